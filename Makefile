@@ -1,0 +1,61 @@
+# Entry points: `make run` (set up everything and serve) and `make test` (the whole suite).
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed-stamp
+HOST ?= 127.0.0.1
+PORT ?= 8000
+
+.PHONY: install run serve setup test e2e lint format typecheck bench messages reset-local-db clean
+
+$(STAMP): requirements.lock
+	$(PYTHON) -c 'import sys; sys.exit("Python >= 3.11 is required") if sys.version_info < (3, 11) else None'
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -r requirements.lock
+	touch $(STAMP)
+
+install: $(STAMP)
+
+messages: install
+	$(PY) manage.py compile_translations
+
+setup: install messages
+	mkdir -p var
+	$(PY) manage.py migrate --noinput
+	$(PY) manage.py load_seed
+
+run: setup
+	$(PY) manage.py runserver $(HOST):$(PORT)
+
+serve: setup
+	DJANGO_SETTINGS_MODULE=config.settings.prod $(PY) manage.py collectstatic --noinput -v0
+	DJANGO_SETTINGS_MODULE=config.settings.prod $(VENV)/bin/gunicorn config.wsgi --bind $(HOST):$(PORT) --workers 2
+
+test: install messages
+	$(PY) -m pytest $(PYTEST_ARGS)
+
+e2e: install messages
+	$(PY) -m pytest -m e2e $(PYTEST_ARGS)
+
+lint: install
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+	$(PY) manage.py check
+	$(PY) manage.py makemigrations --check --dry-run
+
+format: install
+	$(VENV)/bin/ruff format .
+	$(VENV)/bin/ruff check --fix .
+
+typecheck: install
+	$(VENV)/bin/mypy advisor/engine
+
+bench: install
+	for f in bench/bench_*.py; do echo "== $$f"; $(PY) $$f || exit 1; done
+
+reset-local-db:
+	rm -f var/db.sqlite3
+
+clean:
+	rm -rf $(VENV) var/staticfiles

@@ -1,0 +1,1 @@
+"""The advisor's arithmetic: memory, placement, time and cost. Pure Python, no Django."""

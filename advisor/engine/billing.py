@@ -1,0 +1,258 @@
+"""What a price plan charges: rounding per billing unit, monthly and job cost, break-even, storage,
+mixed plans and currency conversion.
+
+Billing rules (reference/china-prices.md §2, platforms.md §5.2):
+* Pay-as-you-go hourly prices on AutoDL, 恒源云 and the AutoDL clones are metered per second and
+  settled hourly, with a minimum charge of ¥0.01; so an hourly price defaults to per-second
+  metering. A platform that charges per started hour sets `PriceSpec.granularity_seconds = 3600`.
+* 包日/包周/包月 plans are prepaid whole units that reserve the GPU for the calendar period.
+  A monthly plan costs one month whatever the hours; a daily (weekly) plan is bought for the days
+  (weeks) the busy hours need, at least ceil(busy hours / 24 (168)), i.e. the busy hours are
+  assumed to be packed into whole days. Pass `active_days` when they are spread over more days.
+* A month is 30 days (types.BILLING_UNIT_SECONDS, the 包月 convention).
+
+Money is Decimal throughout. Charges are computed with ceiling rounding, so no rounding ever charges
+less than the exact time; quantising to cents (`cents`) happens only at the edges (output).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from decimal import ROUND_CEILING, ROUND_HALF_UP, Context, Decimal
+from functools import lru_cache
+
+from advisor.engine.errors import InvalidWorkload, NoFit
+from advisor.engine.types import (
+    BILLING_UNIT_SECONDS,
+    HOURS_PER_MONTH,
+    ExchangeRateSpec,
+    PriceSpec,
+    StoragePriceSpec,
+)
+
+# Default metering step per unit (module docstring; china-prices.md §2: "duration in seconds").
+DEFAULT_GRANULARITY_SECONDS: dict[str, int] = {
+    "second": 1,
+    "minute": 1,
+    "hour": 1,
+    "day": BILLING_UNIT_SECONDS["day"],
+    "week": BILLING_UNIT_SECONDS["week"],
+    "month": BILLING_UNIT_SECONDS["month"],
+}
+METERED_UNITS = frozenset({"second", "minute", "hour"})
+PREPAID_UNITS = frozenset({"day", "week", "month"})
+
+# Storage rates per GB-hour. TB = 1000 GB: storage is sold in decimal units (the seed article's
+# "200元/T/月"; china-prices.md §1 rows are per GB). A storage month is 720 h like a billing month.
+_STORAGE_UNIT_HOURS: dict[str, tuple[int, int]] = {  # unit -> (GB per unit, hours per unit)
+    "gb_hour": (1, 1),
+    "gb_day": (1, 24),
+    "gb_month": (1, HOURS_PER_MONTH),
+    "tb_month": (1000, HOURS_PER_MONTH),
+}
+
+CENT = Decimal("0.01")
+ZERO = Decimal(0)
+# Charges round up at the last of 28 digits, so no arithmetic rounding undercharges either.
+_CEIL = Context(prec=28, rounding=ROUND_CEILING)
+
+
+def cents(amount: Decimal) -> Decimal:
+    """Quantise to 0.01 for output (half up, as prices are shown)."""
+    return amount.quantize(CENT, rounding=ROUND_HALF_UP)
+
+
+def granularity(price: PriceSpec) -> int:
+    return price.granularity_seconds or DEFAULT_GRANULARITY_SECONDS[price.unit]
+
+
+@lru_cache(maxsize=4096)
+def billed_units(unit: str, granularity_seconds: int, seconds: float) -> Decimal:
+    """How many of `unit` a session of `seconds` is charged: rounded up to the metering step."""
+    if seconds < 0 or math.isnan(seconds):
+        raise InvalidWorkload(f"time must be zero or more, got {seconds}", "hours_per_month")
+    if seconds == 0:
+        return ZERO
+    steps = math.ceil(seconds / granularity_seconds)
+    # Float division can land a hair off an integer: correct it both ways, so that the billed
+    # time is the smallest whole number of steps that is not shorter than `seconds`.
+    if (steps - 1) * granularity_seconds >= seconds:
+        steps -= 1
+    if steps * granularity_seconds < seconds:
+        steps += 1
+    return _CEIL.divide(Decimal(steps * granularity_seconds), Decimal(BILLING_UNIT_SECONDS[unit]))
+
+
+def charge(price: PriceSpec, units: Decimal) -> Decimal:
+    """`units` of `price`, never below its minimum charge (for any use at all) or zero."""
+    if units == 0:
+        return ZERO
+    return max(_CEIL.multiply(price.amount, units), price.min_charge, ZERO)
+
+
+def job_cost(price: PriceSpec, seconds: float, *, sessions: int = 1) -> Decimal:
+    """Cost of running `seconds` in `sessions` equal sessions, each rounded up separately."""
+    if sessions < 1:
+        raise InvalidWorkload("sessions must be at least 1", "sessions")
+    per_session = billed_units(price.unit, granularity(price), seconds / sessions)
+    return charge(price, per_session) * sessions
+
+
+@lru_cache(maxsize=4096)
+def month_units(
+    unit: str, granularity_seconds: int, busy_hours: float, active_days: int | None = None
+) -> Decimal:
+    """Units of `unit` charged for a month with `busy_hours` of use (module docstring)."""
+    if not 0 <= busy_hours <= HOURS_PER_MONTH:
+        raise InvalidWorkload(
+            f"busy hours per month must be between 0 and {HOURS_PER_MONTH}, got {busy_hours:g}",
+            "hours_per_month",
+        )
+    if busy_hours == 0:
+        return ZERO
+    if unit in METERED_UNITS:
+        return billed_units(unit, granularity_seconds, busy_hours * 3600)
+    if unit == "month":
+        return Decimal(1)
+    unit_hours = BILLING_UNIT_SECONDS[unit] // 3600
+    # max(1, ...): a tiny busy time can underflow the division to 0; any use buys one unit
+    units = max(1, math.ceil(busy_hours / unit_hours))
+    if active_days is not None:
+        units = max(units, math.ceil(active_days * 24 / unit_hours))
+    return Decimal(units)
+
+
+def monthly_cost(
+    price: PriceSpec,
+    busy_hours_per_month: float,
+    *,
+    sessions: int = 1,
+    active_days: int | None = None,
+) -> Decimal:
+    """Cost of one instance busy `busy_hours_per_month` hours in a 30-day month (module docstring).
+
+    `sessions`: metered use is rounded up per session (per-started-hour plans charge each start).
+    """
+    units = month_units(price.unit, granularity(price), busy_hours_per_month, active_days)
+    if sessions > 1 and price.unit in METERED_UNITS:
+        return job_cost(price, busy_hours_per_month * 3600, sessions=sessions)
+    return charge(price, units)
+
+
+def break_even_hours(price_a: PriceSpec, price_b: PriceSpec) -> Decimal | None:
+    """Busy hours per period of the longer unit at which the two plans cost the same.
+
+    The shorter-unit plan is taken as continuous (charged per hour of use); the longer-unit plan
+    costs its amount per period. Below the result the shorter unit is cheaper, above it the longer.
+    None when both have the same unit (one is then always cheaper) or the short plan is free.
+    e.g. AutoDL 4090: ¥1052 per month against ¥1.98 per hour -> 531 h per month.
+    """
+    if price_a.currency != price_b.currency:
+        raise InvalidWorkload(
+            f"break-even needs one currency; got {price_a.currency} and {price_b.currency}",
+            "currency",
+        )
+    short, long = sorted((price_a, price_b), key=lambda p: BILLING_UNIT_SECONDS[p.unit])
+    if short.unit == long.unit or short.amount <= 0:
+        return None
+    per_hour = short.amount * 3600 / BILLING_UNIT_SECONDS[short.unit]
+    return long.amount / per_hour
+
+
+@dataclass(frozen=True)
+class MixedPlan:
+    """Reserved plan for the base load plus on-demand for bursts, against each pure plan."""
+
+    reserved_cost: Decimal
+    on_demand_cost: Decimal
+    total: Decimal
+    pure_reserved: Decimal
+    pure_on_demand: Decimal
+
+    @property
+    def best(self) -> str:
+        options = {"mixed": self.total, "reserved": self.pure_reserved}
+        options["on_demand"] = self.pure_on_demand
+        return min(options, key=lambda k: options[k])
+
+
+def mixed_plan(
+    reserved_price: PriceSpec,
+    on_demand_price: PriceSpec,
+    base_hours: float,
+    burst_hours: float,
+) -> MixedPlan:
+    """A base instance busy `base_hours` a month plus a second one for `burst_hours` of bursts.
+
+    Mixed: the base instance on the reserved plan, the burst instance on demand. Pure plans put
+    both instances on the same plan.
+    """
+    if reserved_price.currency != on_demand_price.currency:
+        raise InvalidWorkload("a mixed plan needs both prices in one currency", "currency")
+    reserved = monthly_cost(reserved_price, base_hours)
+    burst = monthly_cost(on_demand_price, burst_hours)
+    return MixedPlan(
+        reserved_cost=reserved,
+        on_demand_cost=burst,
+        total=reserved + burst,
+        pure_reserved=reserved + monthly_cost(reserved_price, burst_hours),
+        pure_on_demand=monthly_cost(on_demand_price, base_hours) + burst,
+    )
+
+
+def storage_monthly_cost(
+    price: StoragePriceSpec, gb: float, busy_hours_per_month: float
+) -> Decimal:
+    """Monthly cost of keeping `gb` GB, above the free quota, billed per `price`'s rules."""
+    if gb < 0:
+        raise InvalidWorkload("storage must be zero GB or more", "storage_gb")
+    billable = Decimal(str(max(gb - price.free_gb, 0.0)))
+    hours = HOURS_PER_MONTH if price.billed_while_stopped else min(busy_hours_per_month, 720)
+    gb_per_unit, hours_per_unit = _STORAGE_UNIT_HOURS[price.unit]
+    gb_hours = _CEIL.multiply(billable, Decimal(str(hours)))
+    cost = _CEIL.divide(
+        _CEIL.multiply(price.amount, gb_hours), Decimal(gb_per_unit * hours_per_unit)
+    )
+    return max(cost, ZERO)
+
+
+def find_rate(
+    from_ccy: str, to_ccy: str, rates: Sequence[ExchangeRateSpec], as_of: datetime | None = None
+) -> ExchangeRateSpec | None:
+    """The rate dated closest on or before `as_of` (latest if None) for the pair, either way round.
+
+    None for the same currency; NoFit when no usable rate exists. A direct and an inverse rate
+    with the same date: the direct one wins.
+    """
+    if from_ccy == to_ccy:
+        return None
+    usable = [
+        r
+        for r in rates
+        if {r.base, r.quote} == {from_ccy, to_ccy} and (as_of is None or r.as_of <= as_of)
+    ]
+    if not usable:
+        when = f" dated on or before {as_of:%Y-%m-%d}" if as_of else ""
+        raise NoFit(f"no {from_ccy}/{to_ccy} exchange rate{when}; add one", "currency")
+    return max(usable, key=lambda r: (r.as_of, r.base == from_ccy))
+
+
+def apply_rate(amount: Decimal, from_ccy: str, rate: ExchangeRateSpec | None) -> Decimal:
+    if rate is None:
+        return amount
+    return amount * rate.rate if rate.base == from_ccy else amount / rate.rate
+
+
+def convert(
+    amount: Decimal,
+    from_ccy: str,
+    to_ccy: str,
+    rates: Sequence[ExchangeRateSpec],
+    as_of: datetime | None = None,
+) -> tuple[Decimal, ExchangeRateSpec | None]:
+    """`amount` in `to_ccy`, and the rate used (None for the same currency)."""
+    rate = find_rate(from_ccy, to_ccy, rates, as_of)
+    return apply_rate(amount, from_ccy, rate), rate

@@ -1,0 +1,599 @@
+"""GPU memory a task needs, per GPU, by component, with the formula behind each number.
+
+Model states follow the ZeRO paper's table and EleutherAI's Transformer Math 101; activations follow
+Korthikanti et al.; LoRA/QLoRA and inference (weights, KV cache with KV heads, workspace) follow
+reference/memory-and-time.md §1-3. There is no single "bytes per parameter" constant: each component
+is computed from the task's precision, optimizer, sharding, offload and shape. Sizes are int bytes.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from advisor.engine.types import GiB, ModelArch, Precision, Task
+
+# Bytes per stored value (memory-and-time.md §1.3, §3.1). int4 is 4 bits plus one fp16 scale per
+# group of 32 weights = 4.5 bits, inside the §3.1 range "int4 ≈ 0.5-0.56 incl. scales".
+PRECISION_BYTES: dict[str, float] = {
+    "fp32": 4.0,
+    "bf16": 2.0,
+    "fp16": 2.0,
+    "fp8": 1.0,
+    "int8": 1.0,
+    "int4": 0.5625,
+}
+# NF4 with double quantization: 4 + 0.127 bits per parameter (memory-and-time.md §2).
+NF4_BYTES_PER_PARAM = 4.127 / 8
+# Optimizer state bytes per trainable parameter *excluding* the fp32 master copy; with the copy
+# these are Transformer Math 101's AdamW 12, 8-bit AdamW 6, SGD+momentum 8
+# (memory-and-time.md §1.3).
+OPTIMIZER_STATE_BYTES: dict[str, int] = {"adamw": 8, "adamw_8bit": 2, "sgd_momentum": 4}
+MASTER_WEIGHT_BYTES = 4  # fp32 copy in mixed precision (ZeRO paper K = 12 = 4 + 4 + 4, §1.1)
+# CUDA context plus caching-allocator slack per process: memory-and-time.md §2 gives ~0.5-1 GiB;
+# we take the upper end because the activation formulas do not model allocator fragmentation.
+OVERHEAD_BYTES = GiB
+# Korthikanti et al. per-layer activation bytes (16-bit): sbh(34 + 5as/h) (memory-and-time.md §1.4).
+LINEAR_ACTIVATION_FACTOR = 34
+ATTENTION_ACTIVATION_FACTOR = 5
+FULL_RECOMPUTE_FACTOR = 2  # full recomputation keeps the 2sbh layer inputs (§1.4)
+LOGIT_BYTES = 4  # the loss upcasts the s·b·vocab logits to fp32
+# Inference workspace: gpu_poor's activation term ctx·h·10 bytes (memory-and-time.md §1.6); its
+# ctx²·heads·2 attention-score term is dropped because FlashAttention/paged attention never store
+# the score matrix (§1.4 caveat).
+INFERENCE_ACTIVATION_FACTOR = 10
+# DeepSpeed ZeRO-3 keeps the largest layer gathered: largest_layer_memory = 4 · its params (§1.2).
+ZERO3_LAYER_BYTES = 4
+# Without published shapes we assume params ≈ 12·L·h² (Transformer Math 101 per-layer count) and
+# h = 128·L, the aspect ratio of Llama-2-7B (4096/32) and GPT-3 175B (12288/96) (§1.4, §3.2).
+ASSUMED_HIDDEN_PER_LAYER = 128
+ASSUMED_HEAD_DIM = 128  # every LLM in memory-and-time.md §3.2 uses 128-dim heads
+# Diffusion pipelines: an allowance, not a measurement; §3.2 gives parameter counts only. 1 GiB
+# for a 512² image (SD 1.5 class), 4× that for SDXL-class models generating at 1024² (4× the
+# pixels).
+DIFFUSION_ACTIVATION_BYTES = GiB
+SDXL_CLASS_PARAMS = 2_000_000_000
+TRAINING_KINDS = ("full_finetune", "lora", "qlora")
+COMPUTE_PRECISIONS = ("fp32", "bf16", "fp16")
+
+
+@dataclass(frozen=True)
+class MemoryBreakdown:
+    """Bytes on one GPU by component."""
+
+    weights: int = 0
+    gradients: int = 0
+    optimizer: int = 0
+    activations: int = 0
+    kv_cache: int = 0
+    overhead: int = 0
+
+    @property
+    def total(self) -> int:
+        return (
+            self.weights
+            + self.gradients
+            + self.optimizer
+            + self.activations
+            + self.kv_cache
+            + self.overhead
+        )
+
+
+@dataclass(frozen=True)
+class MemoryPlan:
+    """A task's memory on each of its `gpus` GPUs.
+
+    `sharded` is true when the per-GPU figures hold only while the task's GPUs work together
+    (ZeRO stages over several GPUs, tensor-parallel inference): placement must then give the task
+    `gpus` connected GPUs, never MIG slices. `offloaded_bytes` is host RAM for offloaded states.
+    """
+
+    gpus: int
+    per_gpu: MemoryBreakdown
+    sharded: bool
+    notes: tuple[str, ...] = ()
+    formulas: dict[str, str] = field(default_factory=dict)
+    offloaded_bytes: int = 0
+
+
+@dataclass(frozen=True)
+class Dims:
+    """Transformer shape used by the formulas; `approximated` when derived from params alone."""
+
+    layers: int
+    hidden: int
+    heads: int
+    kv_heads: int
+    head_dim: int
+    vocab: int
+    approximated: bool
+
+
+def gib(n: float) -> str:
+    """Bytes as a GiB label for formulas."""
+    return f"{n / GiB:.2f} GiB"
+
+
+def _params_label(n: float) -> str:
+    return f"{n / 1e9:.4g}B params" if n >= 1e8 else f"{n / 1e6:.4g}M params"
+
+
+def dims_of(arch: ModelArch) -> Dims:
+    """The arch's shape, filling what is missing from params with the documented assumptions."""
+    layers, hidden = arch.layers, arch.hidden
+    approximated = layers is None or hidden is None
+    if layers is None and hidden is None:
+        per_layer = 12 * ASSUMED_HIDDEN_PER_LAYER**2
+        layers = max(1, round((arch.params / per_layer) ** (1 / 3)))
+        hidden = ASSUMED_HIDDEN_PER_LAYER * layers
+    elif hidden is None:
+        assert layers is not None
+        hidden = max(1, round(math.sqrt(arch.params / (12 * layers))))
+    elif layers is None:
+        layers = max(1, round(arch.params / (12 * hidden**2)))
+    assert layers is not None and hidden is not None
+    head_dim = arch.head_dim or (hidden // arch.heads if arch.heads else ASSUMED_HEAD_DIM)
+    heads = arch.heads or max(1, hidden // max(head_dim, 1))
+    return Dims(
+        layers=layers,
+        hidden=hidden,
+        heads=heads,
+        kv_heads=arch.kv_heads or heads,  # no GQA information: assume full multi-head KV
+        head_dim=max(head_dim, 1),
+        vocab=arch.vocab or 0,
+        approximated=approximated,
+    )
+
+
+def _arch(task: Task) -> ModelArch:
+    if task.arch is None:  # parse_scenario always resolves one; a bug if not
+        raise ValueError(f"task {task.name!r} has no resolved architecture")
+    return task.arch
+
+
+def _embedding_params(arch: ModelArch, dims: Dims) -> int:
+    """Input embedding plus LM head (untied in every preset), capped at the model's size."""
+    return min(2 * dims.vocab * dims.hidden, arch.params)
+
+
+def largest_layer_params(arch: ModelArch) -> int:
+    """Parameters of the biggest single module: one transformer block or the embedding."""
+    dims = dims_of(arch)
+    embedding = _embedding_params(arch, dims)
+    block = (arch.params - embedding) // dims.layers
+    return max(block, embedding // 2)
+
+
+def kv_bytes_per_token(arch: ModelArch, kv_precision: Precision = "bf16") -> int:
+    """KV-cache bytes per token: 2·L·kv_heads·head_dim·bytes, or (kv_lora + rope)·L·bytes for MLA.
+
+    memory-and-time.md §3.1: use num_key_value_heads, not the query heads.
+    """
+    if arch.family == "diffusion":
+        return 0
+    dims = dims_of(arch)
+    size = PRECISION_BYTES[kv_precision]
+    if arch.mla_kv_lora_rank is not None:
+        width = arch.mla_kv_lora_rank + (arch.mla_rope_head_dim or 0)
+        return math.ceil(width * dims.layers * size)
+    return math.ceil(2 * dims.layers * dims.kv_heads * dims.head_dim * size)
+
+
+def lora_adapter_params(arch: ModelArch, rank: int) -> int:
+    """Σ r·(d_in + d_out) over q, k, v, o of every layer; k/v are kv_heads·head_dim wide (§2)."""
+    dims = dims_of(arch)
+    q_width = dims.heads * dims.head_dim
+    kv_width = dims.kv_heads * dims.head_dim
+    per_layer = rank * (
+        (dims.hidden + q_width) + 2 * (dims.hidden + kv_width) + (q_width + dims.hidden)
+    )
+    return per_layer * dims.layers
+
+
+def compute_precision(task: Task) -> Precision:
+    """Precision of trainable weights and gradients: the task's, or bf16 for a quantized base."""
+    if task.kind in ("lora", "qlora") and task.precision not in COMPUTE_PRECISIONS:
+        return "bf16"
+    return task.precision
+
+
+def task_memory(task: Task) -> MemoryPlan:
+    """Per-GPU memory of `task` on its `task.gpus` GPUs."""
+    if task.kind == "fixed":
+        stated = int((task.vram_gib or 0) * GiB)
+        return MemoryPlan(
+            gpus=task.gpus,
+            per_gpu=MemoryBreakdown(overhead=stated),
+            sharded=False,
+            notes=("stated working set of a non-ML workload (vram_gib), taken as given",),
+            formulas={"overhead": f"vram_gib {task.vram_gib} × 2^30 = {gib(stated)}"},
+        )
+    if task.kind == "inference":
+        return _inference_memory(task)
+    return _training_memory(task)
+
+
+# ----------------------------------------------------------------------------------------- training
+
+
+@dataclass(frozen=True)
+class _States:
+    """Whole-model training states before sharding (bytes) and their formulas."""
+
+    weights: int
+    gradients: int
+    optimizer: int
+    trainable: int
+    formulas: dict[str, str]
+    notes: tuple[str, ...]
+
+
+def _optimizer_bytes(task: Task, precision: Precision) -> int:
+    master = MASTER_WEIGHT_BYTES if task.master_weights and precision != "fp32" else 0
+    return OPTIMIZER_STATE_BYTES[task.optimizer] + master
+
+
+def _base_weights(task: Task, arch: ModelArch) -> tuple[int, str, str | None]:
+    """Bytes of the full model's weights as stored for training, formula, and a note."""
+    if task.kind == "qlora":
+        dims = dims_of(arch)
+        kept = _embedding_params(arch, dims)
+        quantized = arch.params - kept
+        total = math.ceil(quantized * NF4_BYTES_PER_PARAM) + kept * 2
+        formula = (
+            f"{_params_label(quantized)} × {NF4_BYTES_PER_PARAM:.4f} B (NF4 + double quant)"
+            f" + {_params_label(kept)} embeddings × 2 B (bf16)"
+        )
+        return total, formula, "QLoRA keeps embeddings and LM head in bf16; linear layers in NF4"
+    size = PRECISION_BYTES[task.precision]
+    formula = f"{_params_label(arch.params)} × {size:g} B ({task.precision})"
+    return math.ceil(arch.params * size), formula, None
+
+
+def _model_states(task: Task, arch: ModelArch) -> _States:
+    precision = compute_precision(task)
+    weight_size = PRECISION_BYTES[precision]
+    opt_size = _optimizer_bytes(task, precision)
+    weights, w_formula, note = _base_weights(task, arch)
+    notes = [note] if note else []
+    if task.kind == "full_finetune":
+        trainable = arch.params
+    else:
+        trainable = lora_adapter_params(arch, task.lora_rank)
+        weights += math.ceil(trainable * weight_size)
+        w_formula += f" + {_params_label(trainable)} adapters × {weight_size:g} B"
+        notes.append(
+            f"LoRA rank {task.lora_rank} on q, k, v, o of every layer: "
+            f"{trainable:,} trainable params (Σ r·(d_in + d_out))"
+        )
+    label = _params_label(trainable)
+    return _States(
+        weights=weights,
+        gradients=math.ceil(trainable * weight_size),
+        optimizer=trainable * opt_size,
+        trainable=trainable,
+        formulas={
+            "weights": w_formula,
+            "gradients": f"{label} × {weight_size:g} B ({precision} gradients)",
+            "optimizer": f"{label} × {opt_size} B ({task.optimizer}"
+            + (", fp32 master copy" if opt_size > OPTIMIZER_STATE_BYTES[task.optimizer] else "")
+            + ")",
+        },
+        notes=tuple(notes),
+    )
+
+
+def _divisors(task: Task) -> tuple[int, int, int]:
+    """Divisors of (weights, gradients, optimizer) under the task's ZeRO stage (§1.1 table)."""
+    n = task.gpus
+    return {
+        "none": (1, 1, 1),
+        "zero1": (1, 1, n),
+        "zero2": (1, n, n),
+        "zero3": (n, n, n),
+    }[task.sharding]
+
+
+def _activation_bytes_16bit(task: Task, dims: Dims) -> tuple[int, str]:
+    """Korthikanti et al. activation bytes for one micro-batch over all layers (§1.4)."""
+    s, b, h, a, layers = task.seq_len, task.micro_batch, dims.hidden, dims.heads, dims.layers
+    sbh = s * b * h
+    one_layer = sbh * LINEAR_ACTIVATION_FACTOR + ATTENTION_ACTIVATION_FACTOR * a * s * s * b
+    if task.activation_checkpointing == "none":
+        return (
+            one_layer * layers,
+            f"s·b·h·L·(34 + 5·a·s/h) with s={s}, b={b}, h={h}, a={a}, L={layers}",
+        )
+    if task.activation_checkpointing == "selective":
+        return (
+            LINEAR_ACTIVATION_FACTOR * sbh * layers,
+            f"34·s·b·h·L (selective recomputation) with s={s}, b={b}, h={h}, L={layers}",
+        )
+    return (
+        FULL_RECOMPUTE_FACTOR * sbh * layers + one_layer,
+        f"2·s·b·h·L + one layer's s·b·h·(34 + 5·a·s/h) (full recomputation) with s={s}, b={b},"
+        f" h={h}, a={a}, L={layers}",
+    )
+
+
+def _training_activations(task: Task, arch: ModelArch) -> tuple[int, str, list[str]]:
+    if arch.family == "diffusion":
+        allowance = _diffusion_allowance(arch) * task.micro_batch
+        return (
+            allowance,
+            f"allowance {gib(allowance)} per micro-batch of {task.micro_batch}",
+            ["diffusion activations are an allowance, not modelled; training may need more"],
+        )
+    dims = dims_of(arch)
+    layer_bytes, formula = _activation_bytes_16bit(task, dims)
+    scale = 2 if compute_precision(task) == "fp32" else 1  # the formulas assume 2-byte values
+    logits = task.seq_len * task.micro_batch * dims.vocab * LOGIT_BYTES
+    notes = [
+        "activations per Korthikanti et al. (34 + 5as/h per layer) are an upper bound for "
+        "LLaMA-style SwiGLU models with FlashAttention, which store no s² attention scores",
+        "each data-parallel GPU holds the activations of its own micro-batch",
+    ]
+    formula = f"{formula}{' × 2 (fp32)' if scale == 2 else ''} + logits s·b·vocab × 4 B"
+    return layer_bytes * scale + logits, formula, notes
+
+
+def _diffusion_allowance(arch: ModelArch) -> int:
+    factor = 4 if arch.params >= SDXL_CLASS_PARAMS else 1
+    return DIFFUSION_ACTIVATION_BYTES * factor
+
+
+def _approximation_notes(arch: ModelArch) -> list[str]:
+    if arch.family == "diffusion":
+        return []
+    dims = dims_of(arch)
+    if not dims.approximated:
+        return []
+    return [
+        f"shape not given: assumed params ≈ 12·L·h² with h = 128·L, giving L={dims.layers}, "
+        f"h={dims.hidden} (activation, LoRA and ZeRO-3 layer figures are approximate)"
+    ]
+
+
+def _training_memory(task: Task) -> MemoryPlan:
+    arch = _arch(task)
+    states = _model_states(task, arch)
+    div_w, div_g, div_o = _divisors(task)
+    weights = math.ceil(states.weights / div_w)
+    gradients = math.ceil(states.gradients / div_g)
+    optimizer = math.ceil(states.optimizer / div_o)
+    formulas = dict(states.formulas)
+    for key, div in (("weights", div_w), ("gradients", div_g), ("optimizer", div_o)):
+        if div > 1:
+            formulas[key] += f" ÷ {div} GPUs ({task.sharding})"
+    notes = [*states.notes, *_approximation_notes(arch)]
+    offloaded = 0
+    if task.offload != "none":
+        # DeepSpeed ZeRO-Offload (§1.2): fp32 states and gradients live on the CPU; the GPU keeps
+        # 16-bit parameters only (ZeRO-2 offload gpu = 2P).
+        offloaded = states.optimizer + states.trainable * 4
+        optimizer = gradients = 0
+        formulas["optimizer"] = "offloaded to CPU"
+        formulas["gradients"] = "streamed to CPU in buckets (DeepSpeed ZeRO-Offload)"
+    if task.offload == "optimizer_and_params":
+        offloaded += states.weights
+        weights = 0
+        formulas["weights"] = "offloaded to CPU (ZeRO-Infinity/FSDP CPU offload)"
+    overhead, o_formula = _training_overhead(task, arch)
+    activations, a_formula, a_notes = _training_activations(task, arch)
+    notes += a_notes
+    if offloaded:
+        notes.append(f"needs ~{gib(offloaded)} of host RAM for offloaded states, job-wide")
+    formulas.update(activations=f"{a_formula} = {gib(activations)}", overhead=o_formula)
+    for key, value in (("weights", weights), ("gradients", gradients), ("optimizer", optimizer)):
+        if value:
+            formulas[key] += f" = {gib(value)}"
+    return MemoryPlan(
+        gpus=task.gpus,
+        per_gpu=MemoryBreakdown(weights, gradients, optimizer, activations, 0, overhead),
+        sharded=task.gpus > 1 and task.sharding != "none",
+        notes=tuple(notes),
+        formulas=formulas,
+        offloaded_bytes=offloaded,
+    )
+
+
+def _training_overhead(task: Task, arch: ModelArch) -> tuple[int, str]:
+    formula = f"CUDA context + allocator {gib(OVERHEAD_BYTES)}"
+    gathers = task.sharding == "zero3" and (task.gpus > 1 or task.offload == "optimizer_and_params")
+    if not gathers:
+        return OVERHEAD_BYTES, formula
+    layer = ZERO3_LAYER_BYTES * largest_layer_params(arch)
+    return (
+        OVERHEAD_BYTES + layer,
+        f"{formula} + ZeRO-3 gathered layer 4 B × {_params_label(largest_layer_params(arch))}"
+        f" = {gib(OVERHEAD_BYTES + layer)}",
+    )
+
+
+# ---------------------------------------------------------------------------------------- inference
+
+
+def _inference_memory(task: Task) -> MemoryPlan:
+    arch = _arch(task)
+    n = task.gpus
+    size = PRECISION_BYTES[task.precision]
+    weights = math.ceil(arch.params * size / n)
+    split = f" ÷ {n} GPUs (tensor parallel)" if n > 1 else ""
+    formulas = {
+        "weights": f"{_params_label(arch.params)} × {size:g} B ({task.precision}){split}"
+        f" = {gib(weights)}",
+        "overhead": f"CUDA context + allocator {gib(OVERHEAD_BYTES)}",
+    }
+    notes = _approximation_notes(arch)
+    if arch.active_params:
+        notes.append("mixture of experts: every expert is held in memory, not only active ones")
+    if arch.family == "diffusion":
+        activations = _diffusion_allowance(arch) * task.concurrent_sequences
+        kv = 0
+        formulas["activations"] = (
+            f"allowance {gib(_diffusion_allowance(arch))} per image × "
+            f"{task.concurrent_sequences} concurrent"
+        )
+        notes.append("diffusion activation memory is an allowance (1 GiB at 512², 4 GiB at 1024²)")
+    else:
+        per_token = kv_bytes_per_token(arch, task.kv_precision)
+        tokens = task.context_len * task.concurrent_sequences
+        kv = math.ceil(per_token * tokens / n)
+        formulas["kv_cache"] = (
+            f"{per_token:,} B/token ({task.kv_precision}) × {task.context_len} context × "
+            f"{task.concurrent_sequences} sequences{split} = {gib(kv)}"
+        )
+        dims = dims_of(arch)
+        activations = task.context_len * dims.hidden * INFERENCE_ACTIVATION_FACTOR + (
+            task.concurrent_sequences * dims.vocab * LOGIT_BYTES
+        )
+        formulas["activations"] = (
+            f"prefill workspace ctx·h·10 B (gpu_poor, no s² scores with FlashAttention) + "
+            f"last-token logits sequences·vocab·4 B = {gib(activations)}"
+        )
+    return MemoryPlan(
+        gpus=n,
+        per_gpu=MemoryBreakdown(weights, 0, 0, activations, kv, OVERHEAD_BYTES),
+        sharded=n > 1,
+        notes=tuple(notes),
+        formulas=formulas,
+    )
+
+
+# ------------------------------------------------------------------------------------ suggestions
+
+# How far the ZeRO-3 / tensor-parallel search looks; beyond this a suggestion is not realistic.
+MAX_SEARCH_GPUS = 1024
+
+
+def _fits(task: Task, capacity: int) -> int | None:
+    total = task_memory(task).per_gpu.total
+    return total if total <= capacity else None
+
+
+def _with_checkpointing(task: Task, capacity: int) -> tuple[Task, int] | None:
+    """`task` if it fits, else the same with full checkpointing if that fits."""
+    total = _fits(task, capacity)
+    if total is not None:
+        return task, total
+    if task.kind == "inference" or task.activation_checkpointing == "full":
+        return None
+    variant = replace(task, activation_checkpointing="full")
+    total = _fits(variant, capacity)
+    return (variant, total) if total is not None else None
+
+
+def _min_gpus(task: Task, capacity: int, **changes: Any) -> int | None:
+    """Smallest GPU count above the task's at which the changed task fits (binary search)."""
+    lo, hi = task.gpus + 1, MAX_SEARCH_GPUS
+    if _fits(replace(task, gpus=hi, **changes), capacity) is None:
+        return None
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if _fits(replace(task, gpus=mid, **changes), capacity) is None:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+def _machines(count: int, max_gpus: int) -> int:
+    """GPU count rounded up to whole machines of `max_gpus` when it exceeds one machine."""
+    return count if count <= max_gpus else math.ceil(count / max_gpus) * max_gpus
+
+
+def _training_fixes(task: Task, capacity: int, max_gpus: int) -> list[str]:
+    candidates: list[tuple[str, Task]] = []
+    if task.activation_checkpointing != "full":
+        candidates.append(
+            ("full activation checkpointing", replace(task, activation_checkpointing="full"))
+        )
+    if task.offload == "none":
+        candidates.append(("offload optimizer states to CPU", replace(task, offload="optimizer")))
+    if task.offload != "optimizer_and_params":
+        candidates.append(
+            (
+                "ZeRO-3 with optimizer and parameters offloaded to CPU",
+                replace(task, sharding="zero3", offload="optimizer_and_params"),
+            )
+        )
+    if task.kind == "full_finetune":
+        candidates.append((f"LoRA (rank {task.lora_rank})", replace(task, kind="lora")))
+    if task.kind in ("full_finetune", "lora"):
+        candidates.append((f"QLoRA (NF4, rank {task.lora_rank})", replace(task, kind="qlora")))
+    fixes: list[str] = []
+    for label, variant in candidates:
+        found = _with_checkpointing(variant, capacity)
+        if found is None:
+            continue
+        fitted, total = found
+        extra = (
+            " with full activation checkpointing"
+            if fitted.activation_checkpointing != variant.activation_checkpointing
+            else ""
+        )
+        host = task_memory(fitted).offloaded_bytes
+        ram = f", needs ~{gib(host)} of host RAM" if host else ""
+        fixes.append(f"{label}{extra}: {gib(total)} per GPU{ram}")
+    fixes.extend(_more_gpus_fix(task, capacity, max_gpus, sharding="zero3"))
+    return fixes
+
+
+def _more_gpus_fix(task: Task, capacity: int, max_gpus: int, **changes: Any) -> list[str]:
+    least = _min_gpus(task, capacity, **changes)
+    how = "tensor parallel" if task.kind == "inference" else "ZeRO-3 (FSDP)"
+    if least is None and task.kind != "inference" and task.activation_checkpointing != "full":
+        changes["activation_checkpointing"] = "full"
+        least = _min_gpus(task, capacity, **changes)
+        how += " with full activation checkpointing"
+    if least is None:
+        return []
+    count = _machines(least, max_gpus)
+    total = task_memory(replace(task, gpus=count, **changes)).per_gpu.total
+    where = ""
+    if count > max_gpus:
+        minimum = f"; {least} is the minimum" if count != least else ""
+        where = f" ({count // max_gpus} machines of {max_gpus}{minimum})"
+    return [f"{how} over {count} GPUs of this size{where}: {gib(total)} per GPU"]
+
+
+def _inference_fixes(task: Task, capacity: int, max_gpus: int) -> list[str]:
+    fixes: list[str] = []
+    for precision in ("int8", "int4"):
+        if PRECISION_BYTES[precision] < PRECISION_BYTES[task.precision]:
+            total = _fits(replace(task, precision=precision), capacity)
+            if total is not None:
+                fixes.append(f"{precision} weights: {gib(total)} per GPU")
+    if PRECISION_BYTES["fp8"] < PRECISION_BYTES[task.kv_precision]:
+        total = _fits(replace(task, kv_precision="fp8"), capacity)
+        if total is not None:
+            fixes.append(f"fp8 KV cache: {gib(total)} per GPU")
+    fixes.extend(_max_sequences_fix(task, capacity))
+    fixes.extend(_more_gpus_fix(task, capacity, max_gpus))
+    return fixes
+
+
+def _max_sequences_fix(task: Task, capacity: int) -> list[str]:
+    if task.concurrent_sequences <= 1:
+        return []
+    one = task_memory(replace(task, concurrent_sequences=1)).per_gpu.total
+    per_sequence = task_memory(replace(task, concurrent_sequences=2)).per_gpu.total - one
+    if one > capacity or per_sequence <= 0:
+        return []
+    most = 1 + (capacity - one) // per_sequence
+    return [f"at most {most} concurrent sequences of {task.context_len} tokens fit"]
+
+
+def suggest_fixes(task: Task, capacity_bytes_per_gpu: int, max_gpus: int = 8) -> list[str]:
+    """What would make `task` fit GPUs of `capacity_bytes_per_gpu` usable bytes, computed.
+
+    `max_gpus` is the GPUs in one machine: counts above it are rounded up to whole machines.
+    """
+    if task.kind == "fixed":
+        need = task_memory(task).per_gpu.total
+        return [f"a GPU with at least {gib(need)} of usable memory"]
+    if task.kind == "inference":
+        return _inference_fixes(task, capacity_bytes_per_gpu, max_gpus)
+    return _training_fixes(task, capacity_bytes_per_gpu, max_gpus)

@@ -1,0 +1,346 @@
+"""Can these tasks run on this offering, and how: which task on which instance, GPU, slice or share.
+
+Rules (DESIGN.md "How the advisor decides", reference/hardware.md §7, platforms.md §5.2):
+
+* Memory is compared per GPU against the usable memory of one GPU or slice (capacity.usable_bytes),
+  never summed across cards. A sharded or tensor-parallel task states its per-GPU share already.
+* A task spanning N GPUs needs N whole GPUs of one instance. It never goes on MIG or pooled slices,
+  because there is no peer-to-peer between slices (hardware.md §7: "no GPU-to-GPU P2P").
+* Time: "always" overlaps everything; "day" and "night" do not overlap each other; "burst" is
+  treated as overlapping everything (we do not know when a burst comes, so we reserve for it).
+  Tasks that overlap must fit at the same time; "day" and "night" tasks fit separately on the
+  GPUs the "always"/"burst" tasks leave, so they reuse the same GPUs and share the bill.
+* Isolation. A "hard" task gets a whole GPU to itself, or its own MIG slice. A "soft" task may
+  share a GPU (or a slice the offering sells) with other soft tasks of the same user, memory
+  summed: on a platform whose multi-task granularity is "pooled" this is a pooled share with a
+  memory limit; elsewhere it is several of the user's own processes on one GPU, which CUDA allows.
+  Decision: a platform's granularity ("instance", 一卡一任务 in the seed article) is about what the
+  platform isolates between rentals, not about what a user runs inside the instance they rent, so
+  soft tasks may share a GPU on any platform. Hard tasks never share a whole GPU, so five hard
+  tasks on an instance-level platform need five GPUs, as the seed article says of 矩池云.
+* MIG splitting of a rented whole GPU needs an accelerator with MIG profiles and an offering sold
+  as MIG or a platform whose granularity is "mig". An offering that is itself one MIG slice or one
+  pooled slice has that slice's memory as its capacity.
+* Instances are never the limit (one can rent more); a placement fails only when a task cannot go
+  on any instance of the offering.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+from advisor.engine.capacity import OOM_RISK_FRACTION, usable_bytes
+from advisor.engine.mig import Layout, MigSlot, has_mig, pack_tasks
+from advisor.engine.mig import profile as mig_profile
+from advisor.engine.types import GiB, Isolation, OfferingSpec, When
+
+Mode = Literal["whole", "mig", "pooled", "shared"]
+
+# Tasks active in each time window (module docstring). Phase "base" holds what runs in every window.
+_BASE_WHEN = frozenset({"always", "burst"})
+_SHIFTED_WHEN = ("day", "night")
+
+
+@dataclass(frozen=True)
+class TaskNeed:
+    """What placement needs to know of one task (from the memory plan and the scenario)."""
+
+    name: str
+    per_gpu_bytes: int
+    gpus: int = 1
+    sharded: bool = False  # ZeRO-3 or tensor-parallel: memory split over its GPUs
+    when: When = "always"
+    isolation: Isolation = "hard"
+
+    @property
+    def spans_gpus(self) -> bool:
+        return self.gpus > 1 or self.sharded
+
+
+@dataclass(frozen=True)
+class Assignment:
+    task: str
+    instance: int  # 0-based
+    gpus: tuple[int, ...]  # GPU indices within the instance
+    mode: Mode
+    usable_bytes: int  # of the GPU, slice or share the task sits on
+    used_bytes: int  # the task's own need per GPU
+    headroom_bytes: int  # usable minus everything on that GPU/slice at the busiest time
+    mig_profile: str | None = None
+    mig_start: int | None = None
+    pooled_share: float | None = None  # fraction of the GPU's usable memory
+
+
+@dataclass(frozen=True)
+class Placement:
+    fits: bool
+    instances: int
+    gpus_per_instance: int
+    assignments: tuple[Assignment, ...] = ()
+    warnings: tuple[str, ...] = ()
+    reason: str | None = None
+    shortfall_bytes: int | None = None  # how far the worst memory miss is over, when that is why
+
+    @property
+    def min_headroom_bytes(self) -> int | None:
+        return min((a.headroom_bytes for a in self.assignments), default=None)
+
+    def instance_of(self, task: str) -> int | None:
+        return next((a.instance for a in self.assignments if a.task == task), None)
+
+
+@dataclass
+class _Gpu:
+    """One GPU (or sold slice) during placement; forked per time window."""
+
+    mode: Literal["free", "whole", "shared", "mig"] = "free"
+    used: int = 0  # bytes held at once (shared mode)
+    members: list[int] = field(default_factory=list)  # task indices, all windows so far
+    fixed: Layout = ()  # MIG slices of tasks from earlier phases, which keep running
+    phase_mig: list[int] = field(default_factory=list)  # MIG tasks placed in this phase
+    slot_of: dict[int, MigSlot] = field(default_factory=dict)
+
+    def fork(self) -> _Gpu:
+        fixed = tuple((s.profile, s.start) for s in self.slot_of.values())
+        return _Gpu(self.mode, self.used, list(self.members), fixed, [], dict(self.slot_of))
+
+
+@dataclass(frozen=True)
+class _Target:
+    """The offering as placement sees it."""
+
+    offering: OfferingSpec
+    usable: int
+    capacity_label: str
+    mig_split: bool  # whole GPUs may be split into MIG slices
+    is_slice: bool  # the offering is itself a MIG or pooled slice
+    pooled: bool  # soft sharing is a pooled share with a memory limit
+
+
+def place(offering: OfferingSpec, tasks: Sequence[TaskNeed]) -> Placement:
+    """Place all `tasks` on as few instances of `offering` as the rules allow."""
+    target = _target(offering)
+    miss = _first_miss(target, tasks)
+    if miss is not None:
+        reason, shortfall = miss
+        return Placement(False, 0, offering.gpu_count, reason=reason, shortfall_bytes=shortfall)
+    states = _place_all(target, tasks)
+    assignments = _assignments(target, tasks, states)
+    return Placement(
+        fits=True,
+        instances=max(len(s) for s in states),
+        gpus_per_instance=offering.gpu_count,
+        assignments=assignments,
+        warnings=_warnings(target, tasks, assignments),
+    )
+
+
+def _target(offering: OfferingSpec) -> _Target:
+    accel = offering.accelerator
+    if offering.mig_profile is not None:
+        gib = mig_profile(accel, offering.mig_profile).memory_gib
+        label = f"a {accel.name} MIG {offering.mig_profile} slice"
+    elif offering.sharing == "pooled" and offering.pooled_vram_gib is not None:
+        gib = offering.pooled_vram_gib
+        label = f"a pooled {gib:g} GiB share of a {accel.name}"
+    else:
+        gib = accel.vram_gib
+        label = f"a {accel.name}"
+    is_slice = offering.mig_profile is not None or offering.sharing == "pooled"
+    mig_split = (
+        not is_slice
+        and has_mig(accel)
+        and (offering.sharing == "mig" or offering.multi_task == "mig")
+    )
+    pooled = offering.sharing == "pooled" or offering.multi_task == "pooled"
+    return _Target(offering, usable_bytes(gib), label, mig_split, is_slice, pooled)
+
+
+def _first_miss(target: _Target, tasks: Sequence[TaskNeed]) -> tuple[str, int | None] | None:
+    """Why some task cannot go on any instance of this offering, or None."""
+    off = target.offering
+    over = [(t.per_gpu_bytes - target.usable, t) for t in tasks if t.per_gpu_bytes > target.usable]
+    if over:
+        shortfall, t = max(over, key=lambda x: x[0])
+        return (
+            f"{t.name} needs {_gib(t.per_gpu_bytes)} per GPU; {target.capacity_label} holds "
+            f"{_gib(target.usable)} usable",
+            shortfall,
+        )
+    for t in tasks:
+        if t.spans_gpus and target.is_slice:
+            what = "is sharded" if t.sharded else f"spans {t.gpus} GPUs"
+            return (f"{t.name} {what}; slices have no peer-to-peer between them", None)
+        if t.gpus > off.gpu_count:
+            return (f"{t.name} spans {t.gpus} GPUs; an instance has {off.gpu_count}", None)
+        if t.isolation == "hard" and off.sharing == "pooled":
+            return (f"{t.name} needs hard isolation; a pooled share is soft-isolated", None)
+    return None
+
+
+def _place_all(target: _Target, tasks: Sequence[TaskNeed]) -> list[list[list[_Gpu]]]:
+    """Instance states, one per time window: [window][instance][gpu]."""
+    base: list[list[_Gpu]] = []
+    _place_phase(target, tasks, [i for i, t in enumerate(tasks) if t.when in _BASE_WHEN], base)
+    windows = []
+    for when in _SHIFTED_WHEN:
+        idx = [i for i, t in enumerate(tasks) if t.when == when]
+        if idx:
+            state = [[g.fork() for g in inst] for inst in base]
+            _place_phase(target, tasks, idx, state)
+            windows.append(state)
+    return windows or [base]
+
+
+def _place_phase(
+    target: _Target, tasks: Sequence[TaskNeed], idx: Sequence[int], state: list[list[_Gpu]]
+) -> None:
+    # GPU-spanning tasks first (they need free whole GPUs), then the largest needs first.
+    for i in sorted(idx, key=lambda i: (not tasks[i].spans_gpus, -tasks[i].per_gpu_bytes)):
+        if not any(_try_instance(target, tasks, i, inst) for inst in state):
+            inst = [_Gpu() for _ in range(target.offering.gpu_count)]
+            state.append(inst)
+            placed = _try_instance(target, tasks, i, inst)
+            assert placed, "a task that passed _first_miss fits an empty instance"
+
+
+def _try_instance(target: _Target, tasks: Sequence[TaskNeed], i: int, inst: list[_Gpu]) -> bool:
+    t = tasks[i]
+    if t.spans_gpus:
+        free = [g for g in inst if g.mode == "free"][: t.gpus]
+        if len(free) < t.gpus:
+            return False
+        for g in free:
+            g.mode, g.used = "whole", t.per_gpu_bytes
+            g.members.append(i)
+        return True
+    return any(_try_gpu(target, tasks, i, g) for g in inst)
+
+
+def _try_gpu(target: _Target, tasks: Sequence[TaskNeed], i: int, g: _Gpu) -> bool:
+    t = tasks[i]
+    if target.mig_split:
+        return g.mode in ("free", "mig") and _try_mig(target, tasks, i, g)
+    if t.isolation == "hard":
+        if g.mode != "free":
+            return False
+        g.mode = "whole"
+    else:
+        if g.mode not in ("free", "shared") or g.used + t.per_gpu_bytes > target.usable:
+            return False
+        g.mode = "shared"
+    g.used += t.per_gpu_bytes
+    g.members.append(i)
+    return True
+
+
+def _try_mig(target: _Target, tasks: Sequence[TaskNeed], i: int, g: _Gpu) -> bool:
+    phase = [*g.phase_mig, i]
+    slots = pack_tasks(
+        target.offering.accelerator, [tasks[j].per_gpu_bytes for j in phase], fixed=g.fixed
+    )
+    if slots is None:
+        return False
+    g.mode = "mig"
+    g.phase_mig = phase
+    g.members.append(i)
+    g.slot_of.update(zip(phase, slots, strict=True))
+    return True
+
+
+def _assignments(
+    target: _Target, tasks: Sequence[TaskNeed], states: Sequence[list[list[_Gpu]]]
+) -> tuple[Assignment, ...]:
+    """One assignment per task; a task seen in several windows keeps its tightest headroom."""
+    best: dict[int, Assignment] = {}
+    for state in states:
+        for n, inst in enumerate(state):
+            for i, a in _gpu_assignments(target, tasks, n, inst):
+                if i not in best or a.headroom_bytes < best[i].headroom_bytes:
+                    best[i] = a
+    return tuple(best[i] for i in range(len(tasks)))
+
+
+def _gpu_assignments(
+    target: _Target, tasks: Sequence[TaskNeed], n: int, inst: list[_Gpu]
+) -> list[tuple[int, Assignment]]:
+    out: list[tuple[int, Assignment]] = []
+    seen: set[int] = set()
+    for k, g in enumerate(inst):
+        for i in g.members:
+            if i in seen:
+                continue
+            seen.add(i)
+            t = tasks[i]
+            if g.mode == "mig":
+                s = g.slot_of[i]
+                a = Assignment(
+                    t.name,
+                    n,
+                    (k,),
+                    "mig",
+                    s.usable_bytes,
+                    s.need_bytes,
+                    s.headroom_bytes,
+                    mig_profile=s.profile,
+                    mig_start=s.start,
+                )
+            elif g.mode == "shared":
+                mode: Mode = "pooled" if target.pooled else "shared"
+                share = t.per_gpu_bytes / target.usable if target.pooled else None
+                a = Assignment(
+                    t.name,
+                    n,
+                    (k,),
+                    mode,
+                    target.usable,
+                    t.per_gpu_bytes,
+                    target.usable - g.used,
+                    pooled_share=share,
+                )
+            else:
+                gpus = tuple(j for j, h in enumerate(inst) if i in h.members)
+                a = Assignment(
+                    t.name,
+                    n,
+                    gpus,
+                    "whole",
+                    target.usable,
+                    t.per_gpu_bytes,
+                    target.usable - t.per_gpu_bytes,
+                )
+            out.append((i, a))
+    return out
+
+
+def _warnings(
+    target: _Target, tasks: Sequence[TaskNeed], assignments: Sequence[Assignment]
+) -> tuple[str, ...]:
+    out: list[str] = []
+    for a in assignments:
+        filled = a.usable_bytes - a.headroom_bytes
+        if filled > OOM_RISK_FRACTION * a.usable_bytes:
+            out.append(
+                f"OOM risk: {a.task} leaves {_gib(a.headroom_bytes)} of {_gib(a.usable_bytes)} "
+                f"usable ({filled / a.usable_bytes:.0%} full, above {OOM_RISK_FRACTION:.0%})"
+            )
+    modes = {a.mode for a in assignments}
+    if "pooled" in modes or target.offering.sharing == "pooled":
+        out.append(
+            "Pooled sharing is soft isolation: memory limits only, a shared scheduler, "
+            "and neighbours can slow each other down"
+        )
+    if "shared" in modes:
+        out.append(
+            "Several of your tasks share one GPU without isolation: one task's memory spike "
+            "can stop the others"
+        )
+    if "mig" in modes or target.offering.mig_profile is not None:
+        out.append("MIG slices have no peer-to-peer (NVLink or PCIe) between them")
+    return tuple(out)
+
+
+def _gib(n: int) -> str:
+    return f"{n / GiB:.1f} GiB"

@@ -1,0 +1,683 @@
+"""The advisor: which offerings can run a scenario, what each costs and takes, ranked and explained.
+
+For every offering that passes the scenario's constraints: place the tasks (placement.py), estimate
+training time (timing.py), price every billing unit it has (billing.py) and keep the cheapest plan,
+or a mixed plan when reserving some instances and paying others by the hour is cheaper. Then filter
+by budget and deadline, rank by the objective and mark the Pareto front of (monthly cost, time).
+
+Ranking (DESIGN.md "Ranking"):
+* cost: monthly cost, then time.
+* time: training time, then monthly cost.
+* balanced: the sum of monthly cost and time, each divided by its best value among the fitting
+  offerings (so 1 + 1 = 2 is an offering that is both cheapest and fastest). A sum, not a product,
+  so that a free offering cannot win on cost alone. Without training tasks this is the cost order.
+
+Speed (DESIGN.md targets: 5 tasks × 10,000 offerings in ≤ 100 ms): memory is computed once per task
+(it does not depend on the accelerator), placement and time once per placement signature
+(accelerator, GPUs, sharing, granularity, slice), month units once per (unit, step, busy hours).
+Full Recommendation objects are built only for the offerings shown (`limit`) and the Pareto front.
+
+Monthly busy hours of an instance: the longest of its "always"/"burst" tasks, or the longest "day"
+task plus the longest "night" task if that is more (time-shifted tasks share the instance and the
+bill); capped at the 720 h billing month.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from decimal import Decimal
+from typing import Any
+
+from advisor.engine import timing
+from advisor.engine.billing import (
+    PREPAID_UNITS,
+    apply_rate,
+    break_even_hours,
+    cents,
+    charge,
+    find_rate,
+    granularity,
+    job_cost,
+    month_units,
+    storage_monthly_cost,
+)
+from advisor.engine.errors import AdvisorError, NoFit
+from advisor.engine.hardware import resolve_accelerator
+from advisor.engine.memory import task_memory
+from advisor.engine.mig import max_compute
+from advisor.engine.mig import profile as mig_profile
+from advisor.engine.placement import Assignment, Placement, TaskNeed, place
+from advisor.engine.types import (
+    HOURS_PER_MONTH,
+    AcceleratorSpec,
+    ExchangeRateSpec,
+    OfferingSpec,
+    PriceSpec,
+    Scenario,
+    StoragePriceSpec,
+    Task,
+)
+
+TRAINING_KINDS = frozenset({"full_finetune", "lora", "qlora"})
+# PCIe scaling and MFU above 60 % are flagged by timing.training_time (its warnings are passed on).
+DEFAULT_LIMIT = 20
+ISOLATION_LABELS = {
+    "whole": "exclusive GPU",
+    "mig": "MIG slice (hardware isolation)",
+    "pooled": "pooled share (soft isolation)",
+    "shared": "shared GPU (no isolation between your tasks)",
+}
+_INF = float("inf")
+
+
+@dataclass(frozen=True)
+class BillingChoice:
+    """The cheapest way to pay for one month of the scenario on one offering."""
+
+    unit: str  # a billing unit, or "mixed"
+    units: tuple[str, ...]  # the unit each instance is billed by
+    price: Decimal | None  # the unit price (None for a mixed plan)
+    monthly: Decimal  # in `currency`
+    currency: str
+    converted: Decimal  # in `target_currency`
+    target_currency: str
+    rate: Decimal | None
+    rate_date: datetime | None
+    rate_source: str = ""
+
+
+@dataclass(frozen=True)
+class Recommendation:
+    rank: int
+    offering_id: int | str
+    offering_name: str
+    platform: str
+    platform_name: str
+    accelerator: str
+    instances: int
+    gpus_per_instance: int
+    plan: BillingChoice
+    monthly_cost: Decimal  # plan + storage, in the target currency
+    storage_cost: Decimal | None
+    job_cost: Decimal | None  # training tasks run to completion, target currency
+    time_hours: float | None
+    placement: Placement
+    headroom_bytes: int | None
+    isolation: tuple[str, ...]
+    price_age_days: int
+    price_source: str
+    price_source_kind: str
+    pareto: bool
+    reasons: tuple[str, ...]
+    warnings: tuple[str, ...]
+    decode_tokens_per_s: tuple[tuple[str, float], ...] = ()
+
+
+@dataclass(frozen=True)
+class Advice:
+    recommendations: tuple[Recommendation, ...]
+    pareto: tuple[int | str, ...]
+    rejected: dict[str, int]
+    considered: int
+    fitting: int
+    currency: str
+    objective: str
+    as_of: datetime
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "as_of": self.as_of.isoformat(),
+            "objective": self.objective,
+            "currency": self.currency,
+            "considered": self.considered,
+            "fitting": self.fitting,
+            "rejected": dict(self.rejected),
+            "pareto": list(self.pareto),
+            "recommendations": [_rec_dict(r) for r in self.recommendations],
+        }
+
+
+@dataclass(frozen=True)
+class _Fit:
+    """What is shared by every offering with the same placement signature."""
+
+    placement: Placement
+    busy: tuple[tuple[float, int], ...]  # (busy hours, instances) groups
+    time: float | None
+    efficiency: float | None
+    time_warnings: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class _Candidate:
+    total: Decimal
+    time: float | None
+    offering: OfferingSpec
+    fit: _Fit
+    prices: tuple[PriceSpec, ...]  # per busy group
+    storage: Decimal | None
+
+
+class _Context:
+    """Per-call state: inputs, caches, counters."""
+
+    def __init__(
+        self,
+        scenario: Scenario,
+        accelerators: Mapping[str, AcceleratorSpec],
+        now: datetime,
+        rates: Sequence[ExchangeRateSpec],
+        storage_prices: Sequence[StoragePriceSpec],
+        stale_after_days: int,
+    ) -> None:
+        self.scenario = scenario
+        self.tasks = scenario.tasks
+        self.c = scenario.constraints
+        self.now = now
+        self.rates = rates
+        self.storage_prices = storage_prices
+        self.stale_before = now - timedelta(days=stale_after_days)
+        self.needs = tuple(_need(t) for t in scenario.tasks)
+        self.on_slugs = _on_slugs(scenario.tasks, accelerators)
+        self.fits: dict[tuple[Any, ...], _Fit] = {}
+        self.rate_of: dict[str, ExchangeRateSpec | None] = {}
+        self.storage_of: dict[str, Decimal | None] = {}
+        self.rejected: Counter[str] = Counter()
+        self.misses: dict[str, tuple[float, str]] = {}
+
+    def reject(self, reason: str, closeness: float = _INF, detail: str = "") -> None:
+        self.rejected[reason] += 1
+        if reason not in self.misses or (detail and closeness < self.misses[reason][0]):
+            self.misses[reason] = (closeness, detail)
+
+    def rate(self, currency: str) -> ExchangeRateSpec | None:
+        if currency not in self.rate_of:
+            self.rate_of[currency] = find_rate(currency, self.c.currency, self.rates, self.now)
+        return self.rate_of[currency]
+
+    def convert(self, amount: Decimal, currency: str) -> Decimal:
+        return apply_rate(amount, currency, self.rate(currency))
+
+
+def advise(
+    scenario: Scenario,
+    offerings: Sequence[OfferingSpec],
+    accelerators: Mapping[str, AcceleratorSpec],
+    *,
+    now: datetime,
+    rates: Sequence[ExchangeRateSpec] = (),
+    storage_prices: Sequence[StoragePriceSpec] = (),
+    stale_after_days: int = 30,
+    limit: int = DEFAULT_LIMIT,
+) -> Advice:
+    """Ranked recommendations for `scenario` over `offerings`; NoFit names the closest miss."""
+    ctx = _Context(scenario, accelerators, now, rates, storage_prices, stale_after_days)
+    candidates = [c for off in offerings if (c := _evaluate(ctx, off)) is not None]
+    if not candidates:
+        raise NoFit(_no_fit_message(ctx, len(offerings)))
+    ordered = _rank(candidates, scenario.objective)
+    front = _pareto(ordered)
+    shown = [(i, c) for i, c in enumerate(ordered) if i < limit or id(c) in front]
+    recs = tuple(_recommend(ctx, c, i + 1, id(c) in front, ordered) for i, c in shown)
+    return Advice(
+        recommendations=recs,
+        pareto=tuple(c.offering.id for c in ordered if id(c) in front),
+        rejected=dict(ctx.rejected),
+        considered=len(offerings),
+        fitting=len(candidates),
+        currency=ctx.c.currency,
+        objective=scenario.objective,
+        as_of=now,
+    )
+
+
+# ------------------------------------------------------------------------------------ per offering
+
+
+def _evaluate(ctx: _Context, off: OfferingSpec) -> _Candidate | None:
+    reason = _constraint_miss(ctx, off)
+    if reason is not None:
+        ctx.reject(reason)
+        return None
+    prices = tuple(p for p in off.prices if ctx.c.include_stale or not _stale(ctx, p))
+    if not prices:
+        ctx.reject("no current price")
+        return None
+    fit = _fit(ctx, off)
+    if not fit.placement.fits:
+        shortfall = fit.placement.shortfall_bytes
+        closeness = _INF if shortfall is None else float(shortfall)
+        ctx.reject("does not fit", closeness, _label(off) + ": " + (fit.placement.reason or ""))
+        return None
+    deadline = ctx.c.deadline_hours
+    if deadline is not None and fit.time is not None and fit.time > deadline:
+        ctx.reject("misses the deadline", fit.time, f"{_label(off)}: {fit.time:.1f} h")
+        return None
+    plan_total, chosen = _cheapest(ctx, prices, fit.busy)
+    storage = _storage(ctx, off.platform, fit.busy)
+    total = plan_total + (storage or 0)
+    budget = ctx.c.budget_per_month
+    if budget is not None and total > budget:
+        detail = f"{_label(off)}: {cents(total)} {ctx.c.currency}/month"
+        ctx.reject("over budget", float(total), detail)
+        return None
+    return _Candidate(total, fit.time, off, fit, chosen, storage)
+
+
+def _constraint_miss(ctx: _Context, off: OfferingSpec) -> str | None:
+    c = ctx.c
+    if c.platforms and off.platform not in c.platforms:
+        return "not on the chosen platforms"
+    if c.domestic_only and not off.accelerator.domestic:
+        return "not a domestic accelerator"
+    if c.require_nvlink and off.interconnect != "nvlink":
+        return "no NVLink"
+    if c.physically_exclusive and not off.physically_exclusive:
+        return "not physically exclusive"
+    if ctx.on_slugs and off.accelerator.slug not in ctx.on_slugs:
+        return "not the requested hardware"
+    return None
+
+
+def _stale(ctx: _Context, price: PriceSpec) -> bool:
+    return price.stale or price.observed_at < ctx.stale_before
+
+
+def _fit(ctx: _Context, off: OfferingSpec) -> _Fit:
+    key = (
+        off.accelerator.slug,
+        off.gpu_count,
+        off.sharing,
+        off.multi_task,
+        off.mig_profile,
+        off.pooled_vram_gib,
+        off.interconnect,
+    )
+    fit = ctx.fits.get(key)
+    if fit is None:
+        fit = ctx.fits[key] = _compute_fit(ctx, off)
+    return fit
+
+
+def _compute_fit(ctx: _Context, off: OfferingSpec) -> _Fit:
+    placement = place(off, ctx.needs)
+    if not placement.fits:
+        return _Fit(placement, (), None, None, ())
+    busy = _busy_groups(ctx.tasks, placement)
+    time, efficiency, warnings = _training_time(ctx, off, placement)
+    return _Fit(placement, busy, time, efficiency, warnings)
+
+
+def _busy_groups(tasks: Sequence[Task], placement: Placement) -> tuple[tuple[float, int], ...]:
+    hours: list[dict[str, float]] = [{} for _ in range(placement.instances)]
+    for t, a in zip(tasks, placement.assignments, strict=True):
+        slot = "base" if t.when in ("always", "burst") else t.when
+        hours[a.instance][slot] = max(hours[a.instance].get(slot, 0.0), t.hours_per_month)
+    per_instance = (
+        min(HOURS_PER_MONTH, max(h.get("base", 0.0), h.get("day", 0.0) + h.get("night", 0.0)))
+        for h in hours
+    )
+    return tuple(sorted(Counter(per_instance).items(), reverse=True))
+
+
+def _training_time(
+    ctx: _Context, off: OfferingSpec, placement: Placement
+) -> tuple[float | None, float | None, tuple[str, ...]]:
+    """Longest training time of the scenario's training tasks on this offering (they overlap)."""
+    worst: float | None = None
+    efficiency: float | None = None
+    warnings: list[str] = []
+    for t, a in zip(ctx.tasks, placement.assignments, strict=True):
+        if t.kind not in TRAINING_KINDS or not t.tokens:
+            continue
+        mfu = t.on.mfu if t.on is not None else None
+        try:
+            est = timing.training_time(t, off.accelerator, len(a.gpus), off.interconnect, mfu=mfu)
+        except AdvisorError as e:
+            warnings.append(f"{t.name}: no time estimate on {off.accelerator.name} ({e.message})")
+            continue
+        hours = est.hours * _compute_share(off, a)
+        warnings.extend(f"{t.name}: {w}" for w in est.warnings)
+        if a.mode in ("pooled", "shared"):
+            warnings.append(
+                f"{t.name}: time assumes the task has the shared GPU's compute to itself"
+            )
+        if worst is None or hours > worst:
+            worst, efficiency = hours, est.scaling_efficiency
+    return worst, efficiency, tuple(warnings)
+
+
+def _compute_share(off: OfferingSpec, a: Assignment) -> float:
+    """Time multiplier for a MIG slice: the card's compute slices over the slice's."""
+    name = a.mig_profile or off.mig_profile
+    if name is None:
+        return 1.0
+    accel = off.accelerator
+    return max_compute(accel) / mig_profile(accel, name).compute_slices
+
+
+def _cheapest(
+    ctx: _Context, prices: Sequence[PriceSpec], busy: Sequence[tuple[float, int]]
+) -> tuple[Decimal, tuple[PriceSpec, ...]]:
+    """Cheapest plan (converted): one unit for all instances, or the best unit per busy group."""
+    costs = [[_group_cost(ctx, p, h, n) for h, n in busy] for p in prices]
+    pure = min(range(len(prices)), key=lambda i: sum(costs[i]))
+    per_group = [min(range(len(prices)), key=lambda i: costs[i][g]) for g in range(len(busy))]
+    mixed_total = sum(costs[i][g] for g, i in enumerate(per_group))
+    pure_total = sum(costs[pure])
+    if mixed_total < pure_total:
+        return Decimal(mixed_total), tuple(prices[i] for i in per_group)
+    return Decimal(pure_total), tuple(prices[pure] for _ in busy)
+
+
+def _group_cost(ctx: _Context, price: PriceSpec, hours: float, instances: int) -> Decimal:
+    units = month_units(price.unit, granularity(price), hours)
+    return ctx.convert(charge(price, units), price.currency) * instances
+
+
+def _storage(ctx: _Context, platform: str, busy: Sequence[tuple[float, int]]) -> Decimal | None:
+    if ctx.c.storage_gb <= 0:
+        return None
+    if platform not in ctx.storage_of:
+        options = [
+            ctx.convert(storage_monthly_cost(s, ctx.c.storage_gb, busy[0][0]), s.currency)
+            for s in ctx.storage_prices
+            if s.platform == platform
+        ]
+        ctx.storage_of[platform] = min(options, default=None)
+    return ctx.storage_of[platform]
+
+
+# ---------------------------------------------------------------------------------- rank and front
+
+
+def _rank(candidates: list[_Candidate], objective: str) -> list[_Candidate]:
+    if objective == "cost":
+        return sorted(candidates, key=lambda c: (c.total, _time_key(c)))
+    if objective == "time":
+        return sorted(candidates, key=lambda c: (_time_key(c), c.total))
+    best_cost = min(c.total for c in candidates)
+    times = [c.time for c in candidates if c.time is not None]
+    best_time = min(times, default=None)
+    worst_ratio = max((t / best_time for t in times), default=1.0) if best_time else 1.0
+
+    def score(c: _Candidate) -> float:
+        cost = float(c.total / best_cost) if best_cost > 0 else float(c.total > 0) + 1
+        if not best_time:
+            return cost
+        # An offering without a time estimate counts as the slowest one that has one.
+        return cost + (c.time / best_time if c.time is not None else worst_ratio)
+
+    return sorted(candidates, key=lambda c: (score(c), c.total))
+
+
+def _time_key(c: _Candidate) -> float:
+    return _INF if c.time is None else c.time
+
+
+def _pareto(ordered: Sequence[_Candidate]) -> set[int]:
+    """ids of the candidates that no other is cheaper and at least as fast as, or faster and at
+    most as expensive as; of exact duplicates the first in rank order is kept."""
+    front: set[int] = set()
+    best_time = _INF
+    for c in sorted(ordered, key=lambda c: (c.total, _time_key(c))):
+        t = _time_key(c)
+        if t < best_time or (not front and t == best_time):
+            front.add(id(c))
+            best_time = t
+    return front
+
+
+# ------------------------------------------------------------------------------ recommendation
+
+
+def _recommend(
+    ctx: _Context, c: _Candidate, rank: int, on_front: bool, ordered: Sequence[_Candidate]
+) -> Recommendation:
+    off, placement = c.offering, c.fit.placement
+    plan = _billing_choice(ctx, c)
+    oldest = min(c.prices, key=lambda p: p.observed_at)
+    return Recommendation(
+        rank=rank,
+        offering_id=off.id,
+        offering_name=off.name,
+        platform=off.platform,
+        platform_name=off.platform_name,
+        accelerator=off.accelerator.slug,
+        instances=placement.instances,
+        gpus_per_instance=off.gpu_count,
+        plan=plan,
+        monthly_cost=c.total,
+        storage_cost=c.storage,
+        job_cost=_job_cost(ctx, c),
+        time_hours=c.time,
+        placement=placement,
+        headroom_bytes=placement.min_headroom_bytes,
+        isolation=tuple(dict.fromkeys(ISOLATION_LABELS[a.mode] for a in placement.assignments)),
+        price_age_days=(ctx.now - oldest.observed_at).days,
+        price_source=oldest.source,
+        price_source_kind=oldest.source_kind,
+        pareto=on_front,
+        reasons=_reasons(ctx, c, rank, on_front, plan, len(ordered)),
+        warnings=_rec_warnings(ctx, c),
+        decode_tokens_per_s=_decode(ctx, off),
+    )
+
+
+def _billing_choice(ctx: _Context, c: _Candidate) -> BillingChoice:
+    first = c.prices[0]
+    mixed = len({p.unit for p in c.prices}) > 1
+    monthly = sum(
+        (charge(p, month_units(p.unit, granularity(p), h)) * n for p, (h, n) in _zip(c)),
+        Decimal(0),
+    )
+    one_currency = len({p.currency for p in c.prices}) == 1
+    rate = ctx.rate(first.currency) if one_currency else None
+    converted = c.total - (c.storage or 0)
+    return BillingChoice(
+        unit="mixed" if mixed else first.unit,
+        units=tuple(p.unit for p, (_, n) in _zip(c) for _ in range(n)),
+        price=None if mixed else first.amount,
+        monthly=monthly if one_currency else converted,
+        currency=first.currency if one_currency else ctx.c.currency,
+        converted=converted,
+        target_currency=ctx.c.currency,
+        rate=rate.rate if rate else None,
+        rate_date=rate.as_of if rate else None,
+        rate_source=rate.source if rate else "",
+    )
+
+
+def _zip(c: _Candidate) -> list[tuple[PriceSpec, tuple[float, int]]]:
+    return list(zip(c.prices, c.fit.busy, strict=True))
+
+
+def _job_cost(ctx: _Context, c: _Candidate) -> Decimal | None:
+    """Training run to completion: the instances that host training tasks, for the longest run."""
+    if c.time is None:
+        return None
+    hosts = {
+        a.instance
+        for t, a in zip(ctx.tasks, c.fit.placement.assignments, strict=True)
+        if t.kind in TRAINING_KINDS and t.tokens
+    }
+    per_instance = min(
+        ctx.convert(job_cost(p, c.time * 3600), p.currency)
+        for p in c.offering.prices
+        if ctx.c.include_stale or not _stale(ctx, p)
+    )
+    return per_instance * len(hosts)
+
+
+def _decode(ctx: _Context, off: OfferingSpec) -> tuple[tuple[str, float], ...]:
+    out = []
+    for t in ctx.tasks:
+        if t.kind == "inference":
+            try:
+                out.append((t.name, timing.decode_tokens_per_s(t, off.accelerator, t.gpus)))
+            except (AdvisorError, ValueError):
+                continue  # no bandwidth figure or no architecture: no speed to show
+    return tuple(out)
+
+
+def _reasons(
+    ctx: _Context, c: _Candidate, rank: int, on_front: bool, plan: BillingChoice, n: int
+) -> tuple[str, ...]:
+    off, p = c.offering, c.fit.placement
+    modes = sorted({ISOLATION_LABELS[a.mode] for a in p.assignments})
+    out = [
+        f"Runs all {len(ctx.tasks)} task(s) on {p.instances} instance(s) of "
+        f"{off.gpu_count}× {off.accelerator.name} ({', '.join(modes)})"
+    ]
+    if rank == 1:
+        goal = {"cost": "lowest monthly cost", "time": "shortest training time"}
+        out.append(
+            f"Best of {n} fitting offerings by {goal.get(ctx.scenario.objective, 'cost and time')}"
+        )
+    if on_front:
+        out.append("On the Pareto front: nothing else is both cheaper and faster")
+    out.append(
+        f"Cheapest billing here: {plan.unit} plan, "
+        f"{cents(plan.converted)} {plan.target_currency}/month"
+    )
+    out.extend(_break_even_reason(c))
+    if c.time is not None:
+        eff = f", scaling efficiency {c.fit.efficiency:.0%}" if c.fit.efficiency else ""
+        out.append(f"Training takes about {c.time:.1f} h{eff}")
+    return tuple(out)
+
+
+def _break_even_reason(c: _Candidate) -> list[str]:
+    prepaid = [p for p in c.offering.prices if p.unit in PREPAID_UNITS]
+    metered = [p for p in c.offering.prices if p.unit not in PREPAID_UNITS]
+    out = []
+    for pre in prepaid:
+        for met in metered:
+            if pre.currency != met.currency:
+                continue
+            hours = break_even_hours(met, pre)
+            if hours is not None:
+                out.append(
+                    f"The {pre.unit} plan ({pre.amount} {pre.currency}) beats {met.amount} "
+                    f"{met.currency}/{met.unit} above {hours:.1f} busy hours per {pre.unit}"
+                )
+    return out
+
+
+def _rec_warnings(ctx: _Context, c: _Candidate) -> tuple[str, ...]:
+    off = c.offering
+    out = list(c.fit.placement.warnings)
+    if off.vendor_claim or any(p.source_kind == "vendor_claim" for p in c.prices):
+        out.append("Facts about this platform come from its own marketing (vendor claim)")
+    for p in c.prices:
+        if _stale(ctx, p):
+            age = (ctx.now - p.observed_at).days
+            out.append(f"The {p.unit} price is stale ({age} days old)")
+    if off.retention_after_expiry is False:
+        out.append("Data is not kept after the plan expires or the instance is released")
+    if off.interruptible:
+        out.append("Interruptible (spot) capacity: the job can be stopped at any time")
+    if ctx.c.storage_gb > 0 and c.storage is None:
+        out.append(f"No storage price recorded for {off.platform_name}; storage not included")
+    out.extend(c.fit.time_warnings)
+    return tuple(dict.fromkeys(out))
+
+
+# ----------------------------------------------------------------------------------- helpers
+
+
+def _need(task: Task) -> TaskNeed:
+    plan = task_memory(task)
+    return TaskNeed(
+        name=task.name,
+        per_gpu_bytes=plan.per_gpu.total,
+        gpus=plan.gpus,
+        sharded=plan.sharded,
+        when=task.when,
+        isolation=task.isolation,
+    )
+
+
+def _on_slugs(tasks: Sequence[Task], accelerators: Mapping[str, AcceleratorSpec]) -> frozenset[str]:
+    return frozenset(
+        resolve_accelerator(t.on.accelerator, accelerators, field=f"tasks[{i}].on.accelerator").slug
+        for i, t in enumerate(tasks)
+        if t.on is not None
+    )
+
+
+def _label(off: OfferingSpec) -> str:
+    return f"{off.name} on {off.platform_name}"
+
+
+def _no_fit_message(ctx: _Context, total: int) -> str:
+    counts = ", ".join(f"{reason}: {n}" for reason, n in ctx.rejected.most_common())
+    head = f"None of {total} offerings can run this scenario ({counts or 'no offerings given'})."
+    for reason in ("over budget", "misses the deadline", "does not fit"):
+        if reason in ctx.misses and ctx.misses[reason][1]:
+            return f"{head} Closest miss ({reason}): {ctx.misses[reason][1]}"
+    return head
+
+
+def _rec_dict(r: Recommendation) -> dict[str, Any]:
+    return {
+        "rank": r.rank,
+        "offering_id": r.offering_id,
+        "offering": r.offering_name,
+        "platform": r.platform,
+        "platform_name": r.platform_name,
+        "accelerator": r.accelerator,
+        "instances": r.instances,
+        "gpus_per_instance": r.gpus_per_instance,
+        "plan": {
+            "unit": r.plan.unit,
+            "units": list(r.plan.units),
+            "price": _money(r.plan.price),
+            "monthly": _money(r.plan.monthly),
+            "currency": r.plan.currency,
+            "converted": _money(r.plan.converted),
+            "converted_currency": r.plan.target_currency,
+            "rate": str(r.plan.rate) if r.plan.rate is not None else None,
+            "rate_date": r.plan.rate_date.date().isoformat() if r.plan.rate_date else None,
+            "rate_source": r.plan.rate_source,
+        },
+        "monthly_cost": _money(r.monthly_cost),
+        "storage_cost": _money(r.storage_cost),
+        "job_cost": _money(r.job_cost),
+        "time_hours": None if r.time_hours is None else round(r.time_hours, 3),
+        "headroom_bytes": r.headroom_bytes,
+        "isolation": list(r.isolation),
+        "price_age_days": r.price_age_days,
+        "price_source": r.price_source,
+        "price_source_kind": r.price_source_kind,
+        "pareto": r.pareto,
+        "placement": [_assignment_dict(a) for a in r.placement.assignments],
+        "decode_tokens_per_s": {name: round(v, 1) for name, v in r.decode_tokens_per_s},
+        "reasons": list(r.reasons),
+        "warnings": list(r.warnings),
+    }
+
+
+def _assignment_dict(a: Assignment) -> dict[str, Any]:
+    return {
+        "task": a.task,
+        "instance": a.instance,
+        "gpus": list(a.gpus),
+        "mode": a.mode,
+        "mig_profile": a.mig_profile,
+        "mig_start": a.mig_start,
+        "pooled_share": None if a.pooled_share is None else round(a.pooled_share, 4),
+        "usable_bytes": a.usable_bytes,
+        "used_bytes": a.used_bytes,
+        "headroom_bytes": a.headroom_bytes,
+    }
+
+
+def _money(amount: Decimal | None) -> str | None:
+    return None if amount is None else str(cents(amount))
+
+
+__all__ = ["Advice", "BillingChoice", "Recommendation", "advise"]

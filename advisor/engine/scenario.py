@@ -1,0 +1,419 @@
+"""The scenario JSON contract (DESIGN.md "The scenario"): parsing, validation and the way back.
+
+`parse_scenario` accepts any JSON-like value and returns a `Scenario` or raises `InvalidWorkload`
+whose `field` is a path such as `tasks[0].precision`; nothing else may escape it. Model presets are
+resolved to their architecture here; accelerator names are checked later against the table.
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+from collections.abc import Callable, Mapping
+from decimal import Decimal, InvalidOperation
+from typing import Any, TypeVar, cast
+
+from advisor.engine.errors import InvalidWorkload
+from advisor.engine.presets import MODEL_PRESETS
+from advisor.engine.types import Constraints, ModelArch, Objective, OnHardware, Scenario, Task
+
+T = TypeVar("T")
+
+# Bounds: generous enough for any real workload, tight enough to keep the arithmetic sane.
+MAX_TASKS = 100
+MAX_PARAMS = 1e14  # 100 trillion parameters
+MAX_TOKENS_PER_SEQUENCE = 10_000_000  # seq_len, context_len
+MAX_TRAINING_TOKENS = 1e16
+MAX_GPUS = 100_000
+MAX_COUNT = 1_000_000  # micro_batch, concurrent_sequences, lora_rank, arch dimensions
+MAX_VRAM_GIB = 1_000_000
+MAX_HOURS_PER_MONTH = 744  # 31 days × 24 h
+MAX_NAME = 200
+
+KINDS = ("full_finetune", "lora", "qlora", "inference", "fixed")
+PRECISIONS = ("fp32", "bf16", "fp16", "fp8", "int8", "int4")
+# Full fine-tuning keeps trainable weights in one of these (memory-and-time.md §1.3); fp8/int
+# training is not modelled. LoRA/QLoRA may use any base precision; adapters then train in bf16.
+TRAINING_PRECISIONS = ("fp32", "bf16", "fp16")
+OPTIMIZERS = ("adamw", "adamw_8bit", "sgd_momentum")
+SHARDINGS = ("none", "zero1", "zero2", "zero3")
+SHARDING_ALIASES = {"fsdp": "zero3"}  # FSDP full sharding is ZeRO-3 (DESIGN.md)
+OFFLOADS = ("none", "optimizer", "optimizer_and_params")
+CHECKPOINTING = ("none", "selective", "full")
+WHENS = ("always", "day", "night", "burst")
+ISOLATIONS = ("hard", "soft")
+OBJECTIVES = ("cost", "time", "balanced")
+CURRENCIES = ("CNY", "USD")
+
+ARCH_KEYS = (
+    "layers",
+    "hidden",
+    "heads",
+    "kv_heads",
+    "head_dim",
+    "intermediate",
+    "vocab",
+    "mla_kv_lora_rank",
+    "mla_rope_head_dim",
+    "active_params",
+)
+TASK_KEYS = frozenset(
+    {
+        "name",
+        "kind",
+        "model",
+        "params",
+        "arch",
+        "precision",
+        "optimizer",
+        "master_weights",
+        "sharding",
+        "offload",
+        "activation_checkpointing",
+        "micro_batch",
+        "seq_len",
+        "lora_rank",
+        "tokens",
+        "context_len",
+        "concurrent_sequences",
+        "kv_precision",
+        "vram_gib",
+        "gpus",
+        "when",
+        "hours_per_month",
+        "isolation",
+        "on",
+    }
+)
+ON_KEYS = frozenset({"accelerator", "count", "mig_profile", "mfu"})
+TOP_KEYS = frozenset({"tasks", "constraints", "objective"})
+
+
+# ----------------------------------------------------------------------------- primitive readers
+
+
+def _mapping(value: object, path: str) -> Mapping[str, Any]:
+    if not isinstance(value, Mapping):
+        raise InvalidWorkload("must be an object", path)
+    for key in value:
+        if not isinstance(key, str):
+            raise InvalidWorkload(f"keys must be strings, got {key!r}", path)
+    return cast(Mapping[str, Any], value)
+
+
+def _only_keys(data: Mapping[str, Any], allowed: frozenset[str], path: str) -> None:
+    unknown = sorted(set(data) - allowed)
+    if unknown:
+        close = difflib.get_close_matches(unknown[0], sorted(allowed), n=1)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        where = f"{path}." if path else ""
+        raise InvalidWorkload(f"unknown field{hint}", f"{where}{unknown[0]}")
+
+
+def _string(value: object, path: str) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise InvalidWorkload("must be a non-empty string", path)
+    if len(value) > MAX_NAME:
+        raise InvalidWorkload(f"must be at most {MAX_NAME} characters", path)
+    return value.strip()
+
+
+def _choice(
+    value: object, choices: tuple[str, ...], path: str, aliases: Mapping[str, str] | None = None
+) -> str:
+    aliases = aliases or {}
+    if isinstance(value, str):
+        key = value.strip().lower() if choices != CURRENCIES else value.strip().upper()
+        key = aliases.get(key, key)
+        if key in choices:
+            return key
+    raise InvalidWorkload(f"must be one of {', '.join(choices)}", path)
+
+
+def _boolean(value: object, path: str) -> bool:
+    if not isinstance(value, bool):
+        raise InvalidWorkload("must be true or false", path)
+    return value
+
+
+def _number(value: object, path: str, low: float, high: float, *, low_open: bool = False) -> float:
+    """A finite number within [low, high] ((low, high] when `low_open`); bools are not numbers."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise InvalidWorkload("must be a number", path)
+    number = float(value) if abs(value) < 1e300 else math.inf
+    if not math.isfinite(number):
+        raise InvalidWorkload("must be a finite number", path)
+    below = number <= low if low_open else number < low
+    if below or number > high:
+        bracket = "(" if low_open else "["
+        raise InvalidWorkload(f"must be in {bracket}{low:g}, {high:g}]", path)
+    return number
+
+
+def _integer(value: object, path: str, low: int, high: float) -> int:
+    number = _number(value, path, low, high)
+    if not number.is_integer():
+        raise InvalidWorkload("must be a whole number", path)
+    return int(number)
+
+
+def _nullable(reader: Callable[[object, str], T]) -> Callable[[object, str], T | None]:
+    def read(value: object, path: str) -> T | None:
+        return None if value is None else reader(value, path)
+
+    return read
+
+
+# ---------------------------------------------------------------------------------------- tasks
+
+
+def _count(high: float) -> Callable[[object, str], int]:
+    return lambda value, path: _integer(value, path, 1, high)
+
+
+def _enum(
+    choices: tuple[str, ...], aliases: Mapping[str, str] | None = None
+) -> Callable[[object, str], str]:
+    return lambda value, path: _choice(value, choices, path, aliases)
+
+
+# Readers for the task fields that map one-to-one onto Task attributes.
+_TASK_READERS: dict[str, Callable[[object, str], Any]] = {
+    "name": _string,
+    "kind": _enum(KINDS),
+    "precision": _enum(PRECISIONS),
+    "optimizer": _enum(OPTIMIZERS),
+    "master_weights": _boolean,
+    "sharding": _enum(SHARDINGS, SHARDING_ALIASES),
+    "offload": _enum(OFFLOADS),
+    "activation_checkpointing": _enum(CHECKPOINTING),
+    "micro_batch": _count(MAX_COUNT),
+    "seq_len": _count(MAX_TOKENS_PER_SEQUENCE),
+    "lora_rank": _count(MAX_COUNT),
+    "tokens": _nullable(lambda v, p: _number(v, p, 0, MAX_TRAINING_TOKENS, low_open=True)),
+    "context_len": _count(MAX_TOKENS_PER_SEQUENCE),
+    "concurrent_sequences": _count(MAX_COUNT),
+    "kv_precision": _enum(PRECISIONS),
+    "vram_gib": _nullable(lambda v, p: _number(v, p, 0, MAX_VRAM_GIB, low_open=True)),
+    "gpus": _count(MAX_GPUS),
+    "when": _enum(WHENS),
+    "hours_per_month": lambda v, p: _number(v, p, 0, MAX_HOURS_PER_MONTH),
+    "isolation": _enum(ISOLATIONS),
+}
+
+
+def _arch(data: Mapping[str, Any], path: str) -> ModelArch:
+    params = _number(data.get("params"), f"{path}.params", 0, MAX_PARAMS, low_open=True)
+    given = _mapping(data["arch"], f"{path}.arch") if data.get("arch") is not None else {}
+    _only_keys(given, frozenset(ARCH_KEYS), f"{path}.arch")
+    dims: dict[str, Any] = {
+        key: _integer(
+            value, f"{path}.arch.{key}", 1, MAX_PARAMS if key == "active_params" else MAX_COUNT
+        )
+        for key, value in given.items()
+        if value is not None
+    }
+    if dims.get("active_params", 0) > params:
+        raise InvalidWorkload("cannot exceed params", f"{path}.arch.active_params")
+    return ModelArch(params=max(1, round(params)), **dims)
+
+
+def _model(data: Mapping[str, Any], kind: str, path: str) -> tuple[str | None, ModelArch | None]:
+    """The preset id and architecture, from `model` or from `params` and `arch`."""
+    if data.get("model") is not None:
+        for key in ("params", "arch"):
+            if data.get(key) is not None:
+                raise InvalidWorkload(
+                    "give either a model preset or params/arch, not both", f"{path}.{key}"
+                )
+        model = _string(data["model"], f"{path}.model").lower()
+        if model not in MODEL_PRESETS:
+            close = difflib.get_close_matches(model, list(MODEL_PRESETS), n=3)
+            hint = f"; did you mean {', '.join(close)}?" if close else ""
+            raise InvalidWorkload(f"unknown model preset {model!r}{hint}", f"{path}.model")
+        return model, MODEL_PRESETS[model]
+    if data.get("params") is not None:
+        return None, _arch(data, path)
+    if data.get("arch") is not None:
+        raise InvalidWorkload("arch needs params", f"{path}.params")
+    if kind != "fixed":
+        raise InvalidWorkload("give a model preset or params", f"{path}.model")
+    return None, None
+
+
+def _on(value: object, path: str, *, default_count: int) -> OnHardware:
+    """`on`; without a count it takes the task's `gpus`."""
+    data = _mapping(value, path)
+    _only_keys(data, ON_KEYS, path)
+    if data.get("accelerator") is None:
+        raise InvalidWorkload("name the accelerator", f"{path}.accelerator")
+    mfu = data.get("mfu")
+    return OnHardware(
+        accelerator=_string(data["accelerator"], f"{path}.accelerator"),
+        count=default_count
+        if data.get("count") is None
+        else _count(MAX_GPUS)(data["count"], f"{path}.count"),
+        mig_profile=_nullable(_string)(data.get("mig_profile"), f"{path}.mig_profile"),
+        mfu=None if mfu is None else _number(mfu, f"{path}.mfu", 0, 1, low_open=True),
+    )
+
+
+def _check_task(task: Task, data: Mapping[str, Any], path: str) -> None:
+    """Cross-field rules a single field's reader cannot see."""
+    if task.kind == "fixed" and task.vram_gib is None:
+        raise InvalidWorkload("kind fixed needs vram_gib", f"{path}.vram_gib")
+    if task.kind != "fixed" and task.vram_gib is not None:
+        raise InvalidWorkload("vram_gib applies only to kind fixed", f"{path}.vram_gib")
+    if task.kind in ("full_finetune", "qlora") and task.precision not in TRAINING_PRECISIONS:
+        raise InvalidWorkload(
+            f"{task.kind} trains in {', '.join(TRAINING_PRECISIONS)}", f"{path}.precision"
+        )
+    if task.offload == "optimizer_and_params" and task.sharding != "zero3":
+        raise InvalidWorkload(
+            "offloading parameters needs sharding zero3 (fsdp)", f"{path}.offload"
+        )
+    if task.on is not None and "gpus" in data and task.gpus != task.on.count:
+        raise InvalidWorkload(
+            f"on.count ({task.on.count}) differs from gpus ({task.gpus})", f"{path}.on.count"
+        )
+
+
+def parse_task(value: object, index: int) -> Task:
+    """One task of the `tasks` list; `index` places errors at `tasks[index]`."""
+    path = f"tasks[{index}]"
+    data = _mapping(value, path)
+    _only_keys(data, TASK_KEYS, path)
+    if data.get("kind") is None:
+        raise InvalidWorkload("give the task's kind", f"{path}.kind")
+    kwargs: dict[str, Any] = {"name": f"task {index + 1}"}
+    for key, reader in _TASK_READERS.items():
+        if data.get(key) is not None:
+            kwargs[key] = reader(data[key], f"{path}.{key}")
+    kwargs["model"], kwargs["arch"] = _model(data, kwargs["kind"], path)
+    if data.get("on") is not None:
+        on = _on(data["on"], f"{path}.on", default_count=kwargs.get("gpus", 1))
+        kwargs["on"] = on
+        kwargs.setdefault("gpus", on.count)
+    task = Task(**kwargs)
+    _check_task(task, data, path)
+    return task
+
+
+# -------------------------------------------------------------------------------- constraints
+
+
+def _decimal(value: object, path: str) -> Decimal:
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        raise InvalidWorkload("must be a number", path)
+    try:
+        amount = Decimal(str(value).strip())
+    except InvalidOperation:
+        raise InvalidWorkload("must be a number", path) from None
+    if not amount.is_finite() or amount < 0 or amount > Decimal("1e15"):
+        raise InvalidWorkload("must be a finite amount between 0 and 1e15", path)
+    return amount
+
+
+def _platforms(value: object, path: str) -> tuple[str, ...]:
+    if not isinstance(value, list):
+        raise InvalidWorkload("must be a list of platform slugs", path)
+    return tuple(_string(item, f"{path}[{i}]").lower() for i, item in enumerate(value))
+
+
+_CONSTRAINT_READERS: dict[str, Callable[[object, str], Any]] = {
+    "budget_per_month": _decimal,
+    "currency": _enum(CURRENCIES),
+    "deadline_hours": lambda v, p: _number(v, p, 0, 1e7, low_open=True),
+    "physically_exclusive": _boolean,
+    "require_nvlink": _boolean,
+    "domestic_only": _boolean,
+    "platforms": _platforms,
+    "include_stale": _boolean,
+}
+
+
+def parse_constraints(value: object) -> Constraints:
+    data = _mapping(value, "constraints")
+    _only_keys(data, frozenset(_CONSTRAINT_READERS), "constraints")
+    kwargs = {
+        key: reader(data[key], f"constraints.{key}")
+        for key, reader in _CONSTRAINT_READERS.items()
+        if data.get(key) is not None
+    }
+    return Constraints(**kwargs)
+
+
+def parse_scenario(data: object) -> Scenario:
+    """Validate a scenario given as parsed JSON; raise InvalidWorkload naming the bad field."""
+    if not isinstance(data, Mapping):
+        raise InvalidWorkload("the scenario must be a JSON object with a tasks list")
+    top = _mapping(data, "tasks")
+    _only_keys(top, TOP_KEYS, "")
+    tasks = top.get("tasks")
+    if not isinstance(tasks, list) or not tasks:
+        raise InvalidWorkload("give a non-empty list of tasks", "tasks")
+    if len(tasks) > MAX_TASKS:
+        raise InvalidWorkload(f"at most {MAX_TASKS} tasks", "tasks")
+    parsed = tuple(parse_task(task, i) for i, task in enumerate(tasks))
+    names = [task.name for task in parsed]
+    for i, name in enumerate(names):
+        if name in names[:i]:
+            raise InvalidWorkload(f"duplicate task name {name!r}", f"tasks[{i}].name")
+    constraints = top.get("constraints")
+    objective = top.get("objective")
+    return Scenario(
+        tasks=parsed,
+        constraints=Constraints() if constraints is None else parse_constraints(constraints),
+        objective=cast(
+            Objective,
+            "balanced" if objective is None else _choice(objective, OBJECTIVES, "objective"),
+        ),
+    )
+
+
+# ------------------------------------------------------------------------------------ way back
+
+
+def _arch_to_dict(arch: ModelArch) -> dict[str, int]:
+    return {key: getattr(arch, key) for key in ARCH_KEYS if getattr(arch, key) is not None}
+
+
+def task_to_dict(task: Task) -> dict[str, Any]:
+    """A task as contract JSON that `parse_task` reads back to an equal Task."""
+    out: dict[str, Any] = {}
+    for key in _TASK_READERS:
+        value = getattr(task, key)
+        if value is not None:
+            out[key] = value
+    if task.model is not None:
+        out["model"] = task.model
+    elif task.arch is not None:
+        out["params"] = task.arch.params
+        if _arch_to_dict(task.arch):
+            out["arch"] = _arch_to_dict(task.arch)
+    if task.on is not None:
+        on: dict[str, Any] = {"accelerator": task.on.accelerator, "count": task.on.count}
+        if task.on.mig_profile is not None:
+            on["mig_profile"] = task.on.mig_profile
+        if task.on.mfu is not None:
+            on["mfu"] = task.on.mfu
+        out["on"] = on
+    return out
+
+
+def scenario_to_dict(scenario: Scenario) -> dict[str, Any]:
+    """A scenario as contract JSON; `parse_scenario(scenario_to_dict(s)) == s`."""
+    constraints: dict[str, Any] = {}
+    for key in _CONSTRAINT_READERS:
+        value = getattr(scenario.constraints, key)
+        if isinstance(value, Decimal):
+            value = str(value)
+        elif isinstance(value, tuple):
+            value = list(value)
+        if value is not None:
+            constraints[key] = value
+    return {
+        "tasks": [task_to_dict(task) for task in scenario.tasks],
+        "constraints": constraints,
+        "objective": scenario.objective,
+    }

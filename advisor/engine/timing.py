@@ -1,0 +1,214 @@
+"""Training time and decode speed: compute from FLOPs and peak throughput, communication from the
+interconnect's measured all-reduce bandwidth, decode from memory bandwidth.
+
+Formulas are reference/memory-and-time.md §5 (6ND, 8ND with full recomputation, LoRA 4ND, MFU)
+and reference/hardware.md §8 (NCCL busbw anchors and the recommended scaling model), so the
+NVLink-vs-PCIe difference comes out of bandwidths, never out of a fixed percentage.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from advisor.engine.errors import InvalidWorkload
+from advisor.engine.memory import (
+    PRECISION_BYTES,
+    compute_precision,
+    kv_bytes_per_token,
+    lora_adapter_params,
+)
+from advisor.engine.types import AcceleratorSpec, Interconnect, ModelArch, Task
+
+# Default model FLOPs utilisation of the compute part. Published large runs reach 42-54 %
+# (Korthikanti 530B: 42.1 % full recompute, 54.2 % selective; PaLM 46.2 %; Megatron 1T 52 %;
+# memory-and-time.md §5); we take 0.40, below all of them, because those runs were tuned at scale.
+# Communication is modelled separately, so this MFU excludes it.
+DEFAULT_MFU = 0.40
+# Above this the estimate is optimistic: no published run in memory-and-time.md §5 exceeds 54.2 %.
+MFU_WARNING = 0.60
+# Fraction of the backward pass behind which DDP/ZeRO buckets hide gradient communication.
+# hardware.md §8 leaves `overlap` as a parameter; 0.5 is our assumption, between none and full.
+COMM_OVERLAP = 0.5
+BACKWARD_SHARE = 2 / 3  # backward is 4ND of 6ND (memory-and-time.md §5)
+ZERO3_COMM_FACTOR = 1.5  # ZeRO-3 moves 3Ψ instead of 2Ψ (memory-and-time.md §1.1)
+
+
+@dataclass(frozen=True)
+class BusbwAnchor:
+    """A measured 8-GPU NCCL all-reduce bus bandwidth (hardware.md §8)."""
+
+    architecture: str
+    nvlink_gbps: float
+    busbw_gbps: float
+    source: str
+
+
+NVLINK_ANCHORS = (
+    BusbwAnchor("Ampere", 600, 200, "8×A100-SXM4-80GB NVSwitch ~200 GB/s, nccl-tests#149"),
+    BusbwAnchor("Hopper", 900, 370, "8×H100 SXM ring ~370 GB/s, nccl-tests#212"),
+    BusbwAnchor("Hopper", 400, 215, "8×H800 SXM 215 GB/s, nccl#1374"),
+)
+# 2×H100 PCIe with a 600 GB/s NVLink bridge measured ~116 GB/s (hardware.md §8, nccl#1161).
+BRIDGE_ANCHOR = BusbwAnchor("Hopper", 600, 116, "2×H100 PCIe + NVLink bridge ~116 GB/s, nccl#1161")
+# 8×RTX 5090 PCIe Gen5 28 GB/s, 4 GPUs 35 GB/s, "little difference compared to 8×RTX 4090"; NVIDIA:
+# on PCIe systems the CPU and memory bound it (hardware.md §8, nccl#1639). Used for any PCIe box.
+PCIE_BUSBW_UP_TO_4 = 35.0
+PCIE_BUSBW_ABOVE_4 = 28.0
+PCIE_SOURCE = "8×RTX 5090 PCIe 28 GB/s (4 GPUs: 35 GB/s), nccl#1639"
+
+
+@dataclass(frozen=True)
+class TimeEstimate:
+    hours: float
+    total_flops: float
+    mfu: float
+    compute_seconds: float
+    comm_seconds: float  # communication not hidden behind the backward pass
+    scaling_efficiency: float
+    warnings: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+
+
+def allreduce_anchor(
+    accel: AcceleratorSpec, interconnect: Interconnect, gpus: int
+) -> tuple[float, str]:
+    """All-reduce bus bandwidth (GB/s) for `gpus` of `accel` and the measurement it rests on."""
+    nvlink = interconnect == "nvlink" and accel.nvlink and accel.nvlink_bandwidth_gbps
+    if nvlink and accel.nvlink_bridge:
+        if gpus <= 2:
+            return _scaled(BRIDGE_ANCHOR, accel)
+        nvlink = False  # a bridge joins pairs; a larger ring crosses PCIe
+    if not nvlink:
+        busbw = PCIE_BUSBW_UP_TO_4 if gpus <= 4 else PCIE_BUSBW_ABOVE_4
+        return busbw, f"PCIe: {PCIE_SOURCE}"
+    same_arch = [a for a in NVLINK_ANCHORS if a.architecture == accel.architecture]
+    candidates = same_arch or list(NVLINK_ANCHORS)
+    bandwidth = accel.nvlink_bandwidth_gbps or 0.0
+    anchor = min(candidates, key=lambda a: abs(a.nvlink_gbps - bandwidth))
+    return _scaled(anchor, accel)
+
+
+def _scaled(anchor: BusbwAnchor, accel: AcceleratorSpec) -> tuple[float, str]:
+    bandwidth = accel.nvlink_bandwidth_gbps or anchor.nvlink_gbps
+    if bandwidth == anchor.nvlink_gbps:
+        return anchor.busbw_gbps, f"NVLink: {anchor.source}"
+    busbw = anchor.busbw_gbps * bandwidth / anchor.nvlink_gbps
+    return busbw, (
+        f"NVLink: {anchor.source}, scaled by NVLink {bandwidth:g}/{anchor.nvlink_gbps:g} GB/s"
+    )
+
+
+def allreduce_busbw_gbps(accel: AcceleratorSpec, interconnect: Interconnect, gpus: int) -> float:
+    """NCCL all-reduce bus bandwidth in GB/s (hardware.md §8 anchors, scaled by NVLink speed)."""
+    return allreduce_anchor(accel, interconnect, gpus)[0]
+
+
+def _compute_params(arch: ModelArch) -> int:
+    """Parameters touched per token: the active ones for a mixture of experts (§5)."""
+    return arch.active_params or arch.params
+
+
+def training_flops(task: Task) -> float:
+    """6ND (8ND with full recomputation); LoRA/QLoRA 4ND (6ND with full recomputation) (§5)."""
+    if task.arch is None or task.tokens is None:
+        raise ValueError("training_flops needs a resolved arch and tokens")
+    per_token = 6 if task.kind == "full_finetune" else 4
+    if task.activation_checkpointing == "full":
+        per_token += 2
+    return per_token * _compute_params(task.arch) * task.tokens
+
+
+def _peak_tflops(task: Task, accel: AcceleratorSpec) -> float | None:
+    # fp32 training runs on the FP32 units; every other precision on dense BF16/FP16 tensor cores.
+    if compute_precision(task) == "fp32":
+        return accel.fp32_tflops
+    return accel.bf16_tflops
+
+
+def _gradient_bytes(task: Task) -> float:
+    assert task.arch is not None
+    size = PRECISION_BYTES[compute_precision(task)]
+    if task.kind == "full_finetune":
+        return task.arch.params * size
+    return lora_adapter_params(task.arch, task.lora_rank) * size
+
+
+def _comm_per_step(task: Task, gpus: int, busbw_gbps: float) -> float:
+    """Seconds of gradient all-reduce per step: 2(N−1)/N · G / busbw (hardware.md §8)."""
+    if gpus <= 1:
+        return 0.0
+    factor = ZERO3_COMM_FACTOR if task.sharding == "zero3" else 1.0
+    return factor * 2 * (gpus - 1) / gpus * _gradient_bytes(task) / (busbw_gbps * 1e9)
+
+
+def training_time(
+    task: Task,
+    accel: AcceleratorSpec,
+    gpus: int,
+    interconnect: Interconnect,
+    mfu: float | None = None,
+    busbw_gbps: float | None = None,
+    *,
+    index: int | None = None,
+) -> TimeEstimate:
+    """Hours to train `task.tokens` tokens on `gpus` of `accel` joined by `interconnect`."""
+    where = f"tasks[{index}]." if index is not None else ""
+    if task.tokens is None:
+        raise InvalidWorkload("give the training tokens to estimate time", f"{where}tokens")
+    peak = _peak_tflops(task, accel)
+    if not peak:
+        raise InvalidWorkload(f"no throughput figure for {accel.name}", f"{where}on.accelerator")
+    mfu = DEFAULT_MFU if mfu is None else mfu
+    notes = [f"MFU {mfu:.2f} of dense peak {peak:g} TFLOPS"]
+    warnings = []
+    if mfu > MFU_WARNING:
+        warnings.append(f"MFU {mfu:.0%} is above the 60 % no published run reaches")
+    if busbw_gbps is None and gpus > 1:
+        busbw_gbps, source = allreduce_anchor(accel, interconnect, gpus)
+        notes.append(f"all-reduce busbw {busbw_gbps:.0f} GB/s ({source})")
+    flops = training_flops(task)
+    compute = flops / (gpus * peak * 1e12 * mfu)
+    steps = task.tokens / (task.micro_batch * task.seq_len * gpus)
+    per_step = _comm_per_step(task, gpus, busbw_gbps or 1.0)
+    hidden = COMM_OVERLAP * BACKWARD_SHARE * compute / steps
+    exposed = steps * max(0.0, per_step - hidden)
+    efficiency = compute / (compute + exposed) if compute + exposed else 1.0
+    if gpus > 1 and efficiency < 0.7:
+        warnings.append(
+            f"scaling efficiency {efficiency:.0%}: gradient all-reduce dominates on "
+            f"this interconnect"
+        )
+    if task.kind == "qlora":
+        notes.append(
+            "QLoRA dequantization slows steps; gpu_poor applies ×1.75 (§4), not applied here"
+        )
+    return TimeEstimate(
+        hours=(compute + exposed) / 3600,
+        total_flops=flops,
+        mfu=mfu,
+        compute_seconds=compute,
+        comm_seconds=exposed,
+        scaling_efficiency=efficiency,
+        warnings=tuple(warnings),
+        notes=tuple(notes),
+    )
+
+
+def decode_tokens_per_s(task: Task, accel: AcceleratorSpec, gpus: int = 1) -> float:
+    """Upper bound on decode tokens/s of one sequence stream, from memory bandwidth (§5).
+
+    Each step reads the weights once for the whole batch (for a mixture of experts the active
+    experts of each sequence, at most all of them) and every sequence's KV cache at full
+    `context_len`; tensor parallelism splits the reads evenly over `gpus` (no communication cost).
+    """
+    if task.arch is None:
+        raise ValueError("decode_tokens_per_s needs a resolved arch")
+    if not accel.memory_bandwidth_gbps:
+        raise InvalidWorkload(f"no memory bandwidth figure for {accel.name}", "on.accelerator")
+    arch = task.arch
+    sequences = task.concurrent_sequences
+    weight_params = min(arch.params, _compute_params(arch) * sequences)
+    weight_bytes = weight_params * PRECISION_BYTES[task.precision]
+    kv = kv_bytes_per_token(arch, task.kv_precision) * task.context_len * sequences
+    seconds = (weight_bytes + kv) / (accel.memory_bandwidth_gbps * 1e9 * gpus)
+    return 1.0 / seconds

@@ -1,0 +1,235 @@
+"""Plain data the advisor engine works on: scenarios in, hardware and offerings as inputs.
+
+Everything here is a frozen dataclass with no behaviour beyond small derived properties, so the
+engine's modules (memory, placement, cost, ranking) can share them without importing each other.
+Sizes are bytes (int) inside the engine; GiB appears only at the edges and in labels.
+Money is Decimal, never float.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from decimal import Decimal
+from typing import Literal
+
+GiB = 2**30
+GB = 10**9
+
+TaskKind = Literal["full_finetune", "lora", "qlora", "inference", "fixed"]
+Precision = Literal["fp32", "bf16", "fp16", "fp8", "int8", "int4"]
+Optimizer = Literal["adamw", "adamw_8bit", "sgd_momentum"]
+Sharding = Literal["none", "zero1", "zero2", "zero3"]
+Offload = Literal["none", "optimizer", "optimizer_and_params"]
+Checkpointing = Literal["none", "selective", "full"]
+When = Literal["always", "day", "night", "burst"]
+Isolation = Literal["hard", "soft"]
+Objective = Literal["cost", "time", "balanced"]
+SharingMode = Literal["exclusive", "mig", "pooled", "virtualized"]
+Interconnect = Literal["nvlink", "pcie", "none"]
+MultiTask = Literal["mig", "pooled", "instance"]
+BillingUnit = Literal["second", "minute", "hour", "day", "week", "month"]
+Confidence = Literal["verified", "secondary", "unverified"]
+
+# Seconds per billing unit. A month is 30 days (720 h), the convention of the Chinese platforms'
+# 包月 plans and of the break-even figures in reference/platforms.md §5.3.
+BILLING_UNIT_SECONDS: dict[str, int] = {
+    "second": 1,
+    "minute": 60,
+    "hour": 3600,
+    "day": 86400,
+    "week": 7 * 86400,
+    "month": 30 * 86400,
+}
+HOURS_PER_MONTH = 720
+
+
+@dataclass(frozen=True)
+class ModelArch:
+    """Published architecture of a model (reference/memory-and-time.md §3.2)."""
+
+    params: int
+    layers: int | None = None
+    hidden: int | None = None
+    heads: int | None = None
+    kv_heads: int | None = None
+    head_dim: int | None = None
+    intermediate: int | None = None
+    vocab: int | None = None
+    # Multi-head latent attention (DeepSeek-V2/V3): cached width per token per layer.
+    mla_kv_lora_rank: int | None = None
+    mla_rope_head_dim: int | None = None
+    # Mixture of experts: parameters touched per token (compute), all params still held in memory.
+    active_params: int | None = None
+    family: Literal["llm", "diffusion"] = "llm"
+
+
+@dataclass(frozen=True)
+class OnHardware:
+    """`on`: evaluate a task on named hardware instead of searching the catalogue."""
+
+    accelerator: str
+    count: int = 1
+    mig_profile: str | None = None
+    mfu: float | None = None
+
+
+@dataclass(frozen=True)
+class Task:
+    name: str
+    kind: TaskKind
+    model: str | None = None
+    arch: ModelArch | None = None  # resolved from the preset or given; params always set
+    precision: Precision = "bf16"
+    optimizer: Optimizer = "adamw"
+    master_weights: bool = True
+    sharding: Sharding = "none"
+    offload: Offload = "none"
+    activation_checkpointing: Checkpointing = "none"
+    micro_batch: int = 1
+    seq_len: int = 2048
+    lora_rank: int = 16
+    tokens: float | None = None
+    context_len: int = 4096
+    concurrent_sequences: int = 1
+    kv_precision: Precision = "bf16"
+    vram_gib: float | None = None
+    gpus: int = 1
+    when: When = "always"
+    hours_per_month: float = 720.0
+    isolation: Isolation = "hard"
+    on: OnHardware | None = None
+
+
+@dataclass(frozen=True)
+class Constraints:
+    budget_per_month: Decimal | None = None
+    currency: Literal["CNY", "USD"] = "CNY"
+    deadline_hours: float | None = None
+    physically_exclusive: bool = False
+    require_nvlink: bool = False
+    domestic_only: bool = False
+    platforms: tuple[str, ...] = ()
+    include_stale: bool = False
+    # Data kept on the platform's storage (datasets, checkpoints), GB (1e9 B) as storage is sold;
+    # priced with the platform's StoragePriceSpec (billing.storage_monthly_cost).
+    storage_gb: float = 0.0
+
+
+@dataclass(frozen=True)
+class Scenario:
+    tasks: tuple[Task, ...]
+    constraints: Constraints = field(default_factory=Constraints)
+    objective: Objective = "balanced"
+
+
+@dataclass(frozen=True)
+class MigProfile:
+    """One MIG GPU-instance profile (reference/hardware.md §7)."""
+
+    name: str  # e.g. "3g.40gb"
+    memory_gib: float  # nominal memory of the slice
+    memory_slices: int  # of the card's memory slots (8 on A100/H100 class, 4 on A30)
+    compute_slices: int  # "g" in the name
+    max_count: int
+    starts: tuple[int, ...]  # allowed start slots
+    media_extensions: bool = False  # the "+me" variants; at most one per card
+
+
+@dataclass(frozen=True)
+class AcceleratorSpec:
+    slug: str
+    name: str
+    vendor: str
+    vram_gib: float  # nominal capacity as marketed; NVIDIA's "80 GB" HBM is 80 GiB (81920 MiB)
+    memory_bandwidth_gbps: float | None  # GB/s (1e9 B/s)
+    bf16_tflops: float | None  # dense tensor BF16/FP16 (FP32-accumulate on GeForce)
+    fp32_tflops: float | None = None
+    nvlink: bool = False
+    nvlink_bandwidth_gbps: float | None = None  # total bidirectional, GB/s
+    pcie_gen: int | None = None
+    tdp_w: int | None = None
+    domestic: bool = False
+    aliases: tuple[str, ...] = ()
+    architecture: str = ""
+    mig_slots: int = 0  # memory slots; 0 = no MIG
+    mig_max_compute: int = 0
+    mig_profiles: tuple[MigProfile, ...] = ()
+    confidence: Confidence = "secondary"
+    # NVLink only through a 2-GPU bridge (A40, A30, H100 PCIe/NVL, RTX 3090): beyond a pair,
+    # collectives cross PCIe (hardware.md §6 NVLink column, §8 "2×H100 PCIe + NVLink bridge").
+    nvlink_bridge: bool = False
+
+
+@dataclass(frozen=True)
+class PriceSpec:
+    """The current price of an offering for one billing unit."""
+
+    unit: BillingUnit
+    amount: Decimal
+    currency: Literal["CNY", "USD"]
+    observed_at: datetime
+    source: str = ""
+    source_kind: str = "manual"  # vendor_claim | third_party | measured | import | manual
+    stale: bool = False
+    # Metering step in seconds; usage is rounded up to it. None = the unit's default
+    # (billing.DEFAULT_GRANULARITY_SECONDS: per second for second/minute/hour prices,
+    # whole units for day/week/month plans).
+    granularity_seconds: int | None = None
+    # Smallest charge per metered session (AutoDL: 0.01, reference/china-prices.md §2).
+    min_charge: Decimal = Decimal("0")
+
+
+@dataclass(frozen=True)
+class OfferingSpec:
+    """An instance type a platform rents, flattened for the engine."""
+
+    id: int | str
+    platform: str  # slug
+    platform_name: str
+    name: str
+    accelerator: AcceleratorSpec
+    gpu_count: int = 1
+    sharing: SharingMode = "exclusive"
+    pooled_vram_gib: float | None = None  # memory of a pooled slice, when sold as one
+    mig_profile: str | None = None  # when the offering is one MIG slice
+    interconnect: Interconnect = "pcie"
+    interconnect_bandwidth_gbps: float | None = None
+    multi_task: MultiTask = "instance"  # the platform's finest multi-task granularity
+    physically_exclusive: bool = False
+    interruptible: bool = False
+    region: str = ""
+    retention_after_expiry: bool | None = None  # None = unknown
+    vendor_claim: bool = False  # facts about this platform come from its own marketing
+    prices: tuple[PriceSpec, ...] = ()
+
+
+StorageUnit = Literal["gb_hour", "gb_day", "gb_month", "tb_month"]
+
+
+@dataclass(frozen=True)
+class StoragePriceSpec:
+    """A platform's price for persistent storage (data disk, file storage, cluster storage)."""
+
+    platform: str  # slug
+    unit: StorageUnit
+    amount: Decimal
+    currency: Literal["CNY", "USD"]
+    observed_at: datetime
+    free_gb: float = 0.0  # free quota per instance or account, GB
+    # AutoDL paid data disk: billed while shut down; 恒源云 /hy-tmp: only while running
+    # (reference/china-prices.md §2).
+    billed_while_stopped: bool = True
+    name: str = ""
+    source: str = ""
+
+
+@dataclass(frozen=True)
+class ExchangeRateSpec:
+    """Units of `quote` per one unit of `base` on `as_of` (e.g. USD->CNY 6.7351)."""
+
+    base: str
+    quote: str
+    rate: Decimal
+    as_of: datetime
+    source: str = ""

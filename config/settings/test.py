@@ -1,0 +1,18 @@
+"""The test suite: fast hashing, plain static storage, no throttling surprises."""
+
+from .base import *  # noqa: F403
+from .base import REST_FRAMEWORK, STORAGES
+
+DEBUG = False
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+STORAGES = {
+    **STORAGES,
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+}
+REST_FRAMEWORK = {
+    **REST_FRAMEWORK,
+    "DEFAULT_THROTTLE_RATES": {"anon": "100000/min", "user": "100000/min"},
+}
+CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+WHITENOISE_USE_FINDERS = True
+WHITENOISE_AUTOREFRESH = True

@@ -1,0 +1,307 @@
+"""Staff keep the catalogue current here. A price typed on an offering becomes a new observation;
+past observations are shown read-only and only superusers may correct or delete them."""
+
+from __future__ import annotations
+
+from django import forms
+from django.contrib import admin
+from django.core.exceptions import ValidationError
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+
+from . import services
+from .models import (
+    Accelerator,
+    AcceleratorAlias,
+    BillingUnit,
+    Currency,
+    ExchangeRate,
+    MigProfile,
+    Offering,
+    Platform,
+    PlatformFact,
+    PriceObservation,
+    Source,
+    StoragePrice,
+)
+
+
+class SuperuserEditsHistoryMixin:
+    """Observations are history: staff add new ones; only superusers may change or delete."""
+
+    def has_change_permission(self, request, obj=None):
+        return request.user.is_superuser
+
+    def has_delete_permission(self, request, obj=None):
+        return request.user.is_superuser
+
+
+class PriceHistoryInline(admin.TabularInline):
+    model = PriceObservation
+    extra = 0
+    can_delete = False
+    ordering = ["-observed_at"]
+    fields = ["unit", "amount", "currency", "observed_at", "last_seen_at", "source", "created_by"]
+    readonly_fields = fields
+    verbose_name_plural = _("price history (read-only; add a price above)")
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+
+class OfferingAdminForm(forms.ModelForm):
+    new_price_amount = forms.DecimalField(
+        label=_("new price"), required=False, min_value=0, max_digits=12, decimal_places=4
+    )
+    new_price_unit = forms.ChoiceField(
+        label=_("billing unit"), choices=BillingUnit.choices, initial=BillingUnit.HOUR
+    )
+    new_price_currency = forms.ChoiceField(
+        label=_("currency"), choices=Currency.choices, initial=Currency.CNY
+    )
+    new_price_observed_at = forms.DateTimeField(
+        label=_("observed at"), required=False, help_text=_("Empty = now.")
+    )
+    new_price_source = forms.ModelChoiceField(
+        label=_("source"),
+        queryset=Source.objects.all(),
+        required=False,
+        help_text=_("Empty = 'Entered in the admin'."),
+    )
+
+    class Meta:
+        model = Offering
+        fields = "__all__"
+
+    def clean(self):
+        cleaned = super().clean()
+        if cleaned.get("new_price_amount") is not None and self.instance.pk:
+            observed_at = cleaned.get("new_price_observed_at") or timezone.now()
+            clash = PriceObservation.objects.filter(
+                offering=self.instance, unit=cleaned.get("new_price_unit"), observed_at=observed_at
+            ).exists()
+            if clash:
+                raise ValidationError(
+                    {"new_price_observed_at": _("A price for this unit at this time exists.")}
+                )
+        return cleaned
+
+
+@admin.register(Offering)
+class OfferingAdmin(admin.ModelAdmin):
+    form = OfferingAdminForm
+    list_display = [
+        "name",
+        "platform",
+        "accelerator",
+        "gpu_count",
+        "sharing_mode",
+        "interconnect",
+        "delivery_form",
+        "region",
+        "interruptible",
+        "is_active",
+    ]
+    list_filter = [
+        "platform",
+        "accelerator",
+        "sharing_mode",
+        "interconnect",
+        "delivery_form",
+        "interruptible",
+        "is_active",
+    ]
+    search_fields = ["name", "external_id", "region", "platform__name", "accelerator__name"]
+    list_select_related = ["platform", "accelerator"]
+    autocomplete_fields = ["platform", "accelerator", "source"]
+    inlines = [PriceHistoryInline]
+    fieldsets = [
+        (None, {"fields": ["platform", "accelerator", "name", "external_id", "source"]}),
+        (
+            _("Hardware"),
+            {
+                "fields": [
+                    "gpu_count",
+                    "pooled_vram_gib",
+                    "mig_profile",
+                    "vcpus",
+                    "ram_gib",
+                    "disk_gb",
+                ]
+            },
+        ),
+        (
+            _("Delivery"),
+            {
+                "fields": [
+                    "delivery_form",
+                    "sharing_mode",
+                    "interconnect",
+                    "region",
+                    "interruptible",
+                    "is_active",
+                    "notes",
+                ]
+            },
+        ),
+        (
+            _("Add a price (kept as a new observation)"),
+            {
+                "fields": [
+                    "new_price_amount",
+                    "new_price_unit",
+                    "new_price_currency",
+                    "new_price_observed_at",
+                    "new_price_source",
+                ]
+            },
+        ),
+    ]
+
+    def save_related(self, request, form, formsets, change):
+        super().save_related(request, form, formsets, change)
+        data = form.cleaned_data
+        if data.get("new_price_amount") is None:
+            return
+        services.price_observation_create(
+            offering=form.instance,
+            unit=data["new_price_unit"],
+            amount=data["new_price_amount"],
+            currency=data["new_price_currency"],
+            observed_at=data.get("new_price_observed_at") or timezone.now(),
+            source=data.get("new_price_source") or services.manual_source(),
+            created_by=request.user,
+        )
+
+
+@admin.register(PriceObservation)
+class PriceObservationAdmin(SuperuserEditsHistoryMixin, admin.ModelAdmin):
+    list_display = [
+        "offering",
+        "unit",
+        "amount",
+        "currency",
+        "observed_at",
+        "last_seen_at",
+        "source",
+        "created_by",
+    ]
+    list_filter = ["unit", "currency", "offering__platform", "source__kind"]
+    search_fields = ["offering__name", "offering__platform__name", "source__title"]
+    list_select_related = ["offering__platform", "source", "created_by"]
+    date_hierarchy = "observed_at"
+    autocomplete_fields = ["offering", "source"]
+    readonly_fields = ["created_by", "created_at"]
+
+    def save_model(self, request, obj, form, change):
+        if not change:
+            obj.created_by = request.user
+            obj.last_seen_at = obj.last_seen_at or obj.observed_at
+        super().save_model(request, obj, form, change)
+
+    def get_exclude(self, request, obj=None):
+        return ["last_seen_at"] if obj is None else []
+
+
+class PlatformFactInline(admin.TabularInline):
+    model = PlatformFact
+    extra = 0
+    autocomplete_fields = ["source"]
+
+
+class StoragePriceInline(admin.TabularInline):
+    model = StoragePrice
+    extra = 0
+    autocomplete_fields = ["source"]
+
+
+@admin.register(Platform)
+class PlatformAdmin(admin.ModelAdmin):
+    list_display = [
+        "name",
+        "name_en",
+        "slug",
+        "multi_task",
+        "physically_exclusive",
+        "retention_after_expiry",
+        "source",
+    ]
+    list_filter = ["multi_task", "physically_exclusive", "region"]
+    search_fields = ["name", "name_en", "slug"]
+    prepopulated_fields = {"slug": ["name_en"]}
+    autocomplete_fields = ["source"]
+    inlines = [PlatformFactInline, StoragePriceInline]
+
+
+class AliasInline(admin.TabularInline):
+    model = AcceleratorAlias
+    extra = 1
+    fields = ["alias"]
+
+
+class MigProfileInline(admin.TabularInline):
+    model = MigProfile
+    extra = 0
+
+
+@admin.register(Accelerator)
+class AcceleratorAdmin(admin.ModelAdmin):
+    list_display = [
+        "name",
+        "slug",
+        "vendor",
+        "vram_gib",
+        "memory_bandwidth_gbps",
+        "bf16_tflops",
+        "nvlink",
+        "domestic",
+        "confidence",
+    ]
+    list_filter = ["vendor", "nvlink", "domestic", "confidence"]
+    search_fields = ["name", "slug", "aliases__alias"]
+    autocomplete_fields = ["source"]
+    inlines = [AliasInline, MigProfileInline]
+
+
+@admin.register(Source)
+class SourceAdmin(admin.ModelAdmin):
+    list_display = ["title", "publisher", "kind", "confidence", "published_on", "retrieved_on"]
+    list_filter = ["kind", "confidence"]
+    search_fields = ["title", "url", "publisher"]
+
+
+@admin.register(StoragePrice)
+class StoragePriceAdmin(admin.ModelAdmin):
+    list_display = [
+        "platform",
+        "kind",
+        "amount",
+        "currency",
+        "unit",
+        "free_gb",
+        "billed_when_stopped",
+        "observed_at",
+    ]
+    list_filter = ["kind", "unit", "currency", "platform"]
+    search_fields = ["platform__name", "notes"]
+    autocomplete_fields = ["platform", "source"]
+
+
+@admin.register(ExchangeRate)
+class ExchangeRateAdmin(admin.ModelAdmin):
+    list_display = ["base", "quote", "rate", "as_of", "source"]
+    list_filter = ["base", "quote"]
+    search_fields = ["source__title"]
+    date_hierarchy = "as_of"
+    autocomplete_fields = ["source"]
+
+
+@admin.register(PlatformFact)
+class PlatformFactAdmin(admin.ModelAdmin):
+    list_display = ["platform", "attribute", "value", "value_zh", "source"]
+    list_filter = ["attribute", "platform"]
+    search_fields = ["value", "value_zh", "platform__name"]
+    autocomplete_fields = ["platform", "source"]

@@ -1,0 +1,717 @@
+"""The catalogue: platforms, accelerators, offerings, their price history, and where each fact came from.
+
+Prices are append-only observations: the current price of an offering for a billing unit is its latest
+observation. Invariants live in the database as named constraints with messages.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from decimal import Decimal
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.db import models
+from django.db.models import F, OuterRef, Q, Subquery
+from django.db.models.functions import Now
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+
+
+class Currency(models.TextChoices):
+    CNY = "CNY", _("CNY (¥)")
+    USD = "USD", _("USD ($)")
+
+
+class Confidence(models.TextChoices):
+    VERIFIED = "verified", _("verified")
+    SECONDARY = "secondary", _("secondary")
+    UNVERIFIED = "unverified", _("unverified")
+
+
+class SourceKind(models.TextChoices):
+    VENDOR_CLAIM = "vendor_claim", _("vendor claim")
+    THIRD_PARTY = "third_party", _("third party")
+    MEASURED = "measured", _("measured")
+    IMPORT = "import", _("import")
+    MANUAL = "manual", _("manual")
+
+
+class DeliveryForm(models.TextChoices):
+    BARE_METAL = "bare_metal", _("bare metal")
+    CLOUD_CONTAINER = "cloud_container", _("cloud container")
+    CLOUD_VM = "cloud_vm", _("cloud VM")
+    POOLED_CONTAINER = "pooled_container", _("pooled container")
+
+
+class SharingMode(models.TextChoices):
+    EXCLUSIVE = "exclusive", _("exclusive whole GPU")
+    MIG = "mig", _("MIG slice")
+    POOLED = "pooled", _("pooled slice")
+    VIRTUALIZED = "virtualized", _("virtualized (passthrough)")
+
+
+class MultiTask(models.TextChoices):
+    MIG = "mig", _("MIG (hardware partitions)")
+    POOLED = "pooled", _("pooled slices (sGPU)")
+    INSTANCE = "instance", _("instance level (one task per instance)")
+
+
+class Interconnect(models.TextChoices):
+    NVLINK = "nvlink", _("NVLink / NVSwitch")
+    PCIE = "pcie", _("PCIe")
+    NONE = "none", _("none")
+
+
+class BillingUnit(models.TextChoices):
+    SECOND = "second", _("per second")
+    MINUTE = "minute", _("per minute")
+    HOUR = "hour", _("per hour")
+    DAY = "day", _("per day")
+    WEEK = "week", _("per week")
+    MONTH = "month", _("per month")
+
+
+class StorageKind(models.TextChoices):
+    SYSTEM_DISK = "system_disk", _("system disk")
+    DATA_DISK = "data_disk", _("data disk")
+    SHARED = "shared", _("shared / cluster storage")
+
+
+class StorageUnit(models.TextChoices):
+    GB_HOUR = "gb_hour", _("per GB-hour")
+    GB_DAY = "gb_day", _("per GB-day")
+    GB_MONTH = "gb_month", _("per GB-month")
+    TB_MONTH = "tb_month", _("per TB-month")
+
+
+def _choices_check(field: str, choices: type[models.TextChoices]) -> Q:
+    return Q(**{f"{field}__in": choices.values})
+
+
+class Source(models.Model):
+    """Provenance of a fact or price: a page, article, file or person."""
+
+    title = models.CharField(_("title"), max_length=300)
+    url = models.URLField(_("URL"), max_length=500, blank=True)
+    publisher = models.CharField(_("publisher"), max_length=200, blank=True)
+    published_on = models.DateField(_("published on"), null=True, blank=True)
+    retrieved_on = models.DateField(_("retrieved on"), null=True, blank=True)
+    kind = models.CharField(_("kind"), max_length=20, choices=SourceKind.choices)
+    confidence = models.CharField(
+        _("confidence"), max_length=12, choices=Confidence.choices, default=Confidence.SECONDARY
+    )
+    notes = models.TextField(_("notes"), blank=True)
+
+    class Meta:
+        ordering = ["-published_on", "title"]
+        verbose_name = _("source")
+        constraints = [
+            models.CheckConstraint(
+                condition=_choices_check("kind", SourceKind),
+                name="source_kind_known",
+                violation_error_message=_("Unknown source kind."),
+            ),
+            models.CheckConstraint(
+                condition=_choices_check("confidence", Confidence),
+                name="source_confidence_known",
+                violation_error_message=_("Unknown confidence grade."),
+            ),
+            models.UniqueConstraint(
+                fields=["title", "url"],
+                name="source_title_url_unique",
+                violation_error_message=_("This source is already recorded."),
+            ),
+        ]
+
+    def __str__(self) -> str:
+        date = self.published_on or self.retrieved_on
+        return f"{self.title} ({date})" if date else self.title
+
+    @property
+    def date(self):
+        return self.published_on or self.retrieved_on
+
+    @property
+    def is_vendor_claim(self) -> bool:
+        return self.kind == SourceKind.VENDOR_CLAIM
+
+
+class Platform(models.Model):
+    """A GPU rental platform and the facts the advisor needs about it."""
+
+    slug = models.SlugField(_("slug"), max_length=50, unique=True)
+    name = models.CharField(_("name (Chinese or original)"), max_length=100)
+    name_en = models.CharField(_("English name"), max_length=100, blank=True)
+    website = models.URLField(_("website"), blank=True)
+    region = models.CharField(_("market"), max_length=20, default="cn")
+    delivery_forms = models.JSONField(_("delivery forms"), default=list, blank=True)
+    scheduling = models.CharField(_("scheduling technology"), max_length=200, blank=True)
+    multi_task = models.CharField(
+        _("multi-task granularity"),
+        max_length=10,
+        choices=MultiTask.choices,
+        default=MultiTask.INSTANCE,
+    )
+    interconnects = models.JSONField(_("interconnects offered"), default=list, blank=True)
+    stability_claim = models.CharField(_("stability claim"), max_length=200, blank=True)
+    domestic_accelerators = models.CharField(_("domestic accelerators"), max_length=200, blank=True)
+    physically_exclusive = models.BooleanField(
+        _("physically exclusive GPUs"), null=True, blank=True
+    )
+    retention_after_expiry = models.BooleanField(
+        _("keeps data after expiry"), null=True, blank=True
+    )
+    data_retention = models.TextField(_("data-retention policy"), blank=True)
+    idle_policy = models.TextField(_("idle / shutdown policy"), blank=True)
+    notes = models.TextField(_("notes"), blank=True)
+    source = models.ForeignKey(
+        Source, on_delete=models.PROTECT, related_name="platforms", verbose_name=_("source")
+    )
+
+    class Meta:
+        ordering = ["name_en", "name"]
+        verbose_name = _("platform")
+        constraints = [
+            models.CheckConstraint(
+                condition=_choices_check("multi_task", MultiTask),
+                name="platform_multi_task_known",
+                violation_error_message=_("Unknown multi-task granularity."),
+            ),
+        ]
+
+    def __str__(self) -> str:
+        if self.name_en and self.name_en != self.name:
+            return f"{self.name} ({self.name_en})"
+        return self.name
+
+    def get_absolute_url(self) -> str:
+        return reverse("platforms:detail", args=[self.slug])
+
+    def clean(self) -> None:
+        errors = {}
+        bad_forms = set(self.delivery_forms or []) - set(DeliveryForm.values)
+        if bad_forms:
+            errors["delivery_forms"] = _("Unknown delivery form(s): %(forms)s") % {
+                "forms": ", ".join(sorted(bad_forms))
+            }
+        bad_links = set(self.interconnects or []) - set(Interconnect.values)
+        if bad_links:
+            errors["interconnects"] = _("Unknown interconnect(s): %(links)s") % {
+                "links": ", ".join(sorted(bad_links))
+            }
+        if errors:
+            raise ValidationError(errors)
+
+
+class FactAttribute(models.TextChoices):
+    DELIVERY = "delivery", _("Delivery form")
+    SCHEDULING = "scheduling", _("Scheduling technology")
+    INTERCONNECT = "interconnect", _("Multi-GPU interconnect")
+    STABILITY = "stability", _("Compute stability")
+    DOMESTIC = "domestic", _("Domestic accelerators")
+    STORAGE = "storage", _("Storage billing")
+    MULTI_TASK = "multi_task", _("Multi-task granularity")
+    BILLING = "billing", _("Billing")
+    RETENTION = "retention", _("Data retention")
+
+
+class PlatformFact(models.Model):
+    """One cell of the comparison table: what is claimed about a platform, and by whom."""
+
+    Attribute = FactAttribute
+
+    platform = models.ForeignKey(
+        Platform, on_delete=models.CASCADE, related_name="facts", verbose_name=_("platform")
+    )
+    attribute = models.CharField(_("attribute"), max_length=20, choices=FactAttribute.choices)
+    value = models.CharField(_("value (English)"), max_length=300)
+    value_zh = models.CharField(_("value (Chinese)"), max_length=300, blank=True)
+    source = models.ForeignKey(
+        Source, on_delete=models.PROTECT, related_name="facts", verbose_name=_("source")
+    )
+
+    class Meta:
+        ordering = ["platform", "attribute"]
+        verbose_name = _("platform fact")
+        constraints = [
+            models.UniqueConstraint(
+                fields=["platform", "attribute"],
+                name="platformfact_one_per_attribute",
+                violation_error_message=_("This platform already has a value for this attribute."),
+            ),
+            models.CheckConstraint(
+                condition=_choices_check("attribute", FactAttribute),
+                name="platformfact_attribute_known",
+                violation_error_message=_("Unknown comparison attribute."),
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.platform}: {self.get_attribute_display()} = {self.value}"
+
+
+class Accelerator(models.Model):
+    """A GPU or accelerator model with the figures the engine uses, each graded for confidence."""
+
+    slug = models.SlugField(_("slug"), max_length=50, unique=True)
+    name = models.CharField(_("name"), max_length=100)
+    vendor = models.CharField(_("vendor"), max_length=50)
+    architecture = models.CharField(_("architecture"), max_length=50, blank=True)
+    vram_gib = models.DecimalField(_("VRAM (GiB)"), max_digits=7, decimal_places=2)
+    memory_bandwidth_gbps = models.FloatField(_("memory bandwidth (GB/s)"), null=True, blank=True)
+    bf16_tflops = models.FloatField(_("dense BF16/FP16 tensor TFLOPS"), null=True, blank=True)
+    fp32_tflops = models.FloatField(_("FP32 TFLOPS"), null=True, blank=True)
+    nvlink = models.BooleanField(_("NVLink"), default=False)
+    nvlink_bandwidth_gbps = models.FloatField(
+        _("NVLink bandwidth (GB/s, bidirectional)"), null=True, blank=True
+    )
+    pcie_gen = models.PositiveSmallIntegerField(_("PCIe generation"), null=True, blank=True)
+    tdp_w = models.PositiveIntegerField(_("TDP (W)"), null=True, blank=True)
+    domestic = models.BooleanField(_("domestic (Chinese) accelerator"), default=False)
+    confidence = models.CharField(
+        _("confidence"), max_length=12, choices=Confidence.choices, default=Confidence.SECONDARY
+    )
+    figure_confidence = models.JSONField(_("confidence per figure"), default=dict, blank=True)
+    mig_slots = models.PositiveSmallIntegerField(_("MIG memory slots"), default=0)
+    mig_max_compute = models.PositiveSmallIntegerField(_("MIG compute slices"), default=0)
+    source_note = models.TextField(_("sources of the figures"), blank=True)
+    source = models.ForeignKey(
+        Source, on_delete=models.PROTECT, related_name="accelerators", verbose_name=_("source")
+    )
+
+    class Meta:
+        ordering = ["vendor", "name"]
+        verbose_name = _("accelerator")
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(vram_gib__gt=0),
+                name="accelerator_vram_positive",
+                violation_error_message=_("VRAM must be more than zero."),
+            ),
+            models.CheckConstraint(
+                condition=Q(memory_bandwidth_gbps__isnull=True) | Q(memory_bandwidth_gbps__gt=0),
+                name="accelerator_bandwidth_positive",
+                violation_error_message=_("Memory bandwidth must be more than zero."),
+            ),
+            models.CheckConstraint(
+                condition=Q(bf16_tflops__isnull=True) | Q(bf16_tflops__gt=0),
+                name="accelerator_tflops_positive",
+                violation_error_message=_("TFLOPS must be more than zero."),
+            ),
+            models.CheckConstraint(
+                condition=_choices_check("confidence", Confidence),
+                name="accelerator_confidence_known",
+                violation_error_message=_("Unknown confidence grade."),
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def figure_grade(self, figure: str) -> str:
+        return self.figure_confidence.get(figure, self.confidence)
+
+
+def normalise_alias(name: str) -> str:
+    """Case-, space-, hyphen- and underscore-insensitive form of an accelerator name."""
+    return "".join(ch for ch in name.lower() if ch.isalnum())
+
+
+class AcceleratorAlias(models.Model):
+    """A name a catalog uses for an accelerator ("A100-80GB", "NVIDIA A100-SXM4-80GB")."""
+
+    accelerator = models.ForeignKey(
+        Accelerator, on_delete=models.CASCADE, related_name="aliases", verbose_name=_("accelerator")
+    )
+    alias = models.CharField(_("alias"), max_length=100)
+    normalised = models.CharField(_("normalised alias"), max_length=100, editable=False)
+
+    class Meta:
+        ordering = ["alias"]
+        verbose_name = _("accelerator alias")
+        verbose_name_plural = _("accelerator aliases")
+        constraints = [
+            models.UniqueConstraint(
+                fields=["normalised"],
+                name="acceleratoralias_normalised_unique",
+                violation_error_message=_("This alias already names an accelerator."),
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.alias
+
+    def clean(self) -> None:
+        self.normalised = normalise_alias(self.alias)
+        if not self.normalised:
+            raise ValidationError({"alias": _("An alias needs at least one letter or digit.")})
+        clash = AcceleratorAlias.objects.filter(normalised=self.normalised).exclude(pk=self.pk)
+        if clash.exists():
+            raise ValidationError(
+                {"alias": _("This alias already names %(acc)s.") % {"acc": clash[0].accelerator}}
+            )
+
+
+class MigProfile(models.Model):
+    """A MIG GPU-instance profile of an accelerator and where it may start (hardware.md §7)."""
+
+    accelerator = models.ForeignKey(
+        Accelerator,
+        on_delete=models.CASCADE,
+        related_name="mig_profiles",
+        verbose_name=_("accelerator"),
+    )
+    name = models.CharField(_("profile"), max_length=30)
+    memory_gib = models.DecimalField(_("memory (GiB)"), max_digits=6, decimal_places=2)
+    memory_slices = models.PositiveSmallIntegerField(_("memory slots"))
+    compute_slices = models.PositiveSmallIntegerField(_("compute slices"))
+    max_count = models.PositiveSmallIntegerField(_("max instances"))
+    starts = models.JSONField(_("allowed start slots"), default=list)
+    media_extensions = models.BooleanField(_("media extensions (+me)"), default=False)
+
+    class Meta:
+        ordering = ["accelerator", "memory_slices", "compute_slices", "name"]
+        verbose_name = _("MIG profile")
+        constraints = [
+            models.UniqueConstraint(
+                fields=["accelerator", "name"],
+                name="migprofile_unique_per_accelerator",
+                violation_error_message=_("This accelerator already has this MIG profile."),
+            ),
+            models.CheckConstraint(
+                condition=Q(memory_slices__gte=1) & Q(compute_slices__gte=1) & Q(max_count__gte=1),
+                name="migprofile_counts_positive",
+                violation_error_message=_("Slots, slices and counts must be at least 1."),
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.accelerator.slug} {self.name}"
+
+
+class OfferingQuerySet(models.QuerySet):
+    def for_catalog(self) -> OfferingQuerySet:
+        """Offerings with platform, accelerator and current prices: three queries in all."""
+        return (
+            self.filter(is_active=True)
+            .select_related("platform", "accelerator", "source")
+            .prefetch_related(
+                models.Prefetch(
+                    "prices",
+                    queryset=PriceObservation.objects.current().select_related("source"),
+                    to_attr="current_prices",
+                )
+            )
+        )
+
+
+class Offering(models.Model):
+    """An instance type a platform rents."""
+
+    platform = models.ForeignKey(
+        Platform, on_delete=models.CASCADE, related_name="offerings", verbose_name=_("platform")
+    )
+    accelerator = models.ForeignKey(
+        Accelerator,
+        on_delete=models.PROTECT,
+        related_name="offerings",
+        verbose_name=_("accelerator"),
+    )
+    name = models.CharField(_("name"), max_length=200)
+    external_id = models.CharField(
+        _("catalog key"),
+        max_length=200,
+        blank=True,
+        help_text=_("Key of this offering in an imported catalog (instance type and region)."),
+    )
+    gpu_count = models.PositiveSmallIntegerField(_("GPUs"), default=1)
+    pooled_vram_gib = models.DecimalField(
+        _("pooled slice memory (GiB)"),
+        max_digits=7,
+        decimal_places=2,
+        null=True,
+        blank=True,
+        help_text=_("For a pooled slice sold by memory: the slice's memory."),
+    )
+    mig_profile = models.CharField(
+        _("MIG profile"),
+        max_length=30,
+        blank=True,
+        help_text=_("For an offering that is one MIG slice: its profile."),
+    )
+    vcpus = models.PositiveSmallIntegerField(_("vCPUs"), null=True, blank=True)
+    ram_gib = models.DecimalField(
+        _("RAM (GiB)"), max_digits=8, decimal_places=1, null=True, blank=True
+    )
+    disk_gb = models.PositiveIntegerField(_("disk (GB)"), null=True, blank=True)
+    delivery_form = models.CharField(
+        _("delivery form"), max_length=20, choices=DeliveryForm.choices
+    )
+    sharing_mode = models.CharField(
+        _("sharing mode"), max_length=12, choices=SharingMode.choices, default=SharingMode.EXCLUSIVE
+    )
+    interconnect = models.CharField(
+        _("interconnect"), max_length=10, choices=Interconnect.choices, default=Interconnect.PCIE
+    )
+    region = models.CharField(_("region"), max_length=100, blank=True)
+    interruptible = models.BooleanField(_("interruptible (spot)"), default=False)
+    is_active = models.BooleanField(_("listed"), default=True)
+    notes = models.TextField(_("notes"), blank=True)
+    source = models.ForeignKey(
+        Source, on_delete=models.PROTECT, related_name="offerings", verbose_name=_("source")
+    )
+
+    objects = OfferingQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["platform", "accelerator", "gpu_count", "name"]
+        verbose_name = _("offering")
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(gpu_count__gte=1),
+                name="offering_gpu_count_positive",
+                violation_error_message=_("An offering has at least one GPU."),
+            ),
+            models.CheckConstraint(
+                condition=Q(pooled_vram_gib__isnull=True) | Q(pooled_vram_gib__gt=0),
+                name="offering_pooled_vram_positive",
+                violation_error_message=_("A pooled slice has more than zero memory."),
+            ),
+            models.CheckConstraint(
+                condition=_choices_check("delivery_form", DeliveryForm),
+                name="offering_delivery_form_known",
+                violation_error_message=_("Unknown delivery form."),
+            ),
+            models.CheckConstraint(
+                condition=_choices_check("sharing_mode", SharingMode),
+                name="offering_sharing_mode_known",
+                violation_error_message=_("Unknown sharing mode."),
+            ),
+            models.CheckConstraint(
+                condition=_choices_check("interconnect", Interconnect),
+                name="offering_interconnect_known",
+                violation_error_message=_("Unknown interconnect."),
+            ),
+            models.UniqueConstraint(
+                fields=["platform", "external_id"],
+                condition=~Q(external_id=""),
+                name="offering_external_id_unique_per_platform",
+                violation_error_message=_("This platform already has an offering with this key."),
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.platform.name} · {self.name}"
+
+    @property
+    def vram_per_gpu_gib(self) -> Decimal:
+        return self.pooled_vram_gib or self.accelerator.vram_gib
+
+    @property
+    def total_vram_gib(self) -> Decimal:
+        return self.vram_per_gpu_gib * self.gpu_count
+
+
+class PriceObservationQuerySet(models.QuerySet):
+    def current(self) -> PriceObservationQuerySet:
+        """The latest observation per (offering, billing unit), in one query.
+
+        Served by the index `price_offering_unit_latest` (offering, unit, -observed_at).
+        """
+        latest = (
+            PriceObservation.objects.filter(offering=OuterRef("offering"), unit=OuterRef("unit"))
+            .order_by("-observed_at")
+            .values("observed_at")[:1]
+        )
+        return self.filter(observed_at=Subquery(latest))
+
+    def latest_per_offering(self) -> PriceObservationQuerySet:
+        return self.current()
+
+    def stale(self, days: int | None = None) -> PriceObservationQuerySet:
+        days = settings.PRICE_STALE_AFTER_DAYS if days is None else days
+        return self.filter(last_seen_at__lt=Now() - timedelta(days=days))
+
+
+class PriceObservation(models.Model):
+    """One observed price of an offering for a billing unit. Append-only: history is never rewritten.
+
+    `last_seen_at` moves forward when a later import sees the same price again, so staleness is
+    right without a new row per sighting.
+    """
+
+    offering = models.ForeignKey(
+        Offering, on_delete=models.CASCADE, related_name="prices", verbose_name=_("offering")
+    )
+    unit = models.CharField(_("billing unit"), max_length=10, choices=BillingUnit.choices)
+    amount = models.DecimalField(_("amount"), max_digits=12, decimal_places=4)
+    currency = models.CharField(_("currency"), max_length=3, choices=Currency.choices)
+    observed_at = models.DateTimeField(_("observed at"), default=timezone.now)
+    last_seen_at = models.DateTimeField(_("last seen at"))
+    source = models.ForeignKey(
+        Source, on_delete=models.PROTECT, related_name="prices", verbose_name=_("source")
+    )
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("entered by"),
+    )
+    created_at = models.DateTimeField(_("recorded at"), auto_now_add=True)
+
+    objects = PriceObservationQuerySet.as_manager()
+
+    class Meta:
+        verbose_name = _("price observation")
+        get_latest_by = "observed_at"
+        indexes = [
+            # "Latest price per (offering, unit)": PriceObservationQuerySet.current().
+            models.Index(
+                F("offering"), F("unit"), F("observed_at").desc(), name="price_offering_unit_latest"
+            ),
+        ]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(amount__gte=0),
+                name="price_amount_not_negative",
+                violation_error_message=_("A price cannot be negative."),
+            ),
+            models.CheckConstraint(
+                condition=_choices_check("currency", Currency),
+                name="price_currency_known",
+                violation_error_message=_("Unknown currency."),
+            ),
+            models.CheckConstraint(
+                condition=_choices_check("unit", BillingUnit),
+                name="price_unit_known",
+                violation_error_message=_("Unknown billing unit."),
+            ),
+            models.CheckConstraint(
+                condition=Q(last_seen_at__gte=F("observed_at")),
+                name="price_seen_after_observed",
+                violation_error_message=_("A price cannot be last seen before it was observed."),
+            ),
+            models.UniqueConstraint(
+                fields=["offering", "unit", "observed_at"],
+                name="price_one_per_offering_unit_time",
+                violation_error_message=_(
+                    "This offering already has a price for this billing unit at this time."
+                ),
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.offering}: {self.amount} {self.currency} {self.get_unit_display()}"
+
+    def age_days(self, now=None) -> int:
+        now = now or timezone.now()
+        return max(0, (now - self.last_seen_at).days)
+
+    def is_stale(self, now=None) -> bool:
+        return self.age_days(now) > settings.PRICE_STALE_AFTER_DAYS
+
+
+class StoragePrice(models.Model):
+    """A platform's price for a kind of storage, with its unit and free quota."""
+
+    platform = models.ForeignKey(
+        Platform,
+        on_delete=models.CASCADE,
+        related_name="storage_prices",
+        verbose_name=_("platform"),
+    )
+    kind = models.CharField(_("kind"), max_length=20, choices=StorageKind.choices)
+    unit = models.CharField(_("unit"), max_length=10, choices=StorageUnit.choices)
+    amount = models.DecimalField(_("amount"), max_digits=12, decimal_places=6)
+    currency = models.CharField(_("currency"), max_length=3, choices=Currency.choices)
+    free_gb = models.PositiveIntegerField(_("free quota (GB)"), default=0)
+    billed_when_stopped = models.BooleanField(
+        _("billed while the instance is stopped"), null=True, blank=True
+    )
+    observed_at = models.DateTimeField(_("observed at"), default=timezone.now)
+    notes = models.CharField(_("notes"), max_length=300, blank=True)
+    source = models.ForeignKey(
+        Source, on_delete=models.PROTECT, related_name="storage_prices", verbose_name=_("source")
+    )
+
+    class Meta:
+        verbose_name = _("storage price")
+        get_latest_by = "observed_at"
+        indexes = [
+            # Latest storage price per (platform, kind): the platform page.
+            models.Index(
+                F("platform"), F("kind"), F("observed_at").desc(), name="storage_platform_latest"
+            ),
+        ]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(amount__gte=0),
+                name="storage_amount_not_negative",
+                violation_error_message=_("A price cannot be negative."),
+            ),
+            models.CheckConstraint(
+                condition=_choices_check("currency", Currency),
+                name="storage_currency_known",
+                violation_error_message=_("Unknown currency."),
+            ),
+            models.CheckConstraint(
+                condition=_choices_check("unit", StorageUnit),
+                name="storage_unit_known",
+                violation_error_message=_("Unknown storage unit."),
+            ),
+            models.CheckConstraint(
+                condition=_choices_check("kind", StorageKind),
+                name="storage_kind_known",
+                violation_error_message=_("Unknown storage kind."),
+            ),
+            models.UniqueConstraint(
+                fields=["platform", "kind", "observed_at"],
+                name="storage_one_per_platform_kind_time",
+                violation_error_message=_(
+                    "This platform already has a price for this storage at this time."
+                ),
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.platform.name}: {self.get_kind_display()} {self.amount} {self.currency} {self.get_unit_display()}"
+
+
+class ExchangeRate(models.Model):
+    """Units of `quote` per one unit of `base` on a date (e.g. 1 USD = 6.7351 CNY)."""
+
+    base = models.CharField(_("base currency"), max_length=3, choices=Currency.choices)
+    quote = models.CharField(_("quote currency"), max_length=3, choices=Currency.choices)
+    rate = models.DecimalField(_("rate"), max_digits=14, decimal_places=6)
+    as_of = models.DateField(_("as of"))
+    source = models.ForeignKey(
+        Source, on_delete=models.PROTECT, related_name="exchange_rates", verbose_name=_("source")
+    )
+
+    class Meta:
+        verbose_name = _("exchange rate")
+        get_latest_by = "as_of"
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(rate__gt=0),
+                name="exchangerate_rate_positive",
+                violation_error_message=_("An exchange rate must be more than zero."),
+            ),
+            models.CheckConstraint(
+                condition=~Q(base=F("quote")),
+                name="exchangerate_distinct_currencies",
+                violation_error_message=_("An exchange rate converts between two currencies."),
+            ),
+            models.UniqueConstraint(
+                fields=["base", "quote", "as_of"],
+                name="exchangerate_one_per_pair_and_date",
+                violation_error_message=_("There is already a rate for this pair on this date."),
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"1 {self.base} = {self.rate} {self.quote} ({self.as_of})"

@@ -1,0 +1,10 @@
+from django.urls import path
+
+from . import views
+
+app_name = "platforms"
+
+urlpatterns = [
+    path("", views.comparison, name="comparison"),
+    path("platforms/<slug:slug>/", views.platform_detail, name="detail"),
+]

@@ -1,0 +1,191 @@
+"""Placement of concurrent and time-shifted tasks on offerings (DESIGN.md "How the advisor decides",
+reference/hardware.md §7, platforms.md §5.2, the seed article's multi-task table and Q2/Q3)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from advisor.engine.capacity import usable_bytes
+from advisor.engine.hardware import load_accelerators
+from advisor.engine.mig import layout_is_valid
+from advisor.engine.placement import TaskNeed, place
+from advisor.engine.types import GiB, OfferingSpec
+
+ACCELERATORS = load_accelerators()
+
+
+def offering(slug: str, gpus: int = 1, **kw: object) -> OfferingSpec:
+    accel = ACCELERATORS[slug]
+    return OfferingSpec(
+        id=f"{slug}x{gpus}",
+        platform="p",
+        platform_name="P",
+        name=f"{gpus}x {slug}",
+        accelerator=accel,
+        gpu_count=gpus,
+        **kw,
+    )  # type: ignore[arg-type]
+
+
+FIVE_SMALL = [
+    TaskNeed("notebook", 6 * GiB),
+    TaskNeed("embedding api", 8 * GiB),
+    TaskNeed("ocr api", 8 * GiB),
+    TaskNeed("sd1.5 api", 18 * GiB),
+    TaskNeed("eval", 18 * GiB),
+]
+
+
+def test_five_small_concurrent_tasks_share_one_mig_split_a100() -> None:
+    """Seed article table/Q3: MIG platforms split one card into isolated instances (hardware.md §7)."""
+    p = place(offering("a100-80gb", multi_task="mig"), FIVE_SMALL)
+    assert p.fits and p.instances == 1
+    assert {a.mode for a in p.assignments} == {"mig"}
+    assert {a.gpus for a in p.assignments} == {(0,)}
+    assert layout_is_valid(ACCELERATORS["a100-80gb"], [a.mig_profile for a in p.assignments])  # type: ignore[misc]
+    assert any("peer-to-peer" in w for w in p.warnings)
+
+
+def test_five_small_concurrent_tasks_need_five_instances_on_an_instance_level_platform() -> None:
+    """Seed article Q3: on 矩池云 "一卡跑一个任务 ... 同时需要5个任务并行，就得开5张卡"."""
+    p = place(offering("a100-80gb", multi_task="instance"), FIVE_SMALL)
+    assert p.fits and p.instances == 5
+    assert sorted(a.instance for a in p.assignments) == [0, 1, 2, 3, 4]
+    assert {a.mode for a in p.assignments} == {"whole"}
+
+
+def test_five_hard_tasks_take_five_gpus_of_one_eight_gpu_instance() -> None:
+    """One task per card, not per instance: the GPUs of one rented instance are all the user's."""
+    p = place(offering("rtx-4090-24gb", 8), FIVE_SMALL)
+    assert p.fits and p.instances == 1
+    assert sorted(a.gpus for a in p.assignments) == [(0,), (1,), (2,), (3,), (4,)]
+
+
+def test_time_shifted_day_and_night_tasks_share_one_gpu() -> None:
+    """DESIGN.md: time-shifted tasks fit separately and share the bill."""
+    tasks = [
+        TaskNeed("day inference", 20 * GiB, when="day"),
+        TaskNeed("night fine-tune", 22 * GiB, when="night"),
+    ]
+    p = place(offering("rtx-4090-24gb"), tasks)
+    assert p.fits and p.instances == 1
+    assert [(a.instance, a.gpus, a.mode) for a in p.assignments] == [(0, (0,), "whole")] * 2
+
+
+def test_burst_overlaps_day_and_night() -> None:
+    """Bursts come at unknown times, so they are reserved for in both windows (placement doc)."""
+    tasks = [TaskNeed("day", 20 * GiB, when="day"), TaskNeed("burst", 20 * GiB, when="burst")]
+    assert place(offering("rtx-4090-24gb"), tasks).instances == 2
+
+
+def test_an_always_task_keeps_its_gpu_while_day_and_night_tasks_swap() -> None:
+    tasks = [
+        TaskNeed("api", 20 * GiB),
+        TaskNeed("day", 20 * GiB, when="day"),
+        TaskNeed("night", 20 * GiB, when="night"),
+    ]
+    p = place(offering("rtx-4090-24gb", 2), tasks)
+    assert p.instances == 1
+    gpus = {a.task: a.gpus for a in p.assignments}
+    assert gpus["api"] != gpus["day"] and gpus["day"] == gpus["night"]
+
+
+def test_a_two_gpu_ddp_task_never_sums_memory() -> None:
+    """platforms.md §3 (llmfit PR #46): VRAM is not summed across cards for data parallelism."""
+    ddp = TaskNeed("ddp", 30 * GiB, gpus=2)
+    p = place(offering("rtx-4090-24gb", 2), [ddp])
+    assert not p.fits
+    assert p.shortfall_bytes == 30 * GiB - usable_bytes(24)
+    assert "30.0 GiB per GPU" in (p.reason or "")
+    fits = place(offering("a100-40gb", 2), [ddp])
+    assert fits.fits and fits.assignments[0].gpus == (0, 1)
+
+
+def test_a_task_spanning_more_gpus_than_an_instance_has_does_not_fit() -> None:
+    p = place(offering("a100-80gb", 4), [TaskNeed("zero3", 20 * GiB, gpus=8, sharded=True)])
+    assert not p.fits and "an instance has 4" in (p.reason or "")
+
+
+def test_a_sharded_task_never_spans_mig_slices() -> None:
+    """hardware.md §7: in MIG mode there is no GPU-to-GPU P2P."""
+    sharded = TaskNeed("tp inference", 9 * GiB, gpus=2, sharded=True)
+    slice_offer = offering("a100-80gb", 2, sharing="mig", mig_profile="2g.20gb")
+    p = place(slice_offer, [sharded])
+    assert not p.fits and "peer-to-peer" in (p.reason or "")
+    # On a MIG-capable whole-GPU offering it takes whole GPUs instead of slices.
+    whole = place(offering("a100-80gb", 2, multi_task="mig"), [sharded, TaskNeed("small", 5 * GiB)])
+    modes = {a.task: (a.mode, a.gpus) for a in whole.assignments}
+    assert modes["tp inference"] == ("whole", (0, 1))
+    assert whole.instances == 2  # both GPUs of the first instance are taken whole
+
+
+def test_seven_b_lora_and_sdxl_do_not_fit_one_24gb_card_but_fit_48gb() -> None:
+    """Seed article Q2: 4090 24G cannot run 7B LoRA + SDXL inference together; 48G can.
+    Needs ~18 GiB + ~10 GiB (the brief's figures; the memory model gives the real ones)."""
+    lora = TaskNeed("7b lora", 18 * GiB, isolation="soft")
+    sdxl = TaskNeed("sdxl", 10 * GiB, isolation="soft")
+    small = place(offering("rtx-4090-24gb"), [lora, sdxl])
+    assert small.instances == 2  # one card each: they cannot share 24 GB
+    big = place(offering("rtx-4090-48gb"), [lora, sdxl])
+    assert big.fits and big.instances == 1
+    assert {a.mode for a in big.assignments} == {"shared"}
+    assert {a.headroom_bytes for a in big.assignments} == {usable_bytes(48) - 28 * GiB}
+    assert any("without isolation" in w for w in big.warnings)
+
+
+def test_hard_isolated_tasks_never_share_a_whole_gpu() -> None:
+    lora = TaskNeed("7b lora", 18 * GiB)
+    sdxl = TaskNeed("sdxl", 10 * GiB)
+    assert place(offering("rtx-4090-48gb"), [lora, sdxl]).instances == 2
+
+
+def test_pooled_platforms_give_soft_tasks_memory_shares_with_a_warning() -> None:
+    tasks = [TaskNeed("a", 10 * GiB, isolation="soft"), TaskNeed("b", 10 * GiB, isolation="soft")]
+    p = place(offering("a100-40gb", multi_task="pooled"), tasks)
+    assert p.instances == 1 and {a.mode for a in p.assignments} == {"pooled"}
+    assert p.assignments[0].pooled_share == pytest.approx(10 * GiB / usable_bytes(40))
+    assert any("soft isolation" in w for w in p.warnings)
+
+
+def test_hard_tasks_cannot_go_on_a_pooled_share() -> None:
+    pooled = offering("a100-40gb", sharing="pooled", pooled_vram_gib=12)
+    p = place(pooled, [TaskNeed("prod api", 6 * GiB)])
+    assert not p.fits and "hard isolation" in (p.reason or "")
+
+
+def test_a_slice_offering_has_the_slice_memory_as_capacity() -> None:
+    """A 1g.10gb slice holds 9.75 GiB usable; Llama-3.1-8B bf16 (15 GiB) needs 3g.40gb
+    (memory-and-time.md §9 case 5)."""
+    needs = [TaskNeed("llama 8b", 16 * GiB)]
+    small = place(offering("a100-80gb", sharing="mig", mig_profile="1g.10gb"), needs)
+    assert not small.fits and "MIG 1g.10gb slice" in (small.reason or "")
+    big = place(offering("a100-80gb", sharing="mig", mig_profile="3g.40gb"), needs)
+    assert big.fits and big.assignments[0].usable_bytes == usable_bytes(40)
+    pooled = place(
+        offering("a100-40gb", sharing="pooled", pooled_vram_gib=6),
+        [replace(needs[0], per_gpu_bytes=5 * GiB, isolation="soft")],
+    )
+    assert pooled.fits and pooled.assignments[0].usable_bytes == usable_bytes(6)
+
+
+def test_a_nearly_full_gpu_warns_of_oom_risk() -> None:
+    """DESIGN.md: warn above 90 % of usable memory (capacity.OOM_RISK_FRACTION)."""
+    p = place(offering("rtx-4090-24gb"), [TaskNeed("tight", int(usable_bytes(24) * 0.95))])
+    assert p.fits and any(w.startswith("OOM risk") for w in p.warnings)
+    roomy = place(offering("rtx-4090-24gb"), [TaskNeed("roomy", int(usable_bytes(24) * 0.85))])
+    assert not any(w.startswith("OOM risk") for w in roomy.warnings)
+
+
+def test_mig_night_tasks_pack_around_slices_that_run_all_day() -> None:
+    """An always-on 3g.40gb slice stays put; day and night tasks reuse the other half of the card."""
+    tasks = [
+        TaskNeed("api", 30 * GiB),
+        TaskNeed("day", 30 * GiB, when="day"),
+        TaskNeed("night", 35 * GiB, when="night"),
+    ]
+    p = place(offering("a100-80gb", multi_task="mig"), tasks)
+    assert p.instances == 1
+    where = {a.task: (a.mig_profile, a.mig_start) for a in p.assignments}
+    assert where["api"][1] != where["day"][1] and where["day"] == where["night"]

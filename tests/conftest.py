@@ -1,0 +1,98 @@
+"""Shared fixtures: a chain source -> platform -> accelerator -> offering -> price history."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from decimal import Decimal
+
+import pytest
+from django.utils import timezone
+
+from platforms import services
+from platforms.models import Accelerator, Offering, Platform, PlatformFact, Source
+
+NOW = datetime(2026, 11, 30, 12, 0, tzinfo=timezone.get_fixed_timezone(0))
+
+
+@pytest.fixture
+def source(db) -> Source:
+    return Source.objects.create(
+        title="Test price list", url="https://example.com/prices", kind="manual"
+    )
+
+
+@pytest.fixture
+def vendor_source(db) -> Source:
+    return Source.objects.create(title="A vendor's article", kind="vendor_claim")
+
+
+@pytest.fixture
+def platform(source) -> Platform:
+    platform = Platform.objects.create(
+        slug="testcloud",
+        name="测试云",
+        name_en="Test Cloud",
+        multi_task="instance",
+        delivery_forms=["cloud_vm"],
+        interconnects=["pcie"],
+        source=source,
+    )
+    PlatformFact.objects.create(
+        platform=platform,
+        attribute="multi_task",
+        value="Instance level",
+        value_zh="实例级",
+        source=source,
+    )
+    return platform
+
+
+@pytest.fixture
+def accelerator(source) -> Accelerator:
+    return Accelerator.objects.create(
+        slug="rtx-4090-24gb",
+        name="GeForce RTX 4090",
+        vendor="NVIDIA",
+        vram_gib=Decimal("24"),
+        memory_bandwidth_gbps=1008,
+        bf16_tflops=165.2,
+        source=source,
+    )
+
+
+def make_offering(platform, accelerator, source, name="RTX 4090 VM", **extra) -> Offering:
+    return Offering.objects.create(
+        platform=platform,
+        accelerator=accelerator,
+        name=name,
+        delivery_form=extra.pop("delivery_form", "cloud_vm"),
+        source=source,
+        **extra,
+    )
+
+
+@pytest.fixture
+def offering(platform, accelerator, source) -> Offering:
+    return make_offering(platform, accelerator, source)
+
+
+@pytest.fixture
+def price_history(offering, source):
+    """Two hourly prices a month apart: 2.19 then 1.88 CNY."""
+    old = services.price_observation_create(
+        offering=offering,
+        unit="hour",
+        amount=Decimal("2.19"),
+        currency="CNY",
+        source=source,
+        observed_at=NOW - timedelta(days=30),
+    )
+    new = services.price_observation_create(
+        offering=offering,
+        unit="hour",
+        amount=Decimal("1.88"),
+        currency="CNY",
+        source=source,
+        observed_at=NOW - timedelta(days=1),
+    )
+    return old, new
