@@ -18,6 +18,8 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from advisor.engine.hardware import normalise_name
+
 
 class Currency(models.TextChoices):
     CNY = "CNY", _("CNY (¥)")
@@ -315,8 +317,8 @@ class Accelerator(models.Model):
 
 
 def normalise_alias(name: str) -> str:
-    """Case-, space-, hyphen- and underscore-insensitive form of an accelerator name."""
-    return "".join(ch for ch in name.lower() if ch.isalnum())
+    """The engine's matching form of an accelerator name (case, separators, vendor prefix ignored)."""
+    return normalise_name(name)
 
 
 class AcceleratorAlias(models.Model):

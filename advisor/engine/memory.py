@@ -159,10 +159,17 @@ def _embedding_params(arch: ModelArch, dims: Dims) -> int:
 
 
 def largest_layer_params(arch: ModelArch) -> int:
-    """Parameters of the biggest single module: one transformer block or the embedding."""
+    """Parameters of the biggest single module: one transformer block or the embedding.
+
+    With a derived shape the block is the assumed 12·h², not params/L, so that the figure never
+    shrinks as params grow (params/L drops each time the derived L steps up).
+    """
     dims = dims_of(arch)
     embedding = _embedding_params(arch, dims)
-    block = (arch.params - embedding) // dims.layers
+    if dims.approximated:
+        block = min(12 * dims.hidden**2, arch.params)
+    else:
+        block = (arch.params - embedding) // dims.layers
     return max(block, embedding // 2)
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from advisor.engine.capacity import usable_bytes
 from advisor.engine.errors import InvalidWorkload
@@ -179,6 +180,16 @@ def pack_tasks(
     """
     if not has_mig(accel):
         return None
+    packed = _pack(accel, tuple(needs_bytes), fixed, pre_r510)
+    return None if packed is None else list(packed)
+
+
+# Placement asks the same question for every offering of one card; the answer depends only on the
+# card and the needs, so remember it.
+@lru_cache(maxsize=1024)
+def _pack(
+    accel: AcceleratorSpec, needs_bytes: tuple[int, ...], fixed: Layout, pre_r510: bool
+) -> tuple[MigSlot, ...] | None:
     candidates = [candidate_profiles(accel, n) for n in needs_bytes]
     if any(not c for c in candidates):
         return None
@@ -188,12 +199,12 @@ def pack_tasks(
     layout = _choose(accel, candidates, order, 0, chosen, fixed, fixed_profiles, pre_r510)
     if layout is None:
         return None
-    return [
+    return tuple(
         MigSlot(p.name, start, p.memory_slices, p.compute_slices, profile_usable_bytes(p), need)
         for (p, start, need) in zip(
             (c for c in chosen if c is not None), (s for _, s in layout), needs_bytes, strict=True
         )
-    ]
+    )
 
 
 def _choose(

@@ -137,6 +137,21 @@ def place(offering: OfferingSpec, tasks: Sequence[TaskNeed]) -> Placement:
     )
 
 
+def signature(offering: OfferingSpec) -> tuple[object, ...]:
+    """What `place` reads of an offering: offerings with equal signatures place tasks alike."""
+    accel = offering.accelerator
+    pooled_gib = offering.pooled_vram_gib if offering.sharing == "pooled" else None
+    return (
+        accel.slug,
+        offering.gpu_count,
+        offering.sharing,
+        offering.mig_profile,
+        pooled_gib,
+        has_mig(accel) and offering.multi_task == "mig",
+        offering.multi_task == "pooled",
+    )
+
+
 def _target(offering: OfferingSpec) -> _Target:
     accel = offering.accelerator
     if offering.mig_profile is not None:
@@ -287,7 +302,7 @@ def _gpu_assignments(
                     mig_profile=s.profile,
                     mig_start=s.start,
                 )
-            elif g.mode == "shared":
+            elif g.mode == "shared" and (len(g.members) > 1 or target.offering.sharing == "pooled"):
                 mode: Mode = "pooled" if target.pooled else "shared"
                 share = t.per_gpu_bytes / target.usable if target.pooled else None
                 a = Assignment(

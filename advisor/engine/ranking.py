@@ -49,7 +49,7 @@ from advisor.engine.hardware import resolve_accelerator
 from advisor.engine.memory import task_memory
 from advisor.engine.mig import max_compute
 from advisor.engine.mig import profile as mig_profile
-from advisor.engine.placement import Assignment, Placement, TaskNeed, place
+from advisor.engine.placement import Assignment, Placement, TaskNeed, place, signature
 from advisor.engine.types import (
     HOURS_PER_MONTH,
     AcceleratorSpec,
@@ -183,6 +183,7 @@ class _Context:
         self.needs = tuple(_need(t) for t in scenario.tasks)
         self.on_slugs = _on_slugs(scenario.tasks, accelerators)
         self.fits: dict[tuple[Any, ...], _Fit] = {}
+        self.placements: dict[tuple[object, ...], Placement] = {}
         self.rate_of: dict[str, ExchangeRateSpec | None] = {}
         self.storage_of: dict[str, Decimal | None] = {}
         self.rejected: Counter[str] = Counter()
@@ -287,6 +288,8 @@ def _stale(ctx: _Context, price: PriceSpec) -> bool:
 
 
 def _fit(ctx: _Context, off: OfferingSpec) -> _Fit:
+    # A cheap exact key first; offerings that differ only in what placement ignores (e.g. the
+    # platform's granularity on a card without MIG) then share one placement via `signature`.
     key = (
         off.accelerator.slug,
         off.gpu_count,
@@ -303,7 +306,10 @@ def _fit(ctx: _Context, off: OfferingSpec) -> _Fit:
 
 
 def _compute_fit(ctx: _Context, off: OfferingSpec) -> _Fit:
-    placement = place(off, ctx.needs)
+    sig = signature(off)
+    placement = ctx.placements.get(sig)
+    if placement is None:
+        placement = ctx.placements[sig] = place(off, ctx.needs)
     if not placement.fits:
         return _Fit(placement, (), None, None, ())
     busy = _busy_groups(ctx.tasks, placement)

@@ -133,12 +133,16 @@ def _gradient_bytes(task: Task) -> float:
     return lora_adapter_params(task.arch, task.lora_rank) * size
 
 
-def _comm_per_step(task: Task, gpus: int, busbw_gbps: float) -> float:
-    """Seconds of gradient all-reduce per step: 2(N−1)/N · G / busbw (hardware.md §8)."""
+def allreduce_seconds(gradient_bytes: float, gpus: int, busbw_gbps: float) -> float:
+    """Seconds of one all-reduce of `gradient_bytes`: 2(N−1)/N · G / busbw (hardware.md §8)."""
     if gpus <= 1:
         return 0.0
+    return 2 * (gpus - 1) / gpus * gradient_bytes / (busbw_gbps * 1e9)
+
+
+def _comm_per_step(task: Task, gpus: int, busbw_gbps: float) -> float:
     factor = ZERO3_COMM_FACTOR if task.sharding == "zero3" else 1.0
-    return factor * 2 * (gpus - 1) / gpus * _gradient_bytes(task) / (busbw_gbps * 1e9)
+    return factor * allreduce_seconds(_gradient_bytes(task), gpus, busbw_gbps)
 
 
 def training_time(

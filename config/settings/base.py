@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import dj_database_url
+import plotly
 from django.utils.translation import gettext_lazy as _
 
 from .env import env, envbool, envint, envlist
@@ -96,7 +97,11 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "var" / "staticfiles"
-STATICFILES_DIRS = [BASE_DIR / "static"]
+# plotly.js comes from the installed plotly package (never a CDN): static/vendor/plotly/plotly.min.js
+STATICFILES_DIRS = [
+    BASE_DIR / "static",
+    ("vendor/plotly", Path(plotly.__file__).resolve().parent / "package_data"),
+]
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},

@@ -31,6 +31,7 @@ class EstimateError(CommandError):
 class Command(BaseCommand):
     help = "Estimate per-GPU memory, fit and time of a scenario (JSON file, or - for stdin)."
     requires_system_checks: list[str] = []  # needs no database and no full configuration
+    stealth_options = ("stdin",)  # call_command(..., stdin=StringIO(...)) for "-"
     from_command_line = False
 
     def add_arguments(self, parser: CommandParser) -> None:

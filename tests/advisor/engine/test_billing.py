@@ -81,7 +81,8 @@ def test_busy_hours_outside_a_month_are_rejected() -> None:
 
 
 def test_autodl_4090_monthly_plan_breaks_even_at_531_hours() -> None:
-    """platforms.md §5.3: 包月 ¥1052 ÷ 按量 ¥1.98 = 531 h/month ≈ 74 % of 720 h (median ¥2.19: 480 h)."""
+    """platforms.md §5.3: 包月 ¥1052 ÷ 按量 ¥1.98 = 531 h/month ≈ 74 % of 720 h
+    (median ¥2.19: 480 h)."""
     month, hour = price("month", "1052"), price("hour", "1.98")
     assert break_even_hours(hour, month) == pytest.approx(Decimal("531.31"), abs=Decimal("0.01"))
     assert break_even_hours(month, hour) == break_even_hours(hour, month)
@@ -94,7 +95,8 @@ def test_autodl_4090_monthly_plan_breaks_even_at_531_hours() -> None:
 
 
 def test_matpool_a100_daily_plan_breaks_even_at_21_6_hours_a_day() -> None:
-    """platforms.md §5.1/§5.3: 矩池云 A100 ¥2.80/h; 包日 pays off only above 21.6 h/day (⇒ 包日 ≈ ¥60.5)."""
+    """platforms.md §5.1/§5.3: 矩池云 A100 ¥2.80/h; 包日 pays off only above 21.6 h/day
+    (⇒ 包日 ≈ ¥60.5)."""
     daily = price("day", str(Decimal("2.80") * Decimal("21.6")))
     assert break_even_hours(price("hour", "2.80"), daily) == Decimal("21.6")
 
@@ -142,7 +144,8 @@ RATES = (
 
 
 def test_conversion_uses_the_rate_dated_closest_on_or_before_the_date() -> None:
-    """china-prices.md §4: CFETS central parity 6.7351 on 2026-09-30 (6.7413 on 08-14, 6.7092 on 09-12)."""
+    """china-prices.md §4: CFETS central parity 6.7351 on 2026-09-30
+    (6.7413 on 08-14, 6.7092 on 09-12)."""
     amount, rate = convert(Decimal("2"), "USD", "CNY", RATES, as_of=datetime(2026, 9, 20))
     assert amount == Decimal("13.4184") and rate is RATES[1]
     amount, rate = convert(Decimal("2"), "USD", "CNY", RATES)

@@ -56,14 +56,15 @@ def test_find_layout_gives_the_documented_slots() -> None:
 
 
 def test_find_layout_respects_slices_that_must_stay_put() -> None:
-    """A running 3g at slot 0 leaves only the upper half; 4g.20gb starts only at 0 (hardware.md §7)."""
+    """A running 3g at slot 0 leaves only the upper half; 4g.20gb starts only at 0
+    (hardware.md §7)."""
     assert find_layout(A100_40, ["3g.20gb"], fixed=(("3g.20gb", 0),)) == (("3g.20gb", 4),)
     assert find_layout(A100_40, ["4g.20gb"], fixed=(("3g.20gb", 0),)) is None
     assert find_layout(A100_40, ["1g.5gb"], fixed=(("3g.20gb", 1),)) is None  # 1 is no 3g start
 
 
 def test_an_unknown_profile_names_the_card_and_its_profiles() -> None:
-    with pytest.raises(InvalidWorkload, match="3g.40gb"):
+    with pytest.raises(InvalidWorkload, match=r"3g\.40gb"):
         layout_is_valid(A100_40, ["3g.40gb"])
 
 

@@ -39,7 +39,8 @@ FIVE_SMALL = [
 
 
 def test_five_small_concurrent_tasks_share_one_mig_split_a100() -> None:
-    """Seed article table/Q3: MIG platforms split one card into isolated instances (hardware.md §7)."""
+    """Seed article table/Q3: MIG platforms split one card into isolated instances
+    (hardware.md §7)."""
     p = place(offering("a100-80gb", multi_task="mig"), FIVE_SMALL)
     assert p.fits and p.instances == 1
     assert {a.mode for a in p.assignments} == {"mig"}
@@ -179,7 +180,7 @@ def test_a_nearly_full_gpu_warns_of_oom_risk() -> None:
 
 
 def test_mig_night_tasks_pack_around_slices_that_run_all_day() -> None:
-    """An always-on 3g.40gb slice stays put; day and night tasks reuse the other half of the card."""
+    """An always-on 3g.40gb slice stays put; day and night tasks reuse the other half."""
     tasks = [
         TaskNeed("api", 30 * GiB),
         TaskNeed("day", 30 * GiB, when="day"),
@@ -189,3 +190,9 @@ def test_mig_night_tasks_pack_around_slices_that_run_all_day() -> None:
     assert p.instances == 1
     where = {a.task: (a.mig_profile, a.mig_start) for a in p.assignments}
     assert where["api"][1] != where["day"][1] and where["day"] == where["night"]
+
+
+def test_a_soft_task_alone_on_a_gpu_is_not_called_shared() -> None:
+    p = place(offering("rtx-4090-24gb"), [TaskNeed("solo", 10 * GiB, isolation="soft")])
+    assert [a.mode for a in p.assignments] == ["whole"]
+    assert not any("share" in w for w in p.warnings)

@@ -1,0 +1,210 @@
+"""The only Django-aware layer of the advisor: loads the catalogue, builds engine inputs, calls the
+engine. Views, the API and the `advise` command all come through here (one code path).
+
+Query budget per call, whatever the size of the catalogue: accelerators (3: rows, aliases, MIG
+profiles), offerings with current prices (2), exchange rates (1), storage prices (1).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.conf import settings
+from django.db.models import Prefetch
+from django.utils import timezone
+
+from advisor.engine.errors import AdvisorError
+from advisor.engine.estimate import estimate
+from advisor.engine.hardware import accelerators_from_dicts
+from advisor.engine.ranking import advise
+from advisor.engine.scenario import parse_scenario
+from advisor.engine.types import (
+    AcceleratorSpec,
+    ExchangeRateSpec,
+    OfferingSpec,
+    PriceSpec,
+    Scenario,
+    StoragePriceSpec,
+)
+from platforms.models import (
+    Accelerator,
+    AcceleratorAlias,
+    ExchangeRate,
+    MigProfile,
+    Offering,
+    PriceObservation,
+    StoragePrice,
+)
+
+__all__ = ["AdvisorError", "accelerator_specs", "advise_scenario", "estimate_scenario"]
+
+
+def _accelerator_row(acc: Accelerator) -> dict[str, Any]:
+    profiles = list(acc.mig_profiles.all())
+    return {
+        "slug": acc.slug,
+        "name": acc.name,
+        "aliases": [a.alias for a in acc.aliases.all()],
+        "vendor": acc.vendor,
+        "architecture": acc.architecture,
+        "vram_gib": acc.vram_gib,
+        "memory_bandwidth_gbps": acc.memory_bandwidth_gbps,
+        "bf16_tflops": acc.bf16_tflops,
+        "fp32_tflops": acc.fp32_tflops,
+        "nvlink": acc.nvlink,
+        "nvlink_bandwidth_gbps": acc.nvlink_bandwidth_gbps,
+        "pcie_gen": acc.pcie_gen,
+        "tdp_w": acc.tdp_w,
+        "domestic": acc.domestic,
+        "confidence": acc.confidence,
+        "mig": {
+            "slots": acc.mig_slots,
+            "max_compute": acc.mig_max_compute,
+            "profiles": [
+                {
+                    "name": p.name,
+                    "memory_gib": p.memory_gib,
+                    "memory_slices": p.memory_slices,
+                    "compute_slices": p.compute_slices,
+                    "max_count": p.max_count,
+                    "starts": p.starts,
+                    "media_extensions": p.media_extensions,
+                }
+                for p in profiles
+            ],
+        }
+        if profiles and acc.mig_slots
+        else None,
+    }
+
+
+def accelerator_specs() -> dict[str, AcceleratorSpec]:
+    """The accelerator table as the engine sees it, from the database (staff edits included)."""
+    accelerators = Accelerator.objects.prefetch_related(
+        Prefetch("aliases", queryset=AcceleratorAlias.objects.order_by("alias")),
+        Prefetch("mig_profiles", queryset=MigProfile.objects.all()),
+    )
+    return accelerators_from_dicts(_accelerator_row(a) for a in accelerators)
+
+
+def _price_spec(price: PriceObservation, stale_before: datetime) -> PriceSpec:
+    return PriceSpec(
+        unit=price.unit,
+        amount=price.amount,
+        currency=price.currency,
+        observed_at=price.last_seen_at,
+        source=str(price.source),
+        source_kind=price.source.kind,
+        stale=price.last_seen_at < stale_before,
+    )
+
+
+def offering_spec(
+    offering: Offering, accelerators: Mapping[str, AcceleratorSpec], stale_before: datetime
+) -> OfferingSpec:
+    platform = offering.platform
+    accelerator = accelerators[offering.accelerator.slug]
+    return OfferingSpec(
+        id=offering.pk,
+        platform=platform.slug,
+        platform_name=str(platform),
+        name=offering.name,
+        accelerator=accelerator,
+        gpu_count=offering.gpu_count,
+        sharing=offering.sharing_mode,
+        pooled_vram_gib=float(offering.pooled_vram_gib) if offering.pooled_vram_gib else None,
+        mig_profile=offering.mig_profile or None,
+        interconnect=offering.interconnect,
+        interconnect_bandwidth_gbps=accelerator.nvlink_bandwidth_gbps
+        if offering.interconnect == "nvlink"
+        else None,
+        multi_task=platform.multi_task,
+        physically_exclusive=bool(platform.physically_exclusive),
+        interruptible=offering.interruptible,
+        region=offering.region,
+        retention_after_expiry=platform.retention_after_expiry,
+        vendor_claim=offering.source.kind == "vendor_claim"
+        or platform.source.kind == "vendor_claim",
+        prices=tuple(_price_spec(p, stale_before) for p in offering.current_prices),
+    )
+
+
+def offering_specs(
+    accelerators: Mapping[str, AcceleratorSpec],
+    *,
+    now: datetime,
+    platforms: tuple[str, ...] = (),
+) -> list[OfferingSpec]:
+    offerings = Offering.objects.for_catalog().select_related("platform__source")
+    if platforms:
+        offerings = offerings.filter(platform__slug__in=platforms)
+    stale_before = now - timedelta(days=settings.PRICE_STALE_AFTER_DAYS)
+    return [offering_spec(o, accelerators, stale_before) for o in offerings]
+
+
+def exchange_rates() -> list[ExchangeRateSpec]:
+    return [
+        ExchangeRateSpec(
+            base=r.base,
+            quote=r.quote,
+            rate=r.rate,
+            as_of=datetime.combine(r.as_of, datetime.min.time(), tzinfo=timezone.UTC),
+            source=str(r.source),
+        )
+        for r in ExchangeRate.objects.select_related("source").order_by("as_of")
+    ]
+
+
+def storage_specs() -> list[StoragePriceSpec]:
+    """The latest price of each (platform, kind) of storage."""
+    latest: dict[tuple[int, str], StoragePrice] = {}
+    rows = StoragePrice.objects.select_related("platform", "source").order_by("-observed_at")
+    for row in rows:
+        latest.setdefault((row.platform_id, row.kind), row)
+    return [
+        StoragePriceSpec(
+            platform=row.platform.slug,
+            unit=row.unit,
+            amount=row.amount,
+            currency=row.currency,
+            observed_at=row.observed_at,
+            free_gb=float(row.free_gb),
+            billed_while_stopped=row.billed_when_stopped is not False,
+            name=row.get_kind_display(),
+            source=str(row.source),
+        )
+        for row in latest.values()
+    ]
+
+
+def parse(data: Any) -> Scenario:
+    """Validate scenario JSON; raises InvalidWorkload naming the field."""
+    return parse_scenario(data)
+
+
+def estimate_scenario(data: Any) -> dict[str, Any]:
+    """Memory (and, with `on`, fit, time and decode rate) per task, as the CLI prints it."""
+    return estimate(parse(data), accelerator_specs())
+
+
+def advise_scenario(data: Any, *, now: datetime | None = None) -> dict[str, Any]:
+    """The memory plan and ranked recommendations for a scenario, JSON-ready.
+
+    Raises AdvisorError (InvalidWorkload or NoFit) with a message a person can act on.
+    """
+    scenario = parse(data)
+    now = now or timezone.now()
+    accelerators = accelerator_specs()
+    plan = estimate(scenario, accelerators)
+    advice = advise(
+        scenario,
+        offering_specs(accelerators, now=now, platforms=scenario.constraints.platforms),
+        accelerators,
+        now=now,
+        rates=exchange_rates(),
+        storage_prices=storage_specs(),
+        stale_after_days=settings.PRICE_STALE_AFTER_DAYS,
+    )
+    return {"estimate": plan, **advice.to_dict()}

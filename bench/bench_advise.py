@@ -1,0 +1,184 @@
+"""Benchmark of the advisor engine: a 5-task scenario over 10,000 synthetic offerings.
+
+DESIGN.md "Targets": the advisor answers a 5-task scenario over 10,000 offerings in <= 100 ms (p50,
+HTTP, 2 cores). This measures the engine alone (no database, no HTTP), so it should sit well below.
+Offerings are random but deterministic (fixed seed) over the accelerators in
+fixtures/accelerators.json. Prints figures; asserts nothing about time.
+
+Run: .venv/bin/python bench/bench_advise.py [--offerings 10000] [--runs 20]
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import sys
+import time
+from dataclasses import replace
+from datetime import datetime, timedelta
+from decimal import Decimal
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from advisor.engine.hardware import load_accelerators  # noqa: E402
+from advisor.engine.ranking import advise  # noqa: E402
+from advisor.engine.scenario import parse_scenario  # noqa: E402
+from advisor.engine.types import (  # noqa: E402
+    AcceleratorSpec,
+    ExchangeRateSpec,
+    OfferingSpec,
+    PriceSpec,
+    StoragePriceSpec,
+)
+
+NOW = datetime(2026, 10, 2)
+SEED = 20261002
+PLATFORMS = [
+    ("autodl", "AutoDL", "instance"),
+    ("gpushare", "恒源云", "instance"),
+    ("matpool", "矩池云", "instance"),
+    ("virtaicloud", "趋动云", "pooled"),
+    ("ai-galaxy", "智星云", "mig"),
+    ("suanjiayun", "算家云", "instance"),
+    ("featurize", "Featurize", "instance"),
+    ("openbayes", "OpenBayes", "instance"),
+    ("lambda", "Lambda", "instance"),
+    ("runpod", "RunPod", "instance"),
+    ("aws", "AWS", "instance"),
+    ("hpc", "Univ. HPC", "mig"),
+]
+# china-prices.md §4: CNY per USD on 2026-09-30.
+RATES = (ExchangeRateSpec("USD", "CNY", Decimal("6.7351"), datetime(2026, 9, 30), "CFETS"),)
+STORAGE = (
+    StoragePriceSpec("autodl", "gb_day", Decimal("0.007"), "CNY", NOW, billed_while_stopped=True),
+    StoragePriceSpec(
+        "gpushare", "gb_hour", Decimal("0.0004"), "CNY", NOW, 100, billed_while_stopped=False
+    ),
+)
+SCENARIO = {
+    "tasks": [
+        {
+            "name": "night fine-tune",
+            "kind": "lora",
+            "model": "llama-3.1-8b",
+            "tokens": 5e8,
+            "activation_checkpointing": "full",
+            "when": "night",
+            "hours_per_month": 300,
+        },
+        {
+            "name": "chat api",
+            "kind": "inference",
+            "model": "llama-3.1-8b",
+            "context_len": 8192,
+            "concurrent_sequences": 4,
+            "when": "day",
+            "hours_per_month": 300,
+        },
+        {"name": "sdxl api", "kind": "inference", "model": "sdxl", "isolation": "soft"},
+        {"name": "render", "kind": "fixed", "vram_gib": 20, "when": "burst", "hours_per_month": 40},
+        {"name": "notebook", "kind": "fixed", "vram_gib": 6, "isolation": "soft"},
+    ],
+    "constraints": {"currency": "CNY"},
+    "objective": "balanced",
+}
+
+
+def synthetic_offerings(
+    accelerators: dict[str, AcceleratorSpec], n: int, seed: int = SEED
+) -> list[OfferingSpec]:
+    rng = random.Random(seed)
+    accels = list(accelerators.values())
+    out = []
+    for i in range(n):
+        accel = rng.choice(accels)
+        slug, name, multi_task = rng.choice(PLATFORMS)
+        gpus = rng.choice((1, 1, 1, 2, 4, 8))
+        sharing, mig, pooled = "exclusive", None, None
+        roll = rng.random()
+        if accel.mig_profiles and roll < 0.15:
+            sharing, gpus = "mig", 1
+            mig = rng.choice([p.name for p in accel.mig_profiles])
+        elif roll < 0.25:
+            sharing, gpus, pooled = "pooled", 1, rng.choice((6.0, 12.0, accel.vram_gib / 2))
+        usd = slug in ("lambda", "runpod", "aws")
+        hourly = Decimal(str(round(rng.uniform(0.2, 4.0) * gpus * (1 if usd else 7), 2)))
+        prices = [_price("hour", hourly, usd, rng)]
+        if rng.random() < 0.4:
+            prices.append(_price("month", hourly * Decimal(rng.randint(400, 600)), usd, rng))
+        if rng.random() < 0.2:
+            prices.append(_price("day", hourly * Decimal(rng.randint(18, 23)), usd, rng))
+        out.append(
+            OfferingSpec(
+                id=i,
+                platform=slug,
+                platform_name=name,
+                name=f"{gpus}x {accel.name} #{i}",
+                accelerator=accel,
+                gpu_count=gpus,
+                sharing=sharing,  # type: ignore[arg-type]
+                mig_profile=mig,
+                pooled_vram_gib=pooled,
+                interconnect="nvlink" if accel.nvlink and gpus > 1 and rng.random() < 0.7 else "pcie",
+                multi_task=multi_task,  # type: ignore[arg-type]
+                physically_exclusive=rng.random() < 0.3,
+                interruptible=rng.random() < 0.1,
+                retention_after_expiry=rng.choice((True, False, None)),
+                prices=tuple(prices),
+            )
+        )
+    return out
+
+
+def _price(unit: str, amount: Decimal, usd: bool, rng: random.Random) -> PriceSpec:
+    return PriceSpec(
+        unit=unit,  # type: ignore[arg-type]
+        amount=amount,
+        currency="USD" if usd else "CNY",
+        observed_at=NOW - timedelta(days=rng.randint(0, 45)),
+        source="synthetic",
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--offerings", type=int, default=10_000)
+    parser.add_argument("--runs", type=int, default=20)
+    parser.add_argument("--warmup", type=int, default=3)
+    args = parser.parse_args()
+
+    accelerators = load_accelerators()
+    offerings = synthetic_offerings(accelerators, args.offerings)
+    scenario = parse_scenario(SCENARIO)
+    # storage_gb is an engine field (types.Constraints) that the scenario parser may not read yet
+    scenario = replace(scenario, constraints=replace(scenario.constraints, storage_gb=300.0))
+
+    def run() -> object:
+        return advise(
+            scenario, offerings, accelerators, now=NOW, rates=RATES, storage_prices=STORAGE
+        )
+
+    for _ in range(args.warmup):
+        advice = run()
+    times = []
+    for _ in range(args.runs):
+        start = time.perf_counter()
+        advice = run()
+        times.append((time.perf_counter() - start) * 1000)
+    times.sort()
+    p50 = statistics.median(times)
+    p95 = times[min(len(times) - 1, round(0.95 * (len(times) - 1)))]
+    print(f"offerings: {len(offerings)}, tasks: {len(scenario.tasks)}, runs: {args.runs}")
+    print(f"advise p50 {p50:.1f} ms, p95 {p95:.1f} ms, min {times[0]:.1f} ms")
+    print(f"throughput at p50: {len(offerings) / (p50 / 1000):,.0f} offerings/s")
+    summary = advice.to_dict()  # type: ignore[attr-defined]
+    print(f"fitting: {summary['fitting']}, pareto: {len(summary['pareto'])}")
+    print(f"rejected: {summary['rejected']}")
+    top = summary["recommendations"][0]
+    print(f"top: {top['offering']} on {top['platform_name']}, {top['monthly_cost']} CNY/month")
+
+
+if __name__ == "__main__":
+    main()
