@@ -8,7 +8,7 @@ profiles), offerings with current prices (2), exchange rates (1), storage prices
 from __future__ import annotations
 
 from collections.abc import Mapping
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from django.conf import settings
@@ -150,7 +150,7 @@ def exchange_rates() -> list[ExchangeRateSpec]:
             base=r.base,
             quote=r.quote,
             rate=r.rate,
-            as_of=datetime.combine(r.as_of, datetime.min.time(), tzinfo=timezone.UTC),
+            as_of=datetime.combine(r.as_of, datetime.min.time(), tzinfo=UTC),
             source=str(r.source),
         )
         for r in ExchangeRate.objects.select_related("source").order_by("as_of")

@@ -1,7 +1,7 @@
-"""The catalogue: platforms, accelerators, offerings, their price history, and where each fact came from.
+"""The catalogue: platforms, accelerators, offerings, price history, and where each fact came from.
 
-Prices are append-only observations: the current price of an offering for a billing unit is its latest
-observation. Invariants live in the database as named constraints with messages.
+Prices are append-only observations: the current price of an offering for a billing unit is its
+latest observation. Invariants live in the database as named constraints with messages.
 """
 
 from __future__ import annotations
@@ -317,7 +317,7 @@ class Accelerator(models.Model):
 
 
 def normalise_alias(name: str) -> str:
-    """The engine's matching form of an accelerator name (case, separators, vendor prefix ignored)."""
+    """The engine's matching form of a name (case, separators and vendor prefix ignored)."""
     return normalise_name(name)
 
 
@@ -538,7 +538,7 @@ class PriceObservationQuerySet(models.QuerySet):
 
 
 class PriceObservation(models.Model):
-    """One observed price of an offering for a billing unit. Append-only: history is never rewritten.
+    """One observed price of an offering for a billing unit. Append-only: history is not rewritten.
 
     `last_seen_at` moves forward when a later import sees the same price again, so staleness is
     right without a new row per sighting.
@@ -680,7 +680,8 @@ class StoragePrice(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.platform.name}: {self.get_kind_display()} {self.amount} {self.currency} {self.get_unit_display()}"
+        kind, unit = self.get_kind_display(), self.get_unit_display()
+        return f"{self.platform.name}: {kind} {self.amount} {self.currency} {unit}"
 
 
 class ExchangeRate(models.Model):

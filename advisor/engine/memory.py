@@ -492,8 +492,23 @@ def _with_checkpointing(task: Task, capacity: int) -> tuple[Task, int] | None:
     return (variant, total) if total is not None else None
 
 
+def _min_tensor_parallel(task: Task, capacity: int) -> int | None:
+    """Smallest tensor-parallel degree that fits; it must divide the attention heads, as
+    vLLM and Megatron require."""
+    arch = _arch(task)
+    if arch.family == "diffusion":
+        return None
+    heads = dims_of(arch).heads
+    for degree in range(task.gpus + 1, min(heads, MAX_SEARCH_GPUS) + 1):
+        if heads % degree == 0 and _fits(replace(task, gpus=degree), capacity) is not None:
+            return degree
+    return None
+
+
 def _min_gpus(task: Task, capacity: int, **changes: Any) -> int | None:
     """Smallest GPU count above the task's at which the changed task fits (binary search)."""
+    if task.kind == "inference":
+        return _min_tensor_parallel(task, capacity)
     lo, hi = task.gpus + 1, MAX_SEARCH_GPUS
     if _fits(replace(task, gpus=hi, **changes), capacity) is None:
         return None

@@ -137,12 +137,31 @@ def place(offering: OfferingSpec, tasks: Sequence[TaskNeed]) -> Placement:
     )
 
 
+def place_cached(offering: OfferingSpec, tasks: tuple[TaskNeed, ...]) -> Placement:
+    """`place`, remembered by (signature, tasks) across calls: the advisor asks the same question
+    for every offering of a kind, and again on every request for the same scenario."""
+    key = (signature(offering), tasks)
+    found = _CACHE.get(key)
+    if found is None:
+        if len(_CACHE) >= _CACHE_MAX:
+            _CACHE.clear()  # crude bound; a refill costs one advise call's placements
+        found = _CACHE[key] = place(offering, tasks)
+    return found
+
+
+_CACHE: dict[tuple[object, ...], Placement] = {}
+_CACHE_MAX = 20_000
+
+
 def signature(offering: OfferingSpec) -> tuple[object, ...]:
-    """What `place` reads of an offering: offerings with equal signatures place tasks alike."""
+    """What `place` reads of an offering: offerings with equal signatures place tasks alike.
+
+    The accelerator spec itself (hashable, frozen) is part of it, so an edited spec is a new key.
+    """
     accel = offering.accelerator
     pooled_gib = offering.pooled_vram_gib if offering.sharing == "pooled" else None
     return (
-        accel.slug,
+        accel,
         offering.gpu_count,
         offering.sharing,
         offering.mig_profile,

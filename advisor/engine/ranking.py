@@ -13,9 +13,10 @@ Ranking (DESIGN.md "Ranking"):
   so that a free offering cannot win on cost alone. Without training tasks this is the cost order.
 
 Speed (DESIGN.md targets: 5 tasks × 10,000 offerings in ≤ 100 ms): memory is computed once per task
-(it does not depend on the accelerator), placement and time once per placement signature
-(accelerator, GPUs, sharing, granularity, slice), month units once per (unit, step, busy hours).
-Full Recommendation objects are built only for the offerings shown (`limit`) and the Pareto front.
+(it does not depend on the accelerator); placement once per placement signature, remembered across
+calls (placement.place_cached); time and month units once per offering kind; per offering only the
+price arithmetic remains. Full Recommendation objects are built only for the offerings shown
+(`limit`) and the Pareto front. bench/bench_advise.py measures it.
 
 Monthly busy hours of an instance: the longest of its "always"/"burst" tasks, or the longest "day"
 task plus the longest "night" task if that is more (time-shifted tasks share the instance and the
@@ -25,8 +26,8 @@ bill); capped at the 720 h billing month.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from decimal import Decimal
 from typing import Any
@@ -34,6 +35,7 @@ from typing import Any
 from advisor.engine import timing
 from advisor.engine.billing import (
     PREPAID_UNITS,
+    ZERO,
     apply_rate,
     break_even_hours,
     cents,
@@ -49,7 +51,7 @@ from advisor.engine.hardware import resolve_accelerator
 from advisor.engine.memory import task_memory
 from advisor.engine.mig import max_compute
 from advisor.engine.mig import profile as mig_profile
-from advisor.engine.placement import Assignment, Placement, TaskNeed, place, signature
+from advisor.engine.placement import Assignment, Placement, TaskNeed, place_cached
 from advisor.engine.types import (
     HOURS_PER_MONTH,
     AcceleratorSpec,
@@ -149,9 +151,20 @@ class _Fit:
     time: float | None
     efficiency: float | None
     time_warnings: tuple[str, ...]
+    # (unit, granularity) -> month units per busy group and their instance-weighted sum
+    units: dict[tuple[str, int], tuple[tuple[Decimal, ...], Decimal]] = field(default_factory=dict)
+
+    def units_for(self, price: PriceSpec) -> tuple[tuple[Decimal, ...], Decimal]:
+        key = (price.unit, granularity(price))
+        found = self.units.get(key)
+        if found is None:
+            per_group = tuple(month_units(key[0], key[1], h) for h, _ in self.busy)
+            total = sum((u * n for u, (_, n) in zip(per_group, self.busy, strict=True)), ZERO)
+            found = self.units[key] = (per_group, total)
+        return found
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class _Candidate:
     total: Decimal
     time: float | None
@@ -159,6 +172,8 @@ class _Candidate:
     fit: _Fit
     prices: tuple[PriceSpec, ...]  # per busy group
     storage: Decimal | None
+    cost_key: float = 0.0  # float(total), for sorting only
+    time_key: float = _INF  # time or infinity, for sorting only
 
 
 class _Context:
@@ -183,16 +198,31 @@ class _Context:
         self.needs = tuple(_need(t) for t in scenario.tasks)
         self.on_slugs = _on_slugs(scenario.tasks, accelerators)
         self.fits: dict[tuple[Any, ...], _Fit] = {}
-        self.placements: dict[tuple[object, ...], Placement] = {}
         self.rate_of: dict[str, ExchangeRateSpec | None] = {}
-        self.storage_of: dict[str, Decimal | None] = {}
+        self.storage_of: dict[tuple[str, float], Decimal | None] = {}
+        self.filtering = bool(
+            self.c.platforms
+            or self.c.domestic_only
+            or self.c.require_nvlink
+            or self.c.physically_exclusive
+            or self.on_slugs
+        )
         self.rejected: Counter[str] = Counter()
         self.misses: dict[str, tuple[float, str]] = {}
 
-    def reject(self, reason: str, closeness: float = _INF, detail: str = "") -> None:
+    def reject(
+        self,
+        reason: str,
+        closeness: float = _INF,
+        offering: OfferingSpec | None = None,
+        detail: str | Callable[[], str] | None = None,
+    ) -> None:
+        """Count a rejection; remember the closest miss per reason (smaller `closeness`)."""
         self.rejected[reason] += 1
-        if reason not in self.misses or (detail and closeness < self.misses[reason][0]):
-            self.misses[reason] = (closeness, detail)
+        known = self.misses.get(reason)
+        if offering is not None and (known is None or closeness < known[0]):
+            text = detail() if callable(detail) else detail or ""
+            self.misses[reason] = (closeness, f"{_label(offering)}: {text}")
 
     def rate(self, currency: str) -> ExchangeRateSpec | None:
         if currency not in self.rate_of:
@@ -239,33 +269,43 @@ def advise(
 
 
 def _evaluate(ctx: _Context, off: OfferingSpec) -> _Candidate | None:
-    reason = _constraint_miss(ctx, off)
-    if reason is not None:
-        ctx.reject(reason)
-        return None
-    prices = tuple(p for p in off.prices if ctx.c.include_stale or not _stale(ctx, p))
+    if ctx.filtering:
+        reason = _constraint_miss(ctx, off)
+        if reason is not None:
+            ctx.reject(reason)
+            return None
+    prices = off.prices if ctx.c.include_stale else _current(ctx, off.prices)
     if not prices:
         ctx.reject("no current price")
         return None
     fit = _fit(ctx, off)
     if not fit.placement.fits:
         shortfall = fit.placement.shortfall_bytes
-        closeness = _INF if shortfall is None else float(shortfall)
-        ctx.reject("does not fit", closeness, _label(off) + ": " + (fit.placement.reason or ""))
+        ctx.reject(
+            "does not fit", _INF if shortfall is None else shortfall, off, fit.placement.reason
+        )
         return None
     deadline = ctx.c.deadline_hours
     if deadline is not None and fit.time is not None and fit.time > deadline:
-        ctx.reject("misses the deadline", fit.time, f"{_label(off)}: {fit.time:.1f} h")
+        ctx.reject("misses the deadline", fit.time, off, lambda: f"{fit.time:.1f} h")
         return None
-    plan_total, chosen = _cheapest(ctx, prices, fit.busy)
-    storage = _storage(ctx, off.platform, fit.busy)
-    total = plan_total + (storage or 0)
-    budget = ctx.c.budget_per_month
+    plan_total, chosen = _cheapest(ctx, prices, fit)
+    storage = _storage(ctx, off.platform, fit.busy) if ctx.c.storage_gb > 0 else None
+    total = plan_total if storage is None else plan_total + storage
+    budget, budget_ccy = ctx.c.budget_per_month, ctx.c.currency
     if budget is not None and total > budget:
-        detail = f"{_label(off)}: {cents(total)} {ctx.c.currency}/month"
-        ctx.reject("over budget", float(total), detail)
+        ctx.reject("over budget", float(total), off, lambda: f"{cents(total)} {budget_ccy}/month")
         return None
-    return _Candidate(total, fit.time, off, fit, chosen, storage)
+    time_key = _INF if fit.time is None else fit.time
+    return _Candidate(total, fit.time, off, fit, chosen, storage, float(total), time_key)
+
+
+def _current(ctx: _Context, prices: tuple[PriceSpec, ...]) -> tuple[PriceSpec, ...]:
+    before = ctx.stale_before
+    for p in prices:
+        if p.stale or p.observed_at < before:
+            return tuple(p for p in prices if not (p.stale or p.observed_at < before))
+    return prices
 
 
 def _constraint_miss(ctx: _Context, off: OfferingSpec) -> str | None:
@@ -289,7 +329,7 @@ def _stale(ctx: _Context, price: PriceSpec) -> bool:
 
 def _fit(ctx: _Context, off: OfferingSpec) -> _Fit:
     # A cheap exact key first; offerings that differ only in what placement ignores (e.g. the
-    # platform's granularity on a card without MIG) then share one placement via `signature`.
+    # platform's granularity on a card without MIG) then share one placement (place_cached).
     key = (
         off.accelerator.slug,
         off.gpu_count,
@@ -306,10 +346,7 @@ def _fit(ctx: _Context, off: OfferingSpec) -> _Fit:
 
 
 def _compute_fit(ctx: _Context, off: OfferingSpec) -> _Fit:
-    sig = signature(off)
-    placement = ctx.placements.get(sig)
-    if placement is None:
-        placement = ctx.placements[sig] = place(off, ctx.needs)
+    placement = place_cached(off, ctx.needs)
     if not placement.fits:
         return _Fit(placement, (), None, None, ())
     busy = _busy_groups(ctx.tasks, placement)
@@ -366,35 +403,59 @@ def _compute_share(off: OfferingSpec, a: Assignment) -> float:
 
 
 def _cheapest(
-    ctx: _Context, prices: Sequence[PriceSpec], busy: Sequence[tuple[float, int]]
+    ctx: _Context, prices: Sequence[PriceSpec], fit: _Fit
 ) -> tuple[Decimal, tuple[PriceSpec, ...]]:
     """Cheapest plan (converted): one unit for all instances, or the best unit per busy group."""
-    costs = [[_group_cost(ctx, p, h, n) for h, n in busy] for p in prices]
-    pure = min(range(len(prices)), key=lambda i: sum(costs[i]))
-    per_group = [min(range(len(prices)), key=lambda i: costs[i][g]) for g in range(len(busy))]
-    mixed_total = sum(costs[i][g] for g, i in enumerate(per_group))
-    pure_total = sum(costs[pure])
-    if mixed_total < pure_total:
-        return Decimal(mixed_total), tuple(prices[i] for i in per_group)
-    return Decimal(pure_total), tuple(prices[pure] for _ in busy)
+    groups = len(fit.busy)
+    if len(prices) == 1:
+        return _price_cost(ctx, prices[0], fit), (prices[0],) * groups
+    # Metered prices are all linear in the busy hours, so the cheapest is cheapest for every
+    # group; only a prepaid plan next to another plan can make a mixed plan worth it.
+    if groups == 1 or not any(p.unit in PREPAID_UNITS for p in prices):
+        totals = [_price_cost(ctx, p, fit) for p in prices]
+        best = min(range(len(prices)), key=totals.__getitem__)
+        return totals[best], (prices[best],) * groups
+    costs = [_group_costs(ctx, p, fit) for p in prices]
+    totals = [sum(row, ZERO) for row in costs]
+    best = min(range(len(prices)), key=totals.__getitem__)
+    per_group = [min(range(len(prices)), key=lambda i: costs[i][g]) for g in range(groups)]
+    mixed = sum((costs[i][g] for g, i in enumerate(per_group)), ZERO)
+    if mixed < totals[best]:
+        return mixed, tuple(prices[i] for i in per_group)
+    return totals[best], (prices[best],) * groups
 
 
-def _group_cost(ctx: _Context, price: PriceSpec, hours: float, instances: int) -> Decimal:
-    units = month_units(price.unit, granularity(price), hours)
-    return ctx.convert(charge(price, units), price.currency) * instances
+def _price_cost(ctx: _Context, price: PriceSpec, fit: _Fit) -> Decimal:
+    """One plan for every instance, converted. Without a minimum charge the cost is linear in the
+    units, so one multiplication prices all instances."""
+    if price.min_charge:
+        return sum(_group_costs(ctx, price, fit), ZERO)
+    raw = charge(price, fit.units_for(price)[1])
+    return raw if price.currency == ctx.c.currency else ctx.convert(raw, price.currency)
+
+
+def _group_costs(ctx: _Context, price: PriceSpec, fit: _Fit) -> list[Decimal]:
+    rate = ctx.rate(price.currency)
+    return [
+        apply_rate(charge(price, u), price.currency, rate) * n
+        for u, (_, n) in zip(fit.units_for(price)[0], fit.busy, strict=True)
+    ]
 
 
 def _storage(ctx: _Context, platform: str, busy: Sequence[tuple[float, int]]) -> Decimal | None:
+    """Cheapest storage price of the platform for the scenario's data, busy hours of the busiest
+    instance (storage billed only while running follows the instance that holds the data)."""
     if ctx.c.storage_gb <= 0:
         return None
-    if platform not in ctx.storage_of:
+    key = (platform, busy[0][0])
+    if key not in ctx.storage_of:
         options = [
             ctx.convert(storage_monthly_cost(s, ctx.c.storage_gb, busy[0][0]), s.currency)
             for s in ctx.storage_prices
             if s.platform == platform
         ]
-        ctx.storage_of[platform] = min(options, default=None)
-    return ctx.storage_of[platform]
+        ctx.storage_of[key] = min(options, default=None)
+    return ctx.storage_of[key]
 
 
 # ---------------------------------------------------------------------------------- rank and front
@@ -402,26 +463,23 @@ def _storage(ctx: _Context, platform: str, busy: Sequence[tuple[float, int]]) ->
 
 def _rank(candidates: list[_Candidate], objective: str) -> list[_Candidate]:
     if objective == "cost":
-        return sorted(candidates, key=lambda c: (c.total, _time_key(c)))
+        return sorted(candidates, key=lambda c: (c.cost_key, c.time_key))
     if objective == "time":
-        return sorted(candidates, key=lambda c: (_time_key(c), c.total))
-    best_cost = min(c.total for c in candidates)
-    times = [c.time for c in candidates if c.time is not None]
-    best_time = min(times, default=None)
-    worst_ratio = max((t / best_time for t in times), default=1.0) if best_time else 1.0
+        return sorted(candidates, key=lambda c: (c.time_key, c.cost_key))
+    best_cost = min(c.cost_key for c in candidates)
+    times = [c.time_key for c in candidates if c.time_key < _INF]
+    if not times:
+        return sorted(candidates, key=lambda c: c.cost_key)
+    best_time = min(times) or 1e-9
+    # An offering without a time estimate counts as the slowest one that has one.
+    slowest = max(times) / best_time
+    cost_scale = 1 / best_cost if best_cost > 0 else 1.0
 
-    def score(c: _Candidate) -> float:
-        cost = float(c.total / best_cost) if best_cost > 0 else float(c.total > 0) + 1
-        if not best_time:
-            return cost
-        # An offering without a time estimate counts as the slowest one that has one.
-        return cost + (c.time / best_time if c.time is not None else worst_ratio)
+    def score(c: _Candidate) -> tuple[float, float]:
+        t = c.time_key / best_time if c.time_key < _INF else slowest
+        return (c.cost_key * cost_scale + t, c.cost_key)
 
-    return sorted(candidates, key=lambda c: (score(c), c.total))
-
-
-def _time_key(c: _Candidate) -> float:
-    return _INF if c.time is None else c.time
+    return sorted(candidates, key=score)
 
 
 def _pareto(ordered: Sequence[_Candidate]) -> set[int]:
@@ -429,11 +487,10 @@ def _pareto(ordered: Sequence[_Candidate]) -> set[int]:
     most as expensive as; of exact duplicates the first in rank order is kept."""
     front: set[int] = set()
     best_time = _INF
-    for c in sorted(ordered, key=lambda c: (c.total, _time_key(c))):
-        t = _time_key(c)
-        if t < best_time or (not front and t == best_time):
+    for c in sorted(ordered, key=lambda c: (c.cost_key, c.time_key)):
+        if c.time_key < best_time or not front:
             front.add(id(c))
-            best_time = t
+            best_time = c.time_key
     return front
 
 

@@ -329,6 +329,8 @@ _CONSTRAINT_READERS: dict[str, Callable[[object, str], Any]] = {
     "domestic_only": _boolean,
     "platforms": _platforms,
     "include_stale": _boolean,
+    # Data kept on the platform's storage (datasets, checkpoints), GB; priced per platform.
+    "storage_gb": lambda v, p: _number(v, p, 0, 1e9),
 }
 
 

@@ -97,7 +97,8 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "var" / "staticfiles"
-# plotly.js comes from the installed plotly package (never a CDN): static/vendor/plotly/plotly.min.js
+# plotly.js comes from the installed plotly package, never a CDN:
+# {% static 'vendor/plotly/plotly.min.js' %}
 STATICFILES_DIRS = [
     BASE_DIR / "static",
     ("vendor/plotly", Path(plotly.__file__).resolve().parent / "package_data"),

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from advisor.engine import ranking
+from advisor.engine import placement, ranking
 from advisor.engine.errors import NoFit
 from advisor.engine.hardware import load_accelerators
 from advisor.engine.ranking import advise
@@ -292,7 +292,7 @@ def test_memory_is_computed_once_per_task_and_placement_once_per_signature(
 ) -> None:
     """The speed design (ranking module doc): no per-offering memory or placement work."""
     calls = {"memory": 0, "place": 0}
-    real_memory, real_place = ranking.task_memory, ranking.place
+    real_memory, real_place = ranking.task_memory, placement.place
 
     def count_memory(task: Task) -> Any:
         calls["memory"] += 1
@@ -303,7 +303,8 @@ def test_memory_is_computed_once_per_task_and_placement_once_per_signature(
         return real_place(*a)
 
     monkeypatch.setattr(ranking, "task_memory", count_memory)
-    monkeypatch.setattr(ranking, "place", count_place)
+    monkeypatch.setattr(placement, "place", count_place)
+    monkeypatch.setattr(placement, "_CACHE", {})  # start cold: earlier tests placed these tasks
     offers = [
         offer(f"o{i}", "rtx-4090-24gb" if i % 2 else "a100-80gb", price("hour", str(1 + i)))
         for i in range(50)

@@ -1,0 +1,31 @@
+"""`manage.py advise FILE`: ranked recommendations for a scenario from the catalogue, as JSON.
+
+FILE is a scenario JSON file (DESIGN.md "The scenario"), or `-` for stdin. Reads the database
+through advisor.services, the same code path as the web page and the API. Bad input, or nothing
+that fits, exits with status 2 and one line `error: <field>: <message>`, never a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+from advisor import services
+from advisor.engine.errors import AdvisorError
+
+from .estimate import Command as EstimateCommand
+from .estimate import EstimateError
+
+
+class Command(EstimateCommand):
+    help = "Recommend platforms, offerings and billing plans for a scenario (JSON file, or -)."
+    requires_system_checks = "__all__"
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        data = self._read(options["file"], options.get("stdin") or sys.stdin)
+        try:
+            result = services.advise_scenario(data)
+        except AdvisorError as error:
+            raise EstimateError(error.field or "scenario", error.message) from None
+        self.stdout.write(json.dumps(result, indent=2, ensure_ascii=False, default=str))

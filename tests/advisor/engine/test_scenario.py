@@ -1,0 +1,234 @@
+"""The scenario JSON contract (DESIGN.md "The scenario"): what parses, and where errors point."""
+
+from __future__ import annotations
+
+import json
+from decimal import Decimal
+from typing import Any
+
+import pytest
+
+from advisor.engine.errors import InvalidWorkload
+from advisor.engine.presets import MODEL_PRESETS
+from advisor.engine.scenario import parse_scenario, scenario_to_dict
+from advisor.engine.types import Constraints, ModelArch, OnHardware, Task
+
+
+def one_task(**fields: Any) -> dict[str, Any]:
+    task = {"kind": "lora", "model": "llama-3.1-8b"}
+    task.update(fields)
+    return {"tasks": [task]}
+
+
+def error_field(data: object) -> str | None:
+    with pytest.raises(InvalidWorkload) as caught:
+        parse_scenario(data)
+    return caught.value.field
+
+
+def test_a_minimal_task_gets_the_documented_defaults() -> None:
+    scenario = parse_scenario(one_task())
+    assert scenario.tasks == (
+        Task(name="task 1", kind="lora", model="llama-3.1-8b", arch=MODEL_PRESETS["llama-3.1-8b"]),
+    )
+    assert scenario.constraints == Constraints()
+    assert scenario.objective == "balanced"
+
+
+def test_the_design_example_parses() -> None:
+    """DESIGN.md's example task, field for field."""
+    data = {
+        "tasks": [
+            {
+                "name": "night fine-tune",
+                "kind": "full_finetune",
+                "model": "llama-3.1-70b",
+                "precision": "bf16",
+                "optimizer": "adamw",
+                "master_weights": True,
+                "sharding": "fsdp",
+                "offload": "none",
+                "activation_checkpointing": "full",
+                "micro_batch": 1,
+                "seq_len": 4096,
+                "lora_rank": 16,
+                "tokens": 2e9,
+                "gpus": 8,
+                "when": "night",
+                "hours_per_month": 300,
+                "isolation": "hard",
+                "on": {"accelerator": "a100-80gb", "count": 8, "mfu": 0.4},
+            }
+        ],
+        "constraints": {
+            "budget_per_month": "20000.50",
+            "currency": "usd",
+            "deadline_hours": 48,
+            "physically_exclusive": True,
+            "require_nvlink": True,
+            "domestic_only": False,
+            "platforms": ["AutoDL", "lambda"],
+            "include_stale": True,
+        },
+        "objective": "time",
+    }
+    scenario = parse_scenario(data)
+    task = scenario.tasks[0]
+    assert task.sharding == "zero3"  # "fsdp" = "zero3"
+    assert task.on == OnHardware(accelerator="a100-80gb", count=8, mfu=0.4)
+    assert (task.tokens, task.hours_per_month, task.when) == (2e9, 300.0, "night")
+    assert scenario.constraints == Constraints(
+        budget_per_month=Decimal("20000.50"),
+        currency="USD",
+        deadline_hours=48.0,
+        physically_exclusive=True,
+        require_nvlink=True,
+        platforms=("autodl", "lambda"),
+        include_stale=True,
+    )
+    assert scenario.objective == "time"
+
+
+def test_params_with_a_partial_arch_build_a_model_arch() -> None:
+    scenario = parse_scenario(
+        {"tasks": [{"kind": "full_finetune", "params": 7.5e9, "arch": {"layers": 32}}]}
+    )
+    assert scenario.tasks[0].arch == ModelArch(params=7_500_000_000, layers=32)
+    assert scenario.tasks[0].model is None
+
+
+def test_on_without_a_count_takes_the_tasks_gpus_and_gpus_defaults_to_on_count() -> None:
+    with_gpus = parse_scenario(one_task(gpus=4, on={"accelerator": "h100-sxm-80gb"}))
+    with_count = parse_scenario(one_task(on={"accelerator": "h100-sxm-80gb", "count": 2}))
+    assert with_gpus.tasks[0].on.count == 4
+    assert with_count.tasks[0].gpus == 2
+
+
+@pytest.mark.parametrize(
+    ("data", "field"),
+    [
+        (one_task(colour="red"), "tasks[0].colour"),
+        (one_task(precision=5), "tasks[0].precision"),
+        (one_task(precision="bf17"), "tasks[0].precision"),
+        (one_task(gpus=True), "tasks[0].gpus"),
+        (one_task(gpus=1.5), "tasks[0].gpus"),
+        (one_task(micro_batch=0), "tasks[0].micro_batch"),
+        (one_task(seq_len=10_000_001), "tasks[0].seq_len"),
+        (one_task(context_len=-1), "tasks[0].context_len"),
+        (one_task(hours_per_month=745), "tasks[0].hours_per_month"),
+        (one_task(master_weights="yes"), "tasks[0].master_weights"),
+        (one_task(tokens=float("nan")), "tasks[0].tokens"),
+        (one_task(tokens=0), "tasks[0].tokens"),
+        (one_task(model="llama-4"), "tasks[0].model"),
+        (one_task(params=7e9), "tasks[0].params"),
+        (one_task(on={"accelerator": "a100-80gb", "mfu": 0}), "tasks[0].on.mfu"),
+        (one_task(on={"accelerator": "a100-80gb", "mfu": 1.5}), "tasks[0].on.mfu"),
+        (one_task(on={"count": 2}), "tasks[0].on.accelerator"),
+        (one_task(on={"accelerator": "a100-80gb", "socket": 1}), "tasks[0].on.socket"),
+        (one_task(on={"accelerator": "x", "count": 4}, gpus=2), "tasks[0].on.count"),
+        (one_task(on="a100-80gb"), "tasks[0].on"),
+        (one_task(kind="training"), "tasks[0].kind"),
+        (one_task(kind=None), "tasks[0].kind"),
+        (one_task(offload="optimizer_and_params"), "tasks[0].offload"),
+        (one_task(vram_gib=20), "tasks[0].vram_gib"),
+        (one_task(kind="full_finetune", precision="int4"), "tasks[0].precision"),
+        (one_task(kind="qlora", precision="fp8"), "tasks[0].precision"),
+        ({"tasks": [{"kind": "fixed"}]}, "tasks[0].vram_gib"),
+        ({"tasks": [{"kind": "inference"}]}, "tasks[0].model"),
+        ({"tasks": [{"kind": "inference", "params": 0}]}, "tasks[0].params"),
+        ({"tasks": [{"kind": "inference", "params": 1e15}]}, "tasks[0].params"),
+        ({"tasks": [{"kind": "inference", "arch": {"layers": 2}}]}, "tasks[0].params"),
+        ({"tasks": [{"kind": "lora", "params": 1e9, "arch": {"depth": 2}}]}, "tasks[0].arch.depth"),
+        (
+            {"tasks": [{"kind": "lora", "params": 1e9, "arch": {"layers": 0}}]},
+            "tasks[0].arch.layers",
+        ),
+        ({"tasks": []}, "tasks"),
+        ({"tasks": "all"}, "tasks"),
+        ({"tasks": [3]}, "tasks[0]"),
+        ({**one_task(), "budget": 3}, "budget"),
+        ({**one_task(), "objective": "fast"}, "objective"),
+        ({**one_task(), "constraints": {"budget_per_month": -1}}, "constraints.budget_per_month"),
+        (
+            {**one_task(), "constraints": {"budget_per_month": "lots"}},
+            "constraints.budget_per_month",
+        ),
+        ({**one_task(), "constraints": {"currency": "EUR"}}, "constraints.currency"),
+        ({**one_task(), "constraints": {"deadline_hours": 0}}, "constraints.deadline_hours"),
+        ({**one_task(), "constraints": {"platforms": "autodl"}}, "constraints.platforms"),
+        ({**one_task(), "constraints": {"platforms": [1]}}, "constraints.platforms[0]"),
+        ({**one_task(), "constraints": {"gpu": "a100"}}, "constraints.gpu"),
+        ({"tasks": [{"kind": "lora", "model": "mistral-7b", "name": "a"}] * 2}, "tasks[1].name"),
+    ],
+)
+def test_each_invalid_input_names_its_field(data: object, field: str) -> None:
+    assert error_field(data) == field
+
+
+@pytest.mark.parametrize("data", [None, [], "tasks", 3, True])
+def test_a_scenario_that_is_not_an_object_is_a_non_field_error(data: object) -> None:
+    assert error_field(data) is None
+
+
+def test_an_unknown_preset_suggests_close_ones() -> None:
+    with pytest.raises(InvalidWorkload) as caught:
+        parse_scenario(one_task(model="llama-3.1-8"))
+    assert "llama-3.1-8b" in caught.value.message
+
+
+def test_an_unknown_field_suggests_the_intended_one() -> None:
+    with pytest.raises(InvalidWorkload) as caught:
+        parse_scenario(one_task(micro_batches=2))
+    assert "micro_batch" in caught.value.message
+
+
+def test_a_scenario_survives_the_round_trip_through_json() -> None:
+    data = {
+        "tasks": [
+            {
+                "name": "train",
+                "kind": "full_finetune",
+                "params": 7.5e9,
+                "arch": {"layers": 32, "hidden": 4096},
+                "sharding": "zero2",
+                "gpus": 8,
+                "tokens": 1e9,
+                "on": {"accelerator": "A100 80G", "mig_profile": None, "mfu": 0.35},
+            },
+            {"name": "serve", "kind": "inference", "model": "qwen2.5-7b", "kv_precision": "fp8"},
+            {"name": "render", "kind": "fixed", "vram_gib": 20.5, "isolation": "soft"},
+        ],
+        "constraints": {"budget_per_month": 1234.5, "platforms": ["autodl"]},
+        "objective": "cost",
+    }
+    scenario = parse_scenario(data)
+    again = parse_scenario(json.loads(json.dumps(scenario_to_dict(scenario))))
+    assert again == scenario
+
+
+def test_storage_gb_is_read_from_the_constraints():
+    from advisor.engine.scenario import parse_scenario
+
+    scenario = parse_scenario(
+        {
+            "tasks": [{"name": "r", "kind": "fixed", "vram_gib": 8}],
+            "constraints": {"storage_gb": 500},
+        }
+    )
+    assert scenario.constraints.storage_gb == 500
+
+
+def test_a_negative_storage_size_names_its_field():
+    import pytest
+
+    from advisor.engine.errors import InvalidWorkload
+    from advisor.engine.scenario import parse_scenario
+
+    with pytest.raises(InvalidWorkload) as excinfo:
+        parse_scenario(
+            {
+                "tasks": [{"name": "r", "kind": "fixed", "vram_gib": 8}],
+                "constraints": {"storage_gb": -1},
+            }
+        )
+    assert excinfo.value.field == "constraints.storage_gb"

@@ -1,0 +1,195 @@
+"""Training time and decode speed: formulas of memory-and-time.md §5 and hardware.md §8."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from advisor.engine.errors import InvalidWorkload
+from advisor.engine.hardware import load_accelerators
+from advisor.engine.memory import kv_bytes_per_token, lora_adapter_params
+from advisor.engine.presets import MODEL_PRESETS
+from advisor.engine.timing import (
+    DEFAULT_MFU,
+    allreduce_anchor,
+    allreduce_busbw_gbps,
+    allreduce_seconds,
+    decode_tokens_per_s,
+    training_flops,
+    training_time,
+)
+from advisor.engine.types import Task
+
+ACCELERATORS = load_accelerators()
+
+
+def train(model: str = "llama-2-7b", **fields) -> Task:
+    fields.setdefault("kind", "full_finetune")
+    fields.setdefault("tokens", 1e9)
+    return Task(name="t", model=model, arch=MODEL_PRESETS[model], **fields)
+
+
+# ------------------------------------------------------------------- §9 case 6: interconnects
+
+
+@pytest.mark.parametrize(
+    ("slug", "interconnect", "gpus", "low", "high"),
+    [
+        ("a100-80gb", "nvlink", 8, 200, 200),
+        ("a100-40gb", "nvlink", 8, 200, 200),
+        ("h100-sxm-80gb", "nvlink", 8, 370, 480),
+        ("h800-80gb", "nvlink", 8, 215, 215),
+        ("rtx-4090-24gb", "pcie", 8, 25, 35),
+        ("rtx-5090-32gb", "pcie", 8, 28, 28),
+        ("rtx-5090-32gb", "pcie", 4, 35, 35),
+    ],
+)
+def test_allreduce_bus_bandwidth_matches_the_measured_anchors(slug, interconnect, gpus, low, high):
+    """hardware.md §8 / memory-and-time.md §9 case 6: 8×A100 NVSwitch ~200 GB/s (nccl-tests#149),
+    8×H100 370-480 (nccl-tests#212), 8×H800 215 (nccl#1374), consumer PCIe 25-35 (nccl#1639)."""
+    assert low <= allreduce_busbw_gbps(ACCELERATORS[slug], interconnect, gpus) <= high
+
+
+def test_unmeasured_nvlink_cards_scale_from_the_nearest_anchor_and_say_so() -> None:
+    """A800 NVLink 400 GB/s (hardware.md §6) scaled from the 8×A100 600 GB/s anchor."""
+    busbw, source = allreduce_anchor(ACCELERATORS["a800-80gb"], "nvlink", 8)
+    assert busbw == pytest.approx(200 * 400 / 600)
+    assert "nccl-tests#149" in source and "scaled" in source
+
+
+def test_a_two_gpu_nvlink_bridge_uses_its_measurement_and_larger_rings_fall_back_to_pcie() -> None:
+    """hardware.md §8: 2×H100 PCIe + NVLink bridge ~116 GB/s (nccl#1161)."""
+    h100_pcie = ACCELERATORS["h100-pcie-80gb"]
+    assert allreduce_busbw_gbps(h100_pcie, "nvlink", 2) == 116
+    assert allreduce_busbw_gbps(h100_pcie, "nvlink", 4) == 35
+
+
+def test_nvlink_asked_for_a_card_without_it_is_pcie() -> None:
+    assert allreduce_busbw_gbps(ACCELERATORS["l40s-48gb"], "nvlink", 8) == 28
+
+
+def test_allreduce_of_7b_gradients_takes_a_tenth_of_a_second_on_a100_and_a_second_on_pcie() -> None:
+    """hardware.md §8 example: 14 GB of bf16 gradients, 8 GPUs: 0.12 s at 200 GB/s,
+    ~1.0 s at 25 GB/s."""
+    assert allreduce_seconds(14e9, 8, 200) == pytest.approx(0.12, abs=0.005)
+    assert allreduce_seconds(14e9, 8, 25) == pytest.approx(1.0, abs=0.03)
+    assert allreduce_seconds(14e9, 1, 25) == 0
+
+
+# ------------------------------------------------------------------------------- FLOPs and time
+
+
+@pytest.mark.parametrize(
+    ("kind", "checkpointing", "per_token"),
+    [
+        ("full_finetune", "none", 6),
+        ("full_finetune", "selective", 6),
+        ("full_finetune", "full", 8),
+        ("lora", "none", 4),
+        ("lora", "full", 6),
+        ("qlora", "full", 6),
+    ],
+)
+def test_training_flops_per_parameter_and_token(kind, checkpointing, per_token) -> None:
+    """memory-and-time.md §5: 6ND, 8ND with full recomputation; LoRA 4ND, 6ND with full
+    checkpointing."""
+    task = train(kind=kind, activation_checkpointing=checkpointing)
+    assert training_flops(task) == per_token * MODEL_PRESETS["llama-2-7b"].params * 1e9
+
+
+def test_a_mixture_of_experts_trains_at_its_active_parameters() -> None:
+    """§5 with the DeepSeek-V3 active count (§3.2): 37.6B per token, not 671B."""
+    task = train("deepseek-v3")
+    assert training_flops(task) == 6 * MODEL_PRESETS["deepseek-v3"].active_params * 1e9
+
+
+def test_one_gpu_time_is_flops_over_peak_times_mfu() -> None:
+    """§5: time = 6ND / (dense BF16 peak × MFU); H100 SXM 989 TFLOPS dense (hardware.md §6)."""
+    estimate = training_time(train(), ACCELERATORS["h100-sxm-80gb"], 1, "none")
+    expected = 6 * MODEL_PRESETS["llama-2-7b"].params * 1e9 / (989e12 * DEFAULT_MFU)
+    assert estimate.compute_seconds == pytest.approx(expected)
+    assert estimate.hours == pytest.approx(expected / 3600)
+    assert (estimate.comm_seconds, estimate.scaling_efficiency) == (0, 1)
+
+
+def test_fp32_training_runs_at_the_fp32_peak() -> None:
+    h100 = ACCELERATORS["h100-sxm-80gb"]
+    bf16 = training_time(train(), h100, 1, "none")
+    fp32 = training_time(train(precision="fp32"), h100, 1, "none")
+    assert fp32.compute_seconds / bf16.compute_seconds == pytest.approx(989 / 67)
+
+
+def test_nvlink_scales_a_7b_full_fine_tune_where_pcie_does_not() -> None:
+    """hardware.md §8: DDP on 8 NVLink A100s scales at 97-98 %; on consumer PCIe the all-reduce
+    of 14 GB of gradients (~1 s) is comparable to the compute of a step."""
+    task = train(gpus=8)
+    nvlink = training_time(task, ACCELERATORS["a100-80gb"], 8, "nvlink")
+    pcie = training_time(task, ACCELERATORS["rtx-4090-24gb"], 8, "pcie")
+    assert nvlink.scaling_efficiency > 0.95
+    assert pcie.scaling_efficiency < 0.8
+    assert any("scaling efficiency" in warning for warning in pcie.warnings)
+
+
+def test_lora_scales_near_linearly_even_on_pcie() -> None:
+    """hardware.md §8: a LoRA's gradient sync is megabytes, so it scales even on PCIe."""
+    task = train("llama-3.1-8b", kind="lora", gpus=8)
+    estimate = training_time(task, ACCELERATORS["rtx-4090-24gb"], 8, "pcie")
+    assert estimate.scaling_efficiency > 0.99
+    assert lora_adapter_params(MODEL_PRESETS["llama-3.1-8b"], 16) * 2 < 30e6
+
+
+def test_zero3_moves_one_and_a_half_times_the_gradient_traffic() -> None:
+    """memory-and-time.md §1.1: ZeRO-3 moves 3Ψ instead of 2Ψ."""
+    slow = 1.0  # GB/s, so that communication is exposed and proportional to volume
+    card = ACCELERATORS["a100-80gb"]
+    ddp = training_time(train(gpus=8), card, 8, "pcie", busbw_gbps=slow)
+    zero3 = training_time(train(gpus=8, sharding="zero3"), card, 8, "pcie", busbw_gbps=slow)
+    hidden = ddp.compute_seconds * 0.5 * 2 / 3
+    assert (zero3.comm_seconds + hidden) / (ddp.comm_seconds + hidden) == pytest.approx(1.5)
+
+
+def test_an_mfu_above_60_percent_is_flagged() -> None:
+    """DESIGN.md: flag MFU above 60 % (no run in memory-and-time.md §5 exceeds 54.2 %)."""
+    card = ACCELERATORS["h100-sxm-80gb"]
+    assert training_time(train(), card, 1, "none", mfu=0.6).warnings == ()
+    assert "60 %" in training_time(train(), card, 1, "none", mfu=0.7).warnings[0]
+
+
+def test_missing_tokens_name_the_tasks_field() -> None:
+    with pytest.raises(InvalidWorkload) as caught:
+        training_time(train(tokens=None), ACCELERATORS["a100-80gb"], 1, "none", index=3)
+    assert caught.value.field == "tasks[3].tokens"
+
+
+# ------------------------------------------------------------------------------------- decode
+
+
+def test_decode_is_bounded_by_reading_weights_and_kv_once_per_token() -> None:
+    """§5: t_token >= (weight bytes + KV bytes read) / BW; RTX 4090 1008 GB/s (hardware.md §6)."""
+    task = Task(name="t", kind="inference", arch=MODEL_PRESETS["llama-2-7b"], context_len=1000)
+    kv = kv_bytes_per_token(MODEL_PRESETS["llama-2-7b"]) * 1000
+    expected = 1008e9 / (2 * MODEL_PRESETS["llama-2-7b"].params + kv)
+    assert decode_tokens_per_s(task, ACCELERATORS["rtx-4090-24gb"]) == pytest.approx(expected)
+
+
+def test_more_concurrent_sequences_slow_each_stream_and_tensor_parallel_speeds_it() -> None:
+    task = Task(name="t", kind="inference", arch=MODEL_PRESETS["llama-3.1-8b"])
+    card = ACCELERATORS["h100-sxm-80gb"]
+    one = decode_tokens_per_s(task, card)
+    assert decode_tokens_per_s(replace(task, concurrent_sequences=32), card) < one
+    assert decode_tokens_per_s(task, card, gpus=2) == pytest.approx(2 * one)
+
+
+def test_moe_decode_reads_the_active_experts_only() -> None:
+    task = Task(name="t", kind="inference", arch=MODEL_PRESETS["deepseek-v3"], precision="fp8")
+    card = ACCELERATORS["h200-141gb"]
+    kv = kv_bytes_per_token(MODEL_PRESETS["deepseek-v3"]) * 4096
+    expected = 4800e9 / (MODEL_PRESETS["deepseek-v3"].active_params + kv)
+    assert decode_tokens_per_s(task, card) == pytest.approx(expected)
+
+
+def test_decode_without_a_bandwidth_figure_is_an_input_error() -> None:
+    task = Task(name="t", kind="inference", arch=MODEL_PRESETS["qwen2.5-7b"])
+    with pytest.raises(InvalidWorkload):
+        decode_tokens_per_s(task, ACCELERATORS["ascend-910b-64gb"])
