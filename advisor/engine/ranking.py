@@ -153,6 +153,9 @@ class _Fit:
     time_warnings: tuple[str, ...]
     # (unit, granularity) -> month units per busy group and their instance-weighted sum
     units: dict[tuple[str, int], tuple[tuple[Decimal, ...], Decimal]] = field(default_factory=dict)
+    float_units: dict[tuple[str, int], tuple[tuple[float, ...], float]] = field(
+        default_factory=dict
+    )
 
     def units_for(self, price: PriceSpec) -> tuple[tuple[Decimal, ...], Decimal]:
         key = (price.unit, granularity(price))
@@ -163,16 +166,27 @@ class _Fit:
             found = self.units[key] = (per_group, total)
         return found
 
+    def float_units_for(self, price: PriceSpec) -> tuple[tuple[float, ...], float]:
+        """units_for as floats, for ranking only (exact Decimal money is kept for what is shown)."""
+        key = (price.unit, price.granularity_seconds or 0)
+        found = self.float_units.get(key)
+        if found is None:
+            per_group, total = self.units_for(price)
+            found = self.float_units[key] = (tuple(float(u) for u in per_group), float(total))
+        return found
+
 
 @dataclass(slots=True)
 class _Candidate:
-    total: Decimal
+    """An offering that fits. Its cost is ranked as a float; the exact Decimal total is computed
+    only for the recommendations shown (`_exact_total`)."""
+
     time: float | None
     offering: OfferingSpec
     fit: _Fit
     prices: tuple[PriceSpec, ...]  # per busy group
     storage: Decimal | None
-    cost_key: float = 0.0  # float(total), for sorting only
+    cost_key: float = 0.0  # monthly cost in the target currency, for ranking only
     time_key: float = _INF  # time or infinity, for sorting only
 
 
@@ -199,6 +213,9 @@ class _Context:
         self.on_slugs = _on_slugs(scenario.tasks, accelerators)
         self.fits: dict[tuple[Any, ...], _Fit] = {}
         self.rate_of: dict[str, ExchangeRateSpec | None] = {}
+        self.float_rate_of: dict[str, float] = {}
+        budget = self.c.budget_per_month
+        self.budget = None if budget is None else float(budget)
         self.storage_of: dict[tuple[str, float], Decimal | None] = {}
         self.filtering = bool(
             self.c.platforms
@@ -231,6 +248,15 @@ class _Context:
 
     def convert(self, amount: Decimal, currency: str) -> Decimal:
         return apply_rate(amount, currency, self.rate(currency))
+
+    def float_rate(self, currency: str) -> float:
+        """Multiplier from `currency` to the target currency, as a float (ranking only)."""
+        if currency == self.c.currency:
+            return 1.0
+        found = self.float_rate_of.get(currency)
+        if found is None:
+            found = self.float_rate_of[currency] = float(self.convert(Decimal(1), currency))
+        return found
 
 
 def advise(
@@ -291,13 +317,21 @@ def _evaluate(ctx: _Context, off: OfferingSpec) -> _Candidate | None:
         return None
     plan_total, chosen = _cheapest(ctx, prices, fit)
     storage = _storage(ctx, off.platform, fit.busy) if ctx.c.storage_gb > 0 else None
-    total = plan_total if storage is None else plan_total + storage
-    budget, budget_ccy = ctx.c.budget_per_month, ctx.c.currency
-    if budget is not None and total > budget:
-        ctx.reject("over budget", float(total), off, lambda: f"{cents(total)} {budget_ccy}/month")
-        return None
+    total = plan_total if storage is None else plan_total + float(storage)
     time_key = _INF if fit.time is None else fit.time
-    return _Candidate(total, fit.time, off, fit, chosen, storage, float(total), time_key)
+    candidate = _Candidate(fit.time, off, fit, chosen, storage, total, time_key)
+    budget, exact_budget = ctx.budget, ctx.c.budget_per_month
+    # Floats decide clear cases; within a cent of the budget the exact Decimal total decides.
+    if (
+        budget is not None
+        and exact_budget is not None
+        and total > budget - 0.01
+        and (total > budget + 0.01 or _exact_total(ctx, candidate) > exact_budget)
+    ):
+        ccy = ctx.c.currency
+        ctx.reject("over budget", total, off, lambda: f"{total:.2f} {ccy}/month")
+        return None
+    return candidate
 
 
 def _current(ctx: _Context, prices: tuple[PriceSpec, ...]) -> tuple[PriceSpec, ...]:
@@ -404,42 +438,63 @@ def _compute_share(off: OfferingSpec, a: Assignment) -> float:
 
 def _cheapest(
     ctx: _Context, prices: Sequence[PriceSpec], fit: _Fit
-) -> tuple[Decimal, tuple[PriceSpec, ...]]:
-    """Cheapest plan (converted): one unit for all instances, or the best unit per busy group."""
+) -> tuple[float, tuple[PriceSpec, ...]]:
+    """Cheapest plan (converted, as a float for ranking): one unit for all instances, or the best
+    unit per busy group."""
     groups = len(fit.busy)
     if len(prices) == 1:
         return _price_cost(ctx, prices[0], fit), (prices[0],) * groups
+    if groups == 1:  # the common case: one busy group, the cheapest single price wins
+        best_cost, best_price = _INF, prices[0]
+        for p in prices:
+            cost = _price_cost(ctx, p, fit)
+            if cost < best_cost:
+                best_cost, best_price = cost, p
+        return best_cost, (best_price,)
     # Metered prices are all linear in the busy hours, so the cheapest is cheapest for every
     # group; only a prepaid plan next to another plan can make a mixed plan worth it.
-    if groups == 1 or not any(p.unit in PREPAID_UNITS for p in prices):
+    if not any(p.unit in PREPAID_UNITS for p in prices):
         totals = [_price_cost(ctx, p, fit) for p in prices]
         best = min(range(len(prices)), key=totals.__getitem__)
         return totals[best], (prices[best],) * groups
     costs = [_group_costs(ctx, p, fit) for p in prices]
-    totals = [sum(row, ZERO) for row in costs]
+    totals = [sum(row) for row in costs]
     best = min(range(len(prices)), key=totals.__getitem__)
     per_group = [min(range(len(prices)), key=lambda i: costs[i][g]) for g in range(groups)]
-    mixed = sum((costs[i][g] for g, i in enumerate(per_group)), ZERO)
+    mixed = sum(costs[i][g] for g, i in enumerate(per_group))
     if mixed < totals[best]:
         return mixed, tuple(prices[i] for i in per_group)
     return totals[best], (prices[best],) * groups
 
 
-def _price_cost(ctx: _Context, price: PriceSpec, fit: _Fit) -> Decimal:
+def _price_cost(ctx: _Context, price: PriceSpec, fit: _Fit) -> float:
     """One plan for every instance, converted. Without a minimum charge the cost is linear in the
     units, so one multiplication prices all instances."""
     if price.min_charge:
-        return sum(_group_costs(ctx, price, fit), ZERO)
-    raw = charge(price, fit.units_for(price)[1])
-    return raw if price.currency == ctx.c.currency else ctx.convert(raw, price.currency)
+        return sum(_group_costs(ctx, price, fit))
+    units = fit.float_units_for(price)[1]
+    return price.amount_float * units * ctx.float_rate(price.currency) if units else 0.0
 
 
-def _group_costs(ctx: _Context, price: PriceSpec, fit: _Fit) -> list[Decimal]:
-    rate = ctx.rate(price.currency)
+def _group_costs(ctx: _Context, price: PriceSpec, fit: _Fit) -> list[float]:
+    amount, floor = price.amount_float, float(price.min_charge)
+    rate = ctx.float_rate(price.currency)
     return [
-        apply_rate(charge(price, u), price.currency, rate) * n
-        for u, (_, n) in zip(fit.units_for(price)[0], fit.busy, strict=True)
+        (max(amount * u, floor) if u else 0.0) * rate * n
+        for u, (_, n) in zip(fit.float_units_for(price)[0], fit.busy, strict=True)
     ]
+
+
+def _exact_total(ctx: _Context, c: _Candidate) -> Decimal:
+    """The monthly cost of the chosen plan in exact Decimal money, storage included."""
+    plan = sum(
+        (
+            ctx.convert(charge(p, month_units(p.unit, granularity(p), h)), p.currency) * n
+            for p, (h, n) in _zip(c)
+        ),
+        ZERO,
+    )
+    return plan if c.storage is None else plan + c.storage
 
 
 def _storage(ctx: _Context, platform: str, busy: Sequence[tuple[float, int]]) -> Decimal | None:
@@ -501,7 +556,8 @@ def _recommend(
     ctx: _Context, c: _Candidate, rank: int, on_front: bool, ordered: Sequence[_Candidate]
 ) -> Recommendation:
     off, placement = c.offering, c.fit.placement
-    plan = _billing_choice(ctx, c)
+    total = _exact_total(ctx, c)
+    plan = _billing_choice(ctx, c, total)
     oldest = min(c.prices, key=lambda p: p.observed_at)
     return Recommendation(
         rank=rank,
@@ -513,7 +569,7 @@ def _recommend(
         instances=placement.instances,
         gpus_per_instance=off.gpu_count,
         plan=plan,
-        monthly_cost=c.total,
+        monthly_cost=total,
         storage_cost=c.storage,
         job_cost=_job_cost(ctx, c),
         time_hours=c.time,
@@ -530,7 +586,7 @@ def _recommend(
     )
 
 
-def _billing_choice(ctx: _Context, c: _Candidate) -> BillingChoice:
+def _billing_choice(ctx: _Context, c: _Candidate, total: Decimal) -> BillingChoice:
     first = c.prices[0]
     mixed = len({p.unit for p in c.prices}) > 1
     monthly = sum(
@@ -539,7 +595,7 @@ def _billing_choice(ctx: _Context, c: _Candidate) -> BillingChoice:
     )
     one_currency = len({p.currency for p in c.prices}) == 1
     rate = ctx.rate(first.currency) if one_currency else None
-    converted = c.total - (c.storage or 0)
+    converted = total - (c.storage or 0)
     return BillingChoice(
         unit="mixed" if mixed else first.unit,
         units=tuple(p.unit for p, (_, n) in _zip(c) for _ in range(n)),

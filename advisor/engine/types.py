@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
+from functools import cached_property
 from typing import Literal
 
 GiB = 2**30
@@ -178,6 +179,11 @@ class PriceSpec:
     granularity_seconds: int | None = None
     # Smallest charge per metered session (AutoDL: 0.01, reference/china-prices.md §2).
     min_charge: Decimal = Decimal("0")
+
+    @cached_property
+    def amount_float(self) -> float:
+        """`amount` as a float, for ranking thousands of offerings (money shown stays Decimal)."""
+        return float(self.amount)
 
 
 @dataclass(frozen=True)

@@ -324,3 +324,28 @@ def test_to_dict_is_json_ready_with_money_as_strings_and_bytes_as_ints() -> None
     assert isinstance(rec["placement"][0]["usable_bytes"], int)
     assert {a["mode"] for a in rec["placement"]} == {"mig"}
     assert d["pareto"] == ["o"] and d["considered"] == 1 and d["rejected"] == {}
+
+
+def test_an_offering_exactly_at_the_budget_is_kept_and_a_cent_over_is_not() -> None:
+    """Ranking runs in floats; the budget edge is decided on the exact Decimal total.
+    1.5 CNY/h × 720 h = 1080.00 CNY/month."""
+    s_at = scenario(fixed("api", 20), budget_per_month=Decimal("1080.00"))
+    at = advise(s_at, [offer("4090", "rtx-4090-24gb", price("hour", "1.5"))], ACCELERATORS, now=NOW)
+    assert at.recommendations[0].monthly_cost == Decimal("1080.00")
+    s_under = scenario(fixed("api", 20), budget_per_month=Decimal("1079.99"))
+    with pytest.raises(NoFit, match="over budget"):
+        advise(
+            s_under, [offer("4090", "rtx-4090-24gb", price("hour", "1.5"))], ACCELERATORS, now=NOW
+        )
+
+
+def test_the_exact_monthly_cost_is_shown_even_for_prices_floats_cannot_hold() -> None:
+    """0.1 has no exact float; the recommendation still carries Decimal money: 0.1 × 720 = 72."""
+    advice = advise(
+        scenario(fixed("api", 20)),
+        [offer("4090", "rtx-4090-24gb", price("hour", "0.1"))],
+        ACCELERATORS,
+        now=NOW,
+    )
+    assert advice.recommendations[0].monthly_cost == Decimal("72.0")
+    assert str(advice.recommendations[0].plan.converted) in {"72.0", "72.00"}
