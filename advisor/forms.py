@@ -1,0 +1,444 @@
+"""The advisor page's scenario form: GET parameters <-> the scenario JSON contract (DESIGN.md).
+
+The whole scenario lives in the query string, so a result can be shared or bookmarked:
+`tasks` (number of task rows), per task `t<i>-<field>` (`t0-kind`, `t0-model`, ...), the
+constraint fields unprefixed (`budget_per_month`, `currency`, `platforms`, ...) and `objective`.
+Missing non-checkbox task fields take their defaults, so short hand-written URLs work; an absent
+checkbox means "off", as a browser submits it.
+
+The form checks types and units (Django fields, `clean_<field>` for billions -> counts); the engine
+checks everything else and its `AdvisorError.field` paths (`tasks[1].seq_len`) are mapped back to
+the form field that produced them (`add_engine_error`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from django import forms
+from django.http import QueryDict
+from django.utils.translation import gettext_lazy as _
+
+from advisor.engine.presets import MODEL_PRESETS, PRESET_INFO
+from advisor.engine.scenario import MAX_TASKS
+from advisor.engine.types import HOURS_PER_MONTH
+from platforms.models import Platform
+
+KIND_CHOICES = [
+    ("full_finetune", _("Full fine-tune")),
+    ("lora", _("LoRA fine-tune")),
+    ("qlora", _("QLoRA fine-tune")),
+    ("inference", _("Inference (serving)")),
+    ("fixed", _("Fixed VRAM (rendering, simulation, notebook)")),
+]
+PRECISION_CHOICES = [(p, p.upper()) for p in ("bf16", "fp16", "fp32", "fp8", "int8", "int4")]
+OPTIMIZER_CHOICES = [
+    ("adamw", _("AdamW")),
+    ("adamw_8bit", _("AdamW 8-bit")),
+    ("sgd_momentum", _("SGD with momentum")),
+]
+SHARDING_CHOICES = [
+    ("none", _("None (data parallel)")),
+    ("zero1", _("ZeRO-1 (optimizer)")),
+    ("zero2", _("ZeRO-2 (optimizer + gradients)")),
+    ("zero3", _("ZeRO-3 / FSDP (everything)")),
+]
+OFFLOAD_CHOICES = [
+    ("none", _("None")),
+    ("optimizer", _("Optimizer states to CPU")),
+    ("optimizer_and_params", _("Optimizer and parameters to CPU")),
+]
+CHECKPOINTING_CHOICES = [
+    ("none", _("None")),
+    ("selective", _("Selective")),
+    ("full", _("Full (recompute)")),
+]
+WHEN_CHOICES = [
+    ("always", _("Always")),
+    ("day", _("Daytime")),
+    ("night", _("Night")),
+    ("burst", _("In bursts")),
+]
+ISOLATION_CHOICES = [
+    ("hard", _("Hard (exclusive GPU or MIG)")),
+    ("soft", _("Soft (a pooled or shared GPU is fine)")),
+]
+CURRENCY_CHOICES = [("CNY", _("CNY (¥)")), ("USD", _("USD ($)"))]
+OBJECTIVE_CHOICES = [
+    ("balanced", _("Balanced (cost and time)")),
+    ("cost", _("Lowest cost")),
+    ("time", _("Shortest time")),
+]
+MODEL_CHOICES = [("", _("None: give the parameter count"))] + [
+    (key, PRESET_INFO[key].name) for key in MODEL_PRESETS
+]
+TRAINING_KINDS = ("full_finetune", "lora", "qlora")
+BILLION = 1e9
+
+
+def _number(**kwargs: Any) -> dict[str, Any]:
+    # A number box that allows decimals but no spinner-imposed steps.
+    return {"widget": forms.NumberInput(attrs={"step": "any"}), **kwargs}
+
+
+class TaskForm(forms.Form):
+    """One row of the task list, prefixed `t<i>`."""
+
+    name = forms.CharField(label=_("Name"), required=False, max_length=200)
+    kind = forms.ChoiceField(label=_("Kind"), choices=KIND_CHOICES, initial="lora")
+    model = forms.ChoiceField(
+        label=_("Model preset"), choices=MODEL_CHOICES, required=False, initial="llama-3.1-8b"
+    )
+    params_b = forms.FloatField(
+        label=_("Parameters (billions)"),
+        required=False,
+        min_value=0,
+        help_text=_("Instead of a preset."),
+        **_number(),
+    )
+    precision = forms.ChoiceField(label=_("Precision"), choices=PRECISION_CHOICES, initial="bf16")
+    gpus = forms.IntegerField(label=_("GPUs"), min_value=1, initial=1)
+    on_accelerator = forms.CharField(
+        label=_("Evaluate on GPU"),
+        required=False,
+        max_length=100,
+        help_text=_("Optional accelerator, e.g. a100-80gb: only offerings with it are ranked."),
+    )
+    # Training method.
+    optimizer = forms.ChoiceField(label=_("Optimizer"), choices=OPTIMIZER_CHOICES, initial="adamw")
+    master_weights = forms.BooleanField(
+        label=_("FP32 master weights"), required=False, initial=True
+    )
+    sharding = forms.ChoiceField(label=_("Sharding"), choices=SHARDING_CHOICES, initial="none")
+    offload = forms.ChoiceField(label=_("Offload"), choices=OFFLOAD_CHOICES, initial="none")
+    activation_checkpointing = forms.ChoiceField(
+        label=_("Activation checkpointing"), choices=CHECKPOINTING_CHOICES, initial="none"
+    )
+    micro_batch = forms.IntegerField(label=_("Micro-batch"), min_value=1, initial=1)
+    seq_len = forms.IntegerField(label=_("Sequence length (tokens)"), min_value=1, initial=2048)
+    lora_rank = forms.IntegerField(label=_("LoRA rank"), min_value=1, initial=16)
+    tokens_b = forms.FloatField(
+        label=_("Training tokens (billions)"),
+        required=False,
+        min_value=0,
+        help_text=_("For the training time and job cost."),
+        **_number(),
+    )
+    # Inference.
+    context_len = forms.IntegerField(label=_("Context length (tokens)"), min_value=1, initial=4096)
+    concurrent_sequences = forms.IntegerField(
+        label=_("Concurrent sequences"), min_value=1, initial=1
+    )
+    # Fixed.
+    vram_gib = forms.FloatField(
+        label=_("VRAM (GiB)"), required=False, min_value=0, initial=None, **_number()
+    )
+    # Schedule.
+    when = forms.ChoiceField(label=_("When it runs"), choices=WHEN_CHOICES, initial="always")
+    hours_per_month = forms.FloatField(
+        label=_("Hours per month"), min_value=0, initial=float(HOURS_PER_MONTH), **_number()
+    )
+    isolation = forms.ChoiceField(label=_("Isolation"), choices=ISOLATION_CHOICES, initial="hard")
+
+    # Which groups of fields apply to which kinds (the template shows them; JS hides the rest).
+    GROUPS = {
+        "training": TRAINING_KINDS,
+        "inference": ("inference",),
+        "fixed": ("fixed",),
+        "model": ("full_finetune", "lora", "qlora", "inference"),
+    }
+
+    def clean_params_b(self) -> float | None:
+        value = self.cleaned_data["params_b"]
+        return None if value is None else value * BILLION
+
+    def clean_tokens_b(self) -> float | None:
+        value = self.cleaned_data["tokens_b"]
+        return None if value is None else value * BILLION
+
+    def clean_on_accelerator(self) -> str:
+        return self.cleaned_data["on_accelerator"].strip()
+
+    def to_task(self) -> dict[str, Any]:
+        """The task as contract JSON; only the fields that apply to its kind."""
+        d = self.cleaned_data
+        kind = d["kind"]
+        task: dict[str, Any] = {"kind": kind}
+        if d["name"].strip():
+            task["name"] = d["name"].strip()
+        if kind == "fixed":
+            task["vram_gib"] = d["vram_gib"]
+        else:
+            if d["model"]:
+                task["model"] = d["model"]
+            if d["params_b"] is not None:
+                task["params"] = d["params_b"]
+            task["precision"] = d["precision"]
+        if kind in TRAINING_KINDS:
+            for key in ("optimizer", "master_weights", "sharding", "offload"):
+                task[key] = d[key]
+            task["activation_checkpointing"] = d["activation_checkpointing"]
+            task["micro_batch"] = d["micro_batch"]
+            task["seq_len"] = d["seq_len"]
+            if kind != "full_finetune":
+                task["lora_rank"] = d["lora_rank"]
+            if d["tokens_b"] is not None:
+                task["tokens"] = d["tokens_b"]
+        if kind == "inference":
+            task["context_len"] = d["context_len"]
+            task["concurrent_sequences"] = d["concurrent_sequences"]
+        for key in ("gpus", "when", "hours_per_month", "isolation"):
+            task[key] = d[key]
+        if d["on_accelerator"]:
+            task["on"] = {"accelerator": d["on_accelerator"]}
+        return task
+
+
+class ConstraintsForm(forms.Form):
+    """Constraints and objective: unprefixed parameters."""
+
+    budget_per_month = forms.DecimalField(
+        label=_("Budget per month"), required=False, min_value=0, max_digits=15, decimal_places=2
+    )
+    currency = forms.ChoiceField(label=_("Currency"), choices=CURRENCY_CHOICES, initial="CNY")
+    deadline_hours = forms.FloatField(
+        label=_("Deadline (hours)"),
+        required=False,
+        min_value=0,
+        help_text=_("Training must finish within this many hours."),
+        **_number(),
+    )
+    physically_exclusive = forms.BooleanField(label=_("Physically exclusive GPUs"), required=False)
+    require_nvlink = forms.BooleanField(label=_("Require NVLink"), required=False)
+    domestic_only = forms.BooleanField(label=_("Domestic accelerators only"), required=False)
+    include_stale = forms.BooleanField(label=_("Include stale prices"), required=False)
+    platforms = forms.MultipleChoiceField(
+        label=_("Platforms"),
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+        help_text=_("None ticked: all platforms."),
+    )
+    objective = forms.ChoiceField(
+        label=_("Objective"), choices=OBJECTIVE_CHOICES, initial="balanced"
+    )
+    preset = forms.CharField(required=False, widget=forms.HiddenInput, max_length=50)
+
+    def __init__(self, *args: Any, platforms: list[tuple[str, str]], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["platforms"].choices = platforms
+
+    CHECKBOXES = ("physically_exclusive", "require_nvlink", "domestic_only", "include_stale")
+
+    @property
+    def checkboxes(self) -> list[forms.BoundField]:
+        return [self[name] for name in self.CHECKBOXES]
+
+    def to_constraints(self) -> dict[str, Any]:
+        d = self.cleaned_data
+        out: dict[str, Any] = {"currency": d["currency"]}
+        if d["budget_per_month"] is not None:
+            out["budget_per_month"] = str(d["budget_per_month"])
+        if d["deadline_hours"] is not None:
+            out["deadline_hours"] = d["deadline_hours"]
+        for key in self.CHECKBOXES:
+            if d[key]:
+                out[key] = True
+        if d["platforms"]:
+            out["platforms"] = list(d["platforms"])
+        return out
+
+
+def platform_choices() -> list[tuple[str, str]]:
+    """(slug, label) of every platform: one query."""
+    rows = Platform.objects.order_by("name_en", "name").values_list("slug", "name", "name_en")
+    return [(slug, f"{name} ({en})" if en and en != name else name) for slug, name, en in rows]
+
+
+# `tasks[1].seq_len` -> (1, "seq_len"); `tasks[0].on.accelerator` -> (0, "on")
+_TASK_PATH = re.compile(r"^tasks\[(\d+)\]\.([a-z_]+)")
+# Engine fields whose form field has another name (units or nesting differ).
+_TASK_FIELD = {
+    "params": "params_b",
+    "arch": "params_b",
+    "tokens": "tokens_b",
+    "on": "on_accelerator",
+}
+
+
+def task_count(data: Mapping[str, Any]) -> int:
+    """Rows in the submitted form: `tasks`, kept between 1 and the engine's maximum."""
+    try:
+        count = int(data.get("tasks", 1))
+    except (TypeError, ValueError):
+        count = 1
+    return min(max(count, 1), MAX_TASKS)
+
+
+def is_submitted(data: Mapping[str, Any]) -> bool:
+    return "tasks" in data
+
+
+def _task_defaults(prefix: str) -> dict[str, str]:
+    """Initial values of a task row as GET parameters (checkboxes only when on)."""
+    out = {}
+    for name, field in TaskForm.base_fields.items():
+        initial = field.initial
+        if isinstance(field, forms.BooleanField):
+            if initial:
+                out[f"{prefix}-{name}"] = "on"
+        elif initial is not None:
+            out[f"{prefix}-{name}"] = f"{initial:g}" if isinstance(initial, float) else str(initial)
+    return out
+
+
+class ScenarioForm:
+    """Task rows plus constraints, bound to GET data or unbound (one default row)."""
+
+    def __init__(self, data: QueryDict | None, *, platforms: list[tuple[str, str]]) -> None:
+        self.is_bound = data is not None
+        if data is None:
+            self.tasks = [TaskForm(prefix="t0")]
+            self.constraints = ConstraintsForm(platforms=platforms)
+        else:
+            self.tasks = [
+                TaskForm(self._lenient(data, f"t{i}"), prefix=f"t{i}")
+                for i in range(task_count(data))
+            ]
+            filled = data.copy()
+            for key in ("currency", "objective"):
+                filled.setdefault(key, ConstraintsForm.base_fields[key].initial)
+            self.constraints = ConstraintsForm(filled, platforms=platforms)
+        self.non_field_errors: list[str] = []
+
+    @staticmethod
+    def _lenient(data: QueryDict, prefix: str) -> QueryDict:
+        """`data` with missing non-checkbox fields of the row filled from their defaults."""
+        filled = data.copy()
+        for key, value in _task_defaults(prefix).items():
+            if key not in filled and not key.endswith("-master_weights"):
+                filled[key] = value
+        return filled
+
+    def is_valid(self) -> bool:
+        valid = [form.is_valid() for form in (*self.tasks, self.constraints)]
+        return self.is_bound and all(valid) and not self.non_field_errors
+
+    def scenario(self) -> dict[str, Any]:
+        """The scenario JSON (DESIGN.md contract); call after is_valid()."""
+        return {
+            "tasks": [form.to_task() for form in self.tasks],
+            "constraints": self.constraints.to_constraints(),
+            "objective": self.constraints.cleaned_data["objective"],
+        }
+
+    @property
+    def preset(self) -> str:
+        return self.constraints.cleaned_data.get("preset", "") if self.is_bound else ""
+
+    def add_engine_error(self, field: str | None, message: str) -> None:
+        """Attach an engine error to the form field its path names, else to the whole form."""
+        match = _TASK_PATH.match(field or "")
+        if match and int(match[1]) < len(self.tasks):
+            form, name = self.tasks[int(match[1])], match[2]
+            name = _TASK_FIELD.get(name, name)
+            if name in form.fields:
+                form.add_error(name, message)
+                return
+        key = (field or "").removeprefix("constraints.").split("[")[0]
+        if key in self.constraints.fields:
+            self.constraints.add_error(key, message)
+            return
+        self.non_field_errors.append(message)
+
+    @property
+    def has_errors(self) -> bool:
+        return bool(self.non_field_errors) or any(
+            form.errors for form in (*self.tasks, self.constraints) if form.is_bound
+        )
+
+
+def scenario_query(scenario: Mapping[str, Any], **extra: str) -> QueryDict:
+    """GET parameters that fill the form with `scenario` (contract JSON): presets' links."""
+    query = QueryDict(mutable=True)
+    tasks = scenario["tasks"]
+    query["tasks"] = str(len(tasks))
+    for i, task in enumerate(tasks):
+        prefix = f"t{i}"
+        values = _task_defaults(prefix)
+        values.pop(f"{prefix}-master_weights", None)
+        if task.get("master_weights", True):
+            values[f"{prefix}-master_weights"] = "on"
+        if "params" in task:
+            values[f"{prefix}-model"] = ""
+            values[f"{prefix}-params_b"] = f"{task['params'] / BILLION:.12g}"
+        for key, value in task.items():
+            if key in ("params", "master_weights", "arch"):
+                continue
+            if key == "tokens":
+                values[f"{prefix}-tokens_b"] = f"{value / BILLION:.12g}"
+            elif key == "on":
+                values[f"{prefix}-on_accelerator"] = value["accelerator"]
+            else:
+                values[f"{prefix}-{key}"] = (
+                    f"{value:.12g}" if isinstance(value, float) else str(value)
+                )
+        for key, value in values.items():
+            query[key] = value
+    constraints = scenario.get("constraints", {})
+    query["currency"] = constraints.get("currency", "CNY")
+    for key, value in constraints.items():
+        if key == "platforms":
+            query.setlist("platforms", list(value))
+        elif isinstance(value, bool):
+            if value:
+                query[key] = "on"
+        elif key != "currency":
+            query[key] = str(value)
+    query["objective"] = scenario.get("objective", "balanced")
+    for key, value in extra.items():
+        query[key] = value
+    return query
+
+
+def edited_query(data: QueryDict) -> QueryDict | None:
+    """The query after an "add task" or "remove task" button (no-JS row editing), else None."""
+    if "add" not in data and "remove" not in data:
+        return None
+    count = task_count(data)
+    query = data.copy()
+    for key in ("add", "remove", "format"):
+        query.pop(key, None)
+    if "add" in data:
+        if count < MAX_TASKS:
+            for key, value in _task_defaults(f"t{count}").items():
+                query[key] = value
+            count += 1
+    else:
+        try:
+            drop = int(data["remove"])
+        except ValueError:
+            drop = -1
+        if 0 <= drop < count and count > 1:
+            query = _renumber(query, count, drop)
+            count -= 1
+    query["tasks"] = str(count)
+    return query
+
+
+def _renumber(query: QueryDict, count: int, drop: int) -> QueryDict:
+    """Remove row `drop` and shift the rows after it down by one."""
+    out = QueryDict(mutable=True)
+    row = re.compile(r"^t(\d+)-(.+)$")
+    for key in query:
+        match = row.match(key)
+        if match is None:
+            out.setlist(key, query.getlist(key))
+            continue
+        index = int(match[1])
+        if index == drop or index >= count:
+            continue
+        new = index - 1 if index > drop else index
+        out.setlist(f"t{new}-{match[2]}", query.getlist(key))
+    return out

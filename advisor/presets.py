@@ -1,0 +1,375 @@
+"""Advisor presets: the seed article's scenarios (seed/, "2026多任务GPU平台怎么选").
+
+Each preset is scenario JSON (the DESIGN.md contract) plus the article's claim about it. Where the
+claim is wrong, `premise_checks` says so with the arithmetic, computed from the engine's own memory
+plan and capacities, never from numbers typed in here: only the article's quoted figures are.
+
+The presets include stale prices: the article's platforms quote prices from May 2026, and a preset
+that silently dropped them would not answer the article's question. Stale prices stay flagged.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.utils.formats import number_format
+from django.utils.functional import Promise
+from django.utils.translation import gettext as _g
+from django.utils.translation import gettext_lazy as _
+
+from advisor.engine.capacity import usable_bytes
+from advisor.engine.presets import MODEL_PRESETS, PRESET_INFO
+from advisor.engine.types import GB, GiB
+
+# The seed article's rule of thumb, "所需显存≈模型参数量×20 bytes（全参微调）", and its example
+# "70B模型约需140GB显存".
+ARTICLE_BYTES_PER_PARAM = 20
+ARTICLE_70B_CLAIM_GB = 140
+# The article's medical case: "A100 80G八卡裸金属（月费28,000元）… 实际8天完成，总成本约11,200元".
+ARTICLE_CASE_MONTHLY = 28_000
+ARTICLE_CASE_DAYS = 8
+ARTICLE_CASE_TOTAL = 11_200
+
+
+@dataclass(frozen=True)
+class Preset:
+    slug: str
+    title: Promise
+    summary: Promise
+    scenario: dict[str, Any]
+    article: Promise | None = None  # the article's claim, paraphrased
+    checks: tuple[str, ...] = field(default_factory=tuple)  # names in CHECKS
+
+
+_STALE_OK = {"currency": "CNY", "include_stale": True}
+
+PRESETS: dict[str, Preset] = {
+    p.slug: p
+    for p in (
+        Preset(
+            slug="training-inference",
+            title=_("Training + inference mixed"),
+            summary=_(
+                "An LLM inference service by day, a full fine-tune with FSDP over 8 GPUs by "
+                "night, sharing one machine and one bill."
+            ),
+            article=_(
+                "Recommends an 8× A100 80G NVLink machine: FSDP training at night, MIG slices "
+                "for inference by day."
+            ),
+            scenario={
+                "tasks": [
+                    {
+                        "name": "daytime inference",
+                        "kind": "inference",
+                        "model": "llama-3.1-8b",
+                        "precision": "bf16",
+                        "context_len": 8192,
+                        "concurrent_sequences": 16,
+                        "when": "day",
+                        "hours_per_month": 360.0,
+                    },
+                    {
+                        "name": "night fine-tune",
+                        "kind": "full_finetune",
+                        "model": "llama-3.1-8b",
+                        "precision": "bf16",
+                        "sharding": "zero3",
+                        "activation_checkpointing": "full",
+                        "seq_len": 4096,
+                        "tokens": 1e9,
+                        "gpus": 8,
+                        "when": "night",
+                        "hours_per_month": 360.0,
+                    },
+                ],
+                "constraints": dict(_STALE_OK),
+                "objective": "balanced",
+            },
+        ),
+        Preset(
+            slug="rendering-simulation",
+            title=_("Rendering + simulation"),
+            summary=_(
+                "Video rendering and a CFD simulation: large fixed VRAM, long running, "
+                "both most of the month."
+            ),
+            article=_(
+                "Suggests the 4090 48G × 8 bare-metal machine at 12,000 CNY a month "
+                "(1,500 per card)."
+            ),
+            scenario={
+                "tasks": [
+                    {
+                        "name": "rendering",
+                        "kind": "fixed",
+                        "vram_gib": 40.0,
+                        "when": "always",
+                        "hours_per_month": 600.0,
+                    },
+                    {
+                        "name": "CFD simulation",
+                        "kind": "fixed",
+                        "vram_gib": 30.0,
+                        "when": "always",
+                        "hours_per_month": 600.0,
+                    },
+                ],
+                "constraints": dict(_STALE_OK),
+                "objective": "cost",
+            },
+        ),
+        Preset(
+            slug="dev-experiments",
+            title=_("Development + short experiments"),
+            summary=_(
+                "A notebook, a QLoRA experiment and a quantised test server: small, "
+                "concurrent, started and stopped in bursts; soft isolation is fine."
+            ),
+            article=_("Suggests hourly cloud hosts or pooled GPU slices for many small tasks."),
+            scenario={
+                "tasks": [
+                    {
+                        "name": "notebook",
+                        "kind": "fixed",
+                        "vram_gib": 6.0,
+                        "when": "burst",
+                        "hours_per_month": 120.0,
+                        "isolation": "soft",
+                    },
+                    {
+                        "name": "QLoRA experiment",
+                        "kind": "qlora",
+                        "model": "qwen2.5-7b",
+                        "precision": "bf16",
+                        "activation_checkpointing": "full",
+                        "seq_len": 1024,
+                        "when": "burst",
+                        "hours_per_month": 80.0,
+                        "isolation": "soft",
+                    },
+                    {
+                        "name": "inference test",
+                        "kind": "inference",
+                        "model": "mistral-7b",
+                        "precision": "int4",
+                        "concurrent_sequences": 4,
+                        "when": "burst",
+                        "hours_per_month": 80.0,
+                        "isolation": "soft",
+                    },
+                ],
+                "constraints": dict(_STALE_OK),
+                "objective": "cost",
+            },
+        ),
+        Preset(
+            slug="medical-70b",
+            title=_("The 70B medical fine-tune case"),
+            summary=_(
+                "Full fine-tune of Llama 3.1 70B with FSDP (ZeRO-3) and mixed precision on "
+                "8× A100 80G, as in the article's case study."
+            ),
+            article=_(
+                "Says params × 20 bytes, so a 70B model needs about 140 GB, and that the "
+                "team fine-tuned it on one 8× A100 80G machine in 8 days for about 11,200 CNY."
+            ),
+            scenario={
+                "tasks": [
+                    {
+                        "name": "medical 70B full fine-tune",
+                        "kind": "full_finetune",
+                        "model": "llama-3.1-70b",
+                        "precision": "bf16",
+                        "sharding": "zero3",
+                        "activation_checkpointing": "full",
+                        "seq_len": 4096,
+                        "tokens": 1e9,
+                        "gpus": 8,
+                        "on": {"accelerator": "a100-80gb"},
+                    }
+                ],
+                "constraints": dict(_STALE_OK),
+                "objective": "time",
+            },
+            checks=("rule_of_thumb", "fit_on", "case_cost"),
+        ),
+        Preset(
+            slug="4090-lora-sdxl",
+            title=_("The 4090 LoRA + SDXL question"),
+            summary=_(
+                "A 7B LoRA fine-tune and an SDXL inference service at the same time: "
+                "one 24 GB card or a 48 GB one?"
+            ),
+            article=_(
+                "Says 24 GB is probably not enough for both, and the 48 GB 4090 has room "
+                "for training and inference together."
+            ),
+            scenario={
+                "tasks": [
+                    {
+                        "name": "7B LoRA",
+                        "kind": "lora",
+                        "model": "llama-2-7b",
+                        "precision": "bf16",
+                        "activation_checkpointing": "full",
+                        "seq_len": 2048,
+                        "isolation": "soft",
+                    },
+                    {
+                        "name": "SDXL inference",
+                        "kind": "inference",
+                        "model": "sdxl",
+                        "precision": "fp16",
+                        "isolation": "soft",
+                    },
+                ],
+                "constraints": dict(_STALE_OK),
+                "objective": "cost",
+            },
+            checks=("one_card",),
+        ),
+    )
+}
+
+
+def _gib(n: float) -> str:
+    return number_format(n / GiB, decimal_pos=2, force_grouping=True)
+
+
+def _num(n: float, places: int = 0) -> str:
+    return number_format(n, decimal_pos=places, force_grouping=True)
+
+
+def _rule_of_thumb(scenario: dict[str, Any], estimate: dict[str, Any]) -> dict[str, Any] | None:
+    task = scenario["tasks"][0]
+    arch = MODEL_PRESETS.get(task.get("model", ""))
+    if arch is None:
+        return None
+    params = arch.params
+    twenty = params * ARTICLE_BYTES_PER_PARAM
+    return {
+        "ok": False,
+        "claim": _g("“Params × 20 bytes: a 70B model needs about %(gb)s GB.”")
+        % {"gb": ARTICLE_70B_CLAIM_GB},
+        "lines": [
+            _g("%(model)s has %(params)s parameters.")
+            % {"model": PRESET_INFO[task["model"]].name, "params": _num(params)},
+            _g("%(params)s × 20 B = %(gb)s GB (%(tb)s TB), not %(claim)s GB.")
+            % {
+                "params": _num(params),
+                "gb": _num(twenty / GB),
+                "tb": _num(twenty / 1e12, 2),
+                "claim": ARTICLE_70B_CLAIM_GB,
+            },
+            _g(
+                "%(claim)s GB is only the weights in BF16 (%(params)s × 2 B = %(w)s GB); "
+                "gradients, AdamW states and the FP32 master copy add 14 B more per parameter."
+            )
+            % {
+                "claim": ARTICLE_70B_CLAIM_GB,
+                "params": _num(params),
+                "w": _num(params * 2 / GB),
+            },
+        ],
+    }
+
+
+def _fit_on(scenario: dict[str, Any], estimate: dict[str, Any]) -> dict[str, Any] | None:
+    task = estimate["tasks"][0]
+    fit = task.get("fit")
+    if fit is None:
+        return None
+    per_gpu = task["per_gpu"]["total"]
+    on = task["on"]
+    lines = [
+        _g(
+            "Sharded over %(gpus)s GPUs, each GPU needs %(need)s GiB; "
+            "all %(gpus)s hold %(all)s GiB."
+        )
+        % {"gpus": task["gpus"], "need": _gib(per_gpu), "all": _gib(per_gpu * task["gpus"])},
+        _g("A %(gpu)s has %(usable)s GiB usable, so it %(verdict)s.")
+        % {
+            "gpu": on["name"],
+            "usable": _gib(fit["usable_bytes"]),
+            "verdict": _g("fits") if fit["fits"] else _g("does not fit"),
+        },
+    ]
+    if fit.get("suggestions"):
+        lines.append(_g("The memory plan below lists what would fit."))
+    return {
+        "ok": bool(fit["fits"]),
+        "claim": _g("“A 70B full fine-tune runs on one 8× A100 80G machine.”"),
+        "lines": lines,
+    }
+
+
+def _case_cost(scenario: dict[str, Any], estimate: dict[str, Any]) -> dict[str, Any]:
+    prorated = ARTICLE_CASE_MONTHLY * ARTICLE_CASE_DAYS / 30
+    return {
+        "ok": False,
+        "claim": _g("“8 days on a %(monthly)s CNY/month machine cost about %(total)s CNY.”")
+        % {"monthly": _num(ARTICLE_CASE_MONTHLY), "total": _num(ARTICLE_CASE_TOTAL)},
+        "lines": [
+            _g("%(monthly)s × %(days)s / 30 days = %(prorated)s CNY if billed by the day;")
+            % {
+                "monthly": _num(ARTICLE_CASE_MONTHLY),
+                "days": ARTICLE_CASE_DAYS,
+                "prorated": _num(round(prorated)),
+            },
+            _g("%(total)s CNY is %(days)s days' worth; a monthly plan is bought whole.")
+            % {
+                "total": _num(ARTICLE_CASE_TOTAL),
+                "days": _num(ARTICLE_CASE_TOTAL * 30 / ARTICLE_CASE_MONTHLY, 1),
+            },
+        ],
+    }
+
+
+def _one_card(scenario: dict[str, Any], estimate: dict[str, Any]) -> dict[str, Any]:
+    tasks = estimate["tasks"]
+    together = sum(t["per_gpu"]["total"] for t in tasks)
+    lines = [
+        " + ".join(f"{_gib(t['per_gpu']['total'])} GiB ({t['name']})" for t in tasks)
+        + f" = {_gib(together)} GiB"
+    ]
+    verdicts = []
+    for capacity in (24, 48):
+        usable = usable_bytes(capacity)
+        fits = together <= usable
+        verdicts.append(fits)
+        lines.append(
+            _g("%(cap)s GB card: %(usable)s GiB usable, so both at once %(verdict)s.")
+            % {
+                "cap": capacity,
+                "usable": _gib(usable),
+                "verdict": _g("fit") if fits else _g("do not fit"),
+            }
+        )
+    return {
+        "ok": verdicts == [False, True],
+        "claim": _g("“24 GB is probably not enough for both; 48 GB has room.”"),
+        "lines": lines,
+    }
+
+
+CHECKS = {
+    "rule_of_thumb": _rule_of_thumb,
+    "fit_on": _fit_on,
+    "case_cost": _case_cost,
+    "one_card": _one_card,
+}
+
+
+def premise_checks(slug: str, scenario: dict[str, Any], estimate: dict[str, Any] | None) -> list:
+    """The article's claims for preset `slug`, each with the arithmetic from `estimate`."""
+    preset = PRESETS.get(slug)
+    if preset is None or estimate is None:
+        return []
+    out = []
+    for name in preset.checks:
+        check = CHECKS[name](scenario, estimate)
+        if check is not None:
+            out.append(check)
+    return out
