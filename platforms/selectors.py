@@ -1,13 +1,43 @@
-"""Reads for the catalogue pages: named, bounded queries that the views call."""
+"""Reads for the catalogue pages: named, bounded queries that the views call.
+
+The offering explorer's filtering and sorting happen in SQL: the price of each offering in the
+chosen billing unit (or its cheapest per hour) is a Subquery annotation, converted into the display
+currency at the latest exchange rate, so the database filters, orders and pages the rows.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from decimal import Decimal
+from fractions import Fraction
 
-from django.db.models import Prefetch, QuerySet
+from django.core.paginator import Page, Paginator
+from django.db.models import (
+    Case,
+    F,
+    FloatField,
+    OuterRef,
+    Prefetch,
+    Q,
+    QuerySet,
+    Subquery,
+    Value,
+    When,
+)
+from django.db.models.functions import Cast, Coalesce, NullIf
 from django.utils.translation import get_language
 
-from .models import Offering, Platform, PlatformFact, PriceObservation, StoragePrice
+from .models import (
+    Accelerator,
+    BillingUnit,
+    Currency,
+    ExchangeRate,
+    Offering,
+    Platform,
+    PlatformFact,
+    PriceObservation,
+    StoragePrice,
+)
 
 COMPARISON_ATTRIBUTES = [
     PlatformFact.Attribute.DELIVERY,
@@ -73,16 +103,20 @@ def comparison_sources(rows: list[ComparisonRow]) -> list:
 
 
 def platform_detail(slug: str) -> Platform:
-    """A platform with its offerings, their current prices, and its latest storage prices."""
+    """A platform with its facts, listed offerings and storage prices: four queries.
+
+    The offerings' prices are not prefetched here: the page reads the whole price history in one
+    query (`charts.price_history`) and takes the current prices from it.
+    """
     return (
         Platform.objects.select_related("source")
         .prefetch_related(
             Prefetch("facts", queryset=PlatformFact.objects.select_related("source")),
             Prefetch(
                 "offerings",
-                queryset=Offering.objects.for_catalog().order_by(
-                    "accelerator__vram_gib", "gpu_count", "name"
-                ),
+                queryset=Offering.objects.filter(is_active=True)
+                .select_related("accelerator", "source")
+                .order_by("accelerator__vram_gib", "gpu_count", "name"),
                 to_attr="catalog_offerings",
             ),
             Prefetch(
@@ -99,3 +133,228 @@ def platform_detail(slug: str) -> Platform:
 def current_prices_by_unit(offering: Offering) -> list[PriceObservation]:
     order = ["second", "minute", "hour", "day", "week", "month"]
     return sorted(offering.current_prices, key=lambda p: order.index(p.unit))
+
+
+# Hours in one billing unit, for prices per hour. A month is 30 days (720 h) and a week 168 h: the
+# convention the platforms themselves use when they quote a monthly price as "per card-hour".
+HOURS_PER_UNIT: dict[str, Fraction] = {
+    BillingUnit.SECOND: Fraction(1, 3600),
+    BillingUnit.MINUTE: Fraction(1, 60),
+    BillingUnit.HOUR: Fraction(1),
+    BillingUnit.DAY: Fraction(24),
+    BillingUnit.WEEK: Fraction(168),
+    BillingUnit.MONTH: Fraction(720),
+}
+EXPLORER_PAGE_SIZE = 25
+MONEY_PLACES = Decimal("0.0001")
+
+
+def per_hour(amount: Decimal, unit: str) -> Decimal:
+    hours = HOURS_PER_UNIT[unit]
+    return amount * hours.denominator / hours.numerator
+
+
+@dataclass(frozen=True)
+class Conversion:
+    """How to show every price in one currency: a factor per listed currency, from the latest rate.
+
+    `rates` holds the exchange rates used (their dates are shown on the page); a currency without a
+    rate has no factor and its prices are listed but not converted.
+    """
+
+    display: str
+    factors: dict[str, Decimal]
+    rates: list[ExchangeRate] = field(default_factory=list)
+
+    def convert(self, amount: Decimal, currency: str) -> Decimal | None:
+        factor = self.factors.get(currency)
+        return None if factor is None else (amount * factor).quantize(MONEY_PLACES)
+
+    @property
+    def missing(self) -> list[str]:
+        return [c for c in Currency.values if c not in self.factors]
+
+
+def display_conversion(display: str) -> Conversion:
+    """Factors into `display` at the latest rate for each other currency: one query per currency."""
+    factors = {display: Decimal(1)}
+    rates = []
+    for other in Currency.values:
+        if other == display:
+            continue
+        rate = (
+            ExchangeRate.objects.filter(Q(base=other, quote=display) | Q(base=display, quote=other))
+            .select_related("source")
+            .order_by("-as_of", "-pk")
+            .first()
+        )
+        if rate is None:
+            continue
+        rates.append(rate)
+        factors[other] = rate.rate if rate.base == other else Decimal(1) / rate.rate
+    return Conversion(display=display, factors=factors, rates=rates)
+
+
+def explorer_choices() -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+    """(slug, label) of the platforms and accelerators that have listed offerings: two queries."""
+    platforms = [
+        (p.slug, f"{p.name} · {p.name_en}" if p.name_en and p.name_en != p.name else p.name)
+        for p in Platform.objects.filter(offerings__is_active=True)
+        .distinct()
+        .order_by("name_en", "name")
+    ]
+    accelerators = [
+        (slug, name)
+        for slug, name in Accelerator.objects.filter(offerings__is_active=True)
+        .distinct()
+        .order_by("vendor", "vram_gib", "name")
+        .values_list("slug", "name")
+    ]
+    return platforms, accelerators
+
+
+def _case(field_name: str, values: dict[str, object]) -> Case:
+    return Case(
+        *[When(**{field_name: key}, then=Value(float(value))) for key, value in values.items()],
+        default=None,
+        output_field=FloatField(),
+    )
+
+
+def explorer_offerings(filters: dict, conversion: Conversion) -> QuerySet[Offering]:
+    """Listed offerings filtered and sorted as the explorer form asks, every step in SQL.
+
+    Annotations: `vram_per_gpu` (pooled slice memory, else the card's), `vram_total` (x GPUs),
+    `price_id` (the observation shown), `price_value` (its amount in the display currency),
+    `price_hourly`, `price_gpu_hour`, `price_per_gib` (per GiB of total VRAM per hour) and
+    `tflops_per_price` (dense BF16 TFLOPS of all GPUs per display-currency unit per hour). The
+    ratios are floats: they order and filter rows; the page shows Decimal figures (`explorer_rows`).
+    """
+    unit = filters.get("unit") or ""
+    # Amounts are cast to float so that SQLite does not divide an integer amount (12000) as an int.
+    in_display = Cast("amount", FloatField()) * _case("currency", conversion.factors)
+    observations = PriceObservation.objects.filter(offering=OuterRef("pk"))
+    if unit:
+        # The current price in the chosen unit is simply the latest observation in it.
+        chosen = observations.filter(unit=unit).order_by("-observed_at")
+    else:
+        # Otherwise the offering's current price whose hourly equivalent is cheapest.
+        chosen = observations.current()
+    chosen = chosen.annotate(
+        cmp_amount=in_display,
+        cmp_hourly=in_display / _case("unit", HOURS_PER_UNIT),
+    )
+    if not unit:
+        chosen = chosen.order_by(F("cmp_hourly").asc(nulls_last=True), "-observed_at")
+
+    offerings = (
+        Offering.objects.filter(is_active=True)
+        .select_related("platform", "accelerator")
+        .annotate(
+            vram_per_gpu=Cast(Coalesce("pooled_vram_gib", "accelerator__vram_gib"), FloatField()),
+            vram_total=F("vram_per_gpu") * F("gpu_count"),
+            price_id=Subquery(chosen.values("pk")[:1]),
+            price_value=Subquery(chosen.values("cmp_amount")[:1], output_field=FloatField()),
+            price_hourly=Subquery(chosen.values("cmp_hourly")[:1], output_field=FloatField()),
+        )
+        .annotate(
+            price_gpu_hour=F("price_hourly") / F("gpu_count"),
+            price_per_gib=F("price_hourly") / NullIf(F("vram_total"), 0.0),
+            tflops_per_price=Cast("accelerator__bf16_tflops", FloatField())
+            * F("gpu_count")
+            / NullIf(F("price_hourly"), 0.0),
+        )
+    )
+
+    bounds = {
+        "vram_min": "vram_per_gpu__gte",
+        "vram_max": "vram_per_gpu__lte",
+        "total_vram_min": "vram_total__gte",
+        "total_vram_max": "vram_total__lte",
+        "price_min": "price_value__gte",
+        "price_max": "price_value__lte",
+    }
+    for name, lookup in bounds.items():
+        if filters.get(name) is not None:
+            offerings = offerings.filter(**{lookup: float(filters[name])})
+    if unit:
+        offerings = offerings.filter(price_id__isnull=False)
+    exact = {
+        "platform": "platform__slug",
+        "accelerator": "accelerator__slug",
+        "interconnect": "interconnect",
+        "sharing": "sharing_mode",
+    }
+    for name, lookup in exact.items():
+        if filters.get(name):
+            offerings = offerings.filter(**{lookup: filters[name]})
+    if filters.get("interruptible"):
+        offerings = offerings.filter(interruptible=filters["interruptible"] == "yes")
+
+    sort = filters.get("sort") or "gpu_hour"
+    ordering = {
+        # Within one unit, ordering by the hourly equivalent is ordering by the listed price.
+        "price": F("price_hourly").asc(nulls_last=True),
+        "gpu_hour": F("price_gpu_hour").asc(nulls_last=True),
+        "gib": F("price_per_gib").asc(nulls_last=True),
+        "tflops": F("tflops_per_price").desc(nulls_last=True),
+    }[sort]
+    return offerings.order_by(ordering, "platform__name_en", "platform__name", "name", "pk")
+
+
+@dataclass(frozen=True)
+class ExplorerRow:
+    """One offering on the explorer page, with its shown price and the ratios in Decimal."""
+
+    offering: Offering
+    price: PriceObservation | None
+    amount: Decimal | None  # in the display currency; None when it cannot be converted
+    per_gpu_hour: Decimal | None
+    per_gib_hour: Decimal | None
+    tflops_per_unit: Decimal | None
+
+    @property
+    def converted(self) -> bool:
+        return (
+            self.price is not None
+            and self.amount is not None
+            and (self.amount != self.price.amount)
+        )
+
+
+def explorer_rows(offerings: list[Offering], conversion: Conversion) -> list[ExplorerRow]:
+    """The page's rows with their shown prices and sources: one query for all the prices."""
+    ids = [o.price_id for o in offerings if o.price_id is not None]
+    prices = PriceObservation.objects.select_related("source").in_bulk(ids) if ids else {}
+    rows = []
+    for offering in offerings:
+        price = prices.get(offering.price_id)
+        amount = per_gpu = per_gib = tflops = None
+        if price is not None:
+            amount = conversion.convert(price.amount, price.currency)
+        if amount is not None:
+            hourly = per_hour(amount, price.unit)
+            per_gpu = (hourly / offering.gpu_count).quantize(MONEY_PLACES)
+            total = offering.vram_per_gpu_gib * offering.gpu_count
+            per_gib = (hourly / total).quantize(MONEY_PLACES)
+            if offering.accelerator.bf16_tflops and hourly > 0:
+                tflops = (
+                    Decimal(str(offering.accelerator.bf16_tflops)) * offering.gpu_count / hourly
+                ).quantize(Decimal("0.1"))
+        rows.append(ExplorerRow(offering, price, amount, per_gpu, per_gib, tflops))
+    return rows
+
+
+@dataclass(frozen=True)
+class ExplorerPage:
+    page: Page
+    rows: list[ExplorerRow]
+    conversion: Conversion
+
+
+def explorer_page(filters: dict, page_number) -> ExplorerPage:
+    """One page of the explorer: exchange rates, a count, the page's offerings and their prices."""
+    conversion = display_conversion(filters.get("currency") or Currency.CNY)
+    paginator = Paginator(explorer_offerings(filters, conversion), EXPLORER_PAGE_SIZE)
+    page = paginator.get_page(page_number)
+    return ExplorerPage(page, explorer_rows(list(page.object_list), conversion), conversion)

@@ -6,5 +6,6 @@ app_name = "platforms"
 
 urlpatterns = [
     path("", views.comparison, name="comparison"),
+    path("offerings/", views.offering_explorer, name="offerings"),
     path("platforms/<slug:slug>/", views.platform_detail, name="detail"),
 ]

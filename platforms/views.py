@@ -1,11 +1,13 @@
-"""Catalogue pages: the comparison table and a platform's offerings, prices and sources."""
+"""Catalogue pages: the comparison table, the offering explorer, and a platform's offerings, price
+history and sources."""
 
 from __future__ import annotations
 
 from django.http import Http404
 from django.shortcuts import render
 
-from . import selectors
+from . import charts, selectors
+from .forms import ExplorerForm
 from .models import Platform
 
 
@@ -29,15 +31,33 @@ def comparison(request):
     )
 
 
+def offering_explorer(request):
+    platforms, accelerators = selectors.explorer_choices()
+    form = ExplorerForm(request.GET, platforms=platforms, accelerators=accelerators)
+    if not form.is_valid():
+        # The filters come from a URL anyone can edit: say which value is wrong, list nothing.
+        return render(request, "platforms/explorer.html", {"form": form}, status=400)
+    result = selectors.explorer_page(form.cleaned_data, request.GET.get("page"))
+    return render(
+        request,
+        "platforms/explorer.html",
+        {
+            "form": form,
+            "page_obj": result.page,
+            "rows": result.rows,
+            "conversion": result.conversion,
+        },
+    )
+
+
 def platform_detail(request, slug: str):
     try:
         platform = selectors.platform_detail(slug)
     except Platform.DoesNotExist:
         raise Http404("No such platform.") from None
-    offerings = [
-        (offering, selectors.current_prices_by_unit(offering))
-        for offering in platform.catalog_offerings
-    ]
+    history = charts.price_history(platform)
+    current = charts.current_prices(history)
+    offerings = [(o, current.get(o.pk, [])) for o in platform.catalog_offerings]
     latest_storage = {}
     for price in platform.storage_prices.all():
         latest_storage.setdefault(price.kind, price)
@@ -48,5 +68,7 @@ def platform_detail(request, slug: str):
             "platform": platform,
             "offerings": offerings,
             "storage_prices": list(latest_storage.values()),
+            "history": history,
+            "history_figure": charts.price_history_figure(history) if history else None,
         },
     )

@@ -1,0 +1,43 @@
+"""The platform page's price history chart in a real browser, fed by a price typed in the admin."""
+
+from __future__ import annotations
+
+from django.contrib.auth.models import User
+
+from platforms.models import Offering
+
+TRACES = """el => el.data.map(t => ({offering: t.meta.offering, unit: t.meta.unit, y: t.y}))"""
+
+
+def test_the_price_history_chart_renders(page):
+    page.goto("/platforms/autodl/")
+    chart = page.locator("#price-history-chart")
+    chart.locator(".main-svg").first.wait_for()
+    assert page.locator("#price-history-chart.js-plotly-plot .main-svg").count() >= 1
+    assert chart.locator(".rangeselector .button").count() == 4
+    # The height was reserved in CSS: drawing the chart did not resize its box.
+    assert chart.bounding_box()["height"] == 520
+
+
+def test_a_price_entered_in_the_admin_appears_on_the_history_chart(page):
+    User.objects.create_superuser("boss", "boss@example.com", "a-long-test-password")
+    offering = Offering.objects.get(platform__slug="autodl", external_id="adl-4090")
+
+    page.goto(f"/admin/platforms/offering/{offering.pk}/change/")
+    page.fill("#id_username", "boss")
+    page.fill("#id_password", "a-long-test-password")
+    page.click("input[type=submit]")
+    page.fill("#id_new_price_amount", "1.66")
+    page.select_option("#id_new_price_unit", "hour")
+    page.select_option("#id_new_price_currency", "CNY")
+    page.click("input[name=_save]")
+    page.locator(".messagelist .success").wait_for()
+
+    page.goto("/platforms/autodl/")
+    chart = page.locator("#price-history-chart")
+    chart.locator(".main-svg").first.wait_for()
+    traces = chart.evaluate(TRACES)
+    (hourly,) = [t for t in traces if t["offering"] == offering.pk and t["unit"] == "hour"]
+    # The seed's 2.19 and 1.88, then the new price (held until now).
+    assert hourly["y"][:3] == [2.19, 1.88, 1.66]
+    assert hourly["y"][-1] == 1.66

@@ -1,0 +1,110 @@
+"""The platform page: current prices, the price history chart's data, and plotly.js only where a
+chart is drawn."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from decimal import Decimal
+
+import pytest
+from django.urls import reverse
+
+from platforms import charts
+from tests.conftest import NOW, make_offering
+from tests.web.conftest import add_price
+
+PLOTLY = "vendor/plotly/plotly.min.js"
+
+
+def test_the_history_has_one_trace_per_offering_and_billing_unit_with_its_points(
+    platform, offering, accelerator, source, django_assert_num_queries
+):
+    add_price(offering, source, "2.19", days_ago=60)
+    add_price(offering, source, "1.88", days_ago=1)
+    add_price(offering, source, "1052", unit="month", days_ago=30)
+    other = make_offering(platform, accelerator, source, name="4090 x2", gpu_count=2)
+    add_price(other, source, "3.50", days_ago=10)
+    with django_assert_num_queries(1):  # every observation of the platform, with its source
+        series = charts.price_history(platform)
+    figure = charts.price_history_figure(series, now=NOW)
+
+    traces = {(t["meta"]["offering"], t["meta"]["unit"]): t for t in figure["data"]}
+    assert set(traces) == {(offering.pk, "hour"), (offering.pk, "month"), (other.pk, "hour")}
+    hourly = traces[(offering.pk, "hour")]
+    # Two observations, then the current price held until now (Asia/Shanghai wall-clock time).
+    assert hourly["x"] == ["2026-10-01 20:00:00", "2026-11-29 20:00:00", "2026-11-30 20:00:00"]
+    assert hourly["y"] == [2.19, 1.88, 1.88]
+    assert hourly["marker"]["size"] == [7, 7, 0]
+    assert hourly["line"]["shape"] == "hv"
+    assert hourly["name"] == "RTX 4090 VM · per hour (CNY)"
+    assert traces[(offering.pk, "month")]["y"] == [1052.0, 1052.0]
+    assert traces[(other.pk, "hour")]["y"] == [3.5, 3.5]
+
+
+def test_the_chart_has_a_range_selector_a_range_slider_and_a_log_axis_for_wide_ranges(
+    offering, source
+):
+    add_price(offering, source, "1.88")
+    add_price(offering, source, "1052", unit="month")
+    layout = charts.price_history_figure(charts.price_history(offering.platform), now=NOW)["layout"]
+    buttons = layout["xaxis"]["rangeselector"]["buttons"]
+    assert [b["label"] for b in buttons] == ["1m", "6m", "1y", "all"]
+    assert [(b.get("count"), b["step"]) for b in buttons] == [
+        (1, "month"),
+        (6, "month"),
+        (1, "year"),
+        (None, "all"),
+    ]
+    assert layout["xaxis"]["rangeslider"]["visible"] is True
+    assert layout["yaxis"]["type"] == "log"  # 1052 / 1.88 is more than 20 times
+
+
+def test_the_current_prices_are_the_latest_per_offering_and_unit(offering, source):
+    add_price(offering, source, "2.19", days_ago=60)
+    latest = add_price(offering, source, "1.88", days_ago=1)
+    month = add_price(offering, source, "1052", unit="month", days_ago=30)
+    current = charts.current_prices(charts.price_history(offering.platform))
+    assert current == {offering.pk: [latest, month]}
+
+
+def test_the_platform_page_embeds_the_figure_and_loads_plotly(client, platform, price_history):
+    response = client.get(reverse("platforms:detail", args=[platform.slug]))
+    body = response.content.decode()
+    assert PLOTLY in body
+    assert 'data-chart-json="price-history-figure"' in body
+    assert '<script id="price-history-figure" type="application/json">' in body
+    (trace,) = response.context["history_figure"]["data"]
+    assert trace["y"][:2] == [2.19, 1.88]
+
+
+def test_a_new_price_is_on_the_chart_at_the_next_request(client, platform, offering, source):
+    url = reverse("platforms:detail", args=[platform.slug])
+    add_price(offering, source, "1.88", days_ago=2)
+    client.get(url)
+    add_price(offering, source, "1.49", days_ago=1)
+    (trace,) = client.get(url).context["history_figure"]["data"]
+    assert trace["y"][:2] == [1.88, 1.49]
+
+
+def test_a_platform_without_prices_shows_no_chart_and_loads_no_plotly(client, platform, offering):
+    body = client.get(reverse("platforms:detail", args=[platform.slug])).content.decode()
+    assert PLOTLY not in body
+    assert "No prices recorded yet." in body
+
+
+@pytest.mark.parametrize("url", [reverse("platforms:comparison"), reverse("platforms:offerings")])
+def test_pages_without_charts_load_no_plotly(client, price_history, url):
+    response = client.get(url)
+    assert response.status_code == 200
+    assert "plotly" not in response.content.decode()
+
+
+def test_the_platform_page_shows_names_in_both_languages_and_sources_with_dates(
+    client, platform, offering, vendor_source
+):
+    add_price(offering, vendor_source, "1.88")
+    body = client.get(reverse("platforms:detail", args=[platform.slug])).content.decode()
+    assert "测试云" in body and "Test Cloud" in body
+    assert "vendor claim" in body
+    assert (NOW - timedelta(days=1)).strftime("%Y-%m-%d") in body
+    assert Decimal("1.88") == offering.prices.get().amount
