@@ -6,12 +6,19 @@ from datetime import datetime, timedelta
 from decimal import Decimal
 
 import pytest
-from django.utils import timezone
+from django.utils import timezone, translation
 
 from platforms import services
 from platforms.models import Accelerator, Offering, Platform, PlatformFact, Source
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=timezone.get_fixed_timezone(0))
+
+
+@pytest.fixture(autouse=True)
+def english():
+    """Start each test in English: a request in Chinese leaves its language active in the thread."""
+    with translation.override("en"):
+        yield
 
 
 @pytest.fixture

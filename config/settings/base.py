@@ -36,6 +36,7 @@ INSTALLED_APPS = [
     "corsheaders",
     "platforms",
     "advisor",
+    "api",
 ]
 
 MIDDLEWARE = [
@@ -91,6 +92,7 @@ AUTH_PASSWORD_VALIDATORS = [
 LANGUAGE_CODE = "en"
 LANGUAGES = [("en", _("English")), ("zh-hans", _("Simplified Chinese"))]
 LOCALE_PATHS = [BASE_DIR / "locale"]
+FORMAT_MODULE_PATH = ["config.formats"]
 TIME_ZONE = env("TIME_ZONE", "Asia/Shanghai")
 USE_I18N = True
 USE_TZ = True
@@ -137,6 +139,8 @@ REST_FRAMEWORK = {
         "anon": env("API_ANON_RATE", "120/min"),
         "user": env("API_USER_RATE", "1200/min"),
     },
+    # Every API error in one shape: {"error": {"status", "code", "message", "fields"}}.
+    "EXCEPTION_HANDLER": "api.exceptions.api_exception_handler",
 }
 
 SPECTACULAR_SETTINGS = {

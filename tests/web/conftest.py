@@ -7,18 +7,10 @@ from datetime import date, timedelta
 from decimal import Decimal
 
 import pytest
-from django.utils import translation
 
 from platforms import services
 from platforms.models import Accelerator, ExchangeRate, Platform
 from tests.conftest import NOW, make_offering
-
-
-@pytest.fixture(autouse=True)
-def english():
-    """Start each test in English: a request in Chinese leaves its language active in the thread."""
-    with translation.override("en"):
-        yield
 
 
 def add_price(offering, source, amount, unit="hour", currency="CNY", days_ago=1):
