@@ -1,15 +1,25 @@
 """Staff keep the catalogue current here. A price typed on an offering becomes a new observation;
-past observations are shown read-only and only superusers may correct or delete them."""
+past observations are shown read-only and only superusers may correct or delete them.
+
+Catalog files are imported from the Offering list ("Import offers"): upload, preview what would
+change (nothing is written), then confirm to apply, through the same service as
+`manage.py import_offers`.
+"""
 
 from __future__ import annotations
 
 from django import forms
 from django.contrib import admin
-from django.core.exceptions import ValidationError
+from django.core import signing
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.shortcuts import redirect
+from django.template.response import TemplateResponse
+from django.urls import path
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from . import services
+from .importers import FORMAT_LABELS, observed_at_value, offers_import
 from .models import (
     Accelerator,
     AcceleratorAlias,
@@ -90,6 +100,94 @@ class OfferingAdminForm(forms.ModelForm):
         return cleaned
 
 
+# The uploaded file travels from the preview to the confirmation inside the page, signed (staff
+# cannot alter what they previewed) and compressed (catalog CSVs shrink about tenfold).
+IMPORT_SALT = "platforms.admin.offer-import"
+IMPORT_MAX_AGE_S = 60 * 60
+IMPORT_MAX_BYTES = 20 * 1024 * 1024
+# A preview lists at most this many offerings; the counts always cover the whole file.
+IMPORT_PREVIEW_ROWS = 1000
+
+
+class OfferImportForm(forms.Form):
+    file = forms.FileField(label=_("catalog file (CSV)"), required=False)
+    format = forms.ChoiceField(label=_("format"), choices=sorted(FORMAT_LABELS.items()))
+    platform = forms.ModelChoiceField(
+        label=_("platform"),
+        queryset=Platform.objects.order_by("slug"),
+        required=False,
+        help_text=_("Required except for the native format, whose rows may name the platform."),
+    )
+    observed_on = forms.DateField(
+        label=_("observed on"),
+        widget=forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d"),
+        help_text=_("The date the catalog's prices were current."),
+    )
+    source_url = forms.URLField(
+        label=_("source URL"),
+        assume_scheme="https",
+        required=False,
+        max_length=500,
+        help_text=_("Where the file came from; empty = a source named after the file."),
+    )
+    strict = forms.BooleanField(
+        label=_("unknown accelerators are errors"),
+        required=False,
+        help_text=_("Unticked, rows with an unknown accelerator are skipped and listed."),
+    )
+    payload = forms.CharField(required=False, widget=forms.HiddenInput)
+
+    def clean(self):
+        cleaned = super().clean()
+        if cleaned.get("format") not in (None, "native") and not cleaned.get("platform"):
+            self.add_error("platform", _("Choose the platform this catalog lists."))
+        if cleaned.get("payload"):
+            try:
+                data = signing.loads(cleaned["payload"], salt=IMPORT_SALT, max_age=IMPORT_MAX_AGE_S)
+            except signing.BadSignature:
+                raise ValidationError(
+                    _("The preview expired or was altered; upload again.")
+                ) from None
+            cleaned["text"], cleaned["filename"] = data["text"], data["filename"]
+            return cleaned
+        upload = cleaned.get("file")
+        if upload is None:
+            self.add_error("file", _("Choose a file to import."))
+            return cleaned
+        if upload.size > IMPORT_MAX_BYTES:
+            self.add_error("file", _("The file is larger than 20 MB; use manage.py import_offers."))
+            return cleaned
+        try:
+            cleaned["text"] = upload.read().decode("utf-8-sig")
+        except UnicodeDecodeError:
+            self.add_error("file", _("The file is not UTF-8 text."))
+            return cleaned
+        cleaned["filename"] = upload.name
+        return cleaned
+
+    def confirmation(self) -> OfferImportForm:
+        """The same choices as hidden fields, with the file signed into `payload`."""
+        data = self.cleaned_data
+        payload = signing.dumps(
+            {"text": data["text"], "filename": data["filename"]}, salt=IMPORT_SALT, compress=True
+        )
+        form = OfferImportForm(
+            auto_id=False,  # the upload form above already uses the ids
+            initial={
+                "format": data["format"],
+                "platform": data["platform"].pk if data.get("platform") else "",
+                "observed_on": data["observed_on"].isoformat(),
+                "source_url": data["source_url"],
+                "strict": data["strict"],
+                "payload": payload,
+            },
+        )
+        for field in form.fields.values():
+            field.widget = forms.HiddenInput()
+        del form.fields["file"]
+        return form
+
+
 @admin.register(Offering)
 class OfferingAdmin(admin.ModelAdmin):
     form = OfferingAdminForm
@@ -160,6 +258,59 @@ class OfferingAdmin(admin.ModelAdmin):
             },
         ),
     ]
+
+    def get_urls(self):
+        urls = [
+            path(
+                "import/",
+                self.admin_site.admin_view(self.import_view),
+                name="platforms_offering_import",
+            )
+        ]
+        return urls + super().get_urls()
+
+    def import_view(self, request):
+        """Upload -> preview (a dry run) -> confirm (the same file, applied)."""
+        if not (
+            self.has_add_permission(request)
+            and request.user.has_perm("platforms.add_priceobservation")
+        ):
+            raise PermissionDenied
+        report = confirmation = None
+        if request.method == "POST":
+            form = OfferImportForm(request.POST, request.FILES)
+            if form.is_valid():
+                data = form.cleaned_data
+                apply = "apply" in request.POST and bool(data.get("payload"))
+                report = offers_import(
+                    text=data["text"],
+                    fmt=data["format"],
+                    filename=data["filename"],
+                    observed_at=observed_at_value(data["observed_on"]),
+                    platform=data.get("platform"),
+                    source_url=data["source_url"],
+                    strict=data["strict"],
+                    dry_run=not apply,
+                    created_by=request.user,
+                )
+                if report.applied:
+                    self.message_user(request, " · ".join(report.summary_lines()[:3]))
+                    return redirect("admin:platforms_offering_changelist")
+                if report.ok:
+                    confirmation = form.confirmation()
+        else:
+            form = OfferImportForm(initial={"observed_on": timezone.localdate()})
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.model._meta,
+            "title": _("Import offers"),
+            "form": form,
+            "report": report,
+            "confirmation": confirmation,
+            "preview_limit": IMPORT_PREVIEW_ROWS,
+            "changes": report.changes[:IMPORT_PREVIEW_ROWS] if report else [],
+        }
+        return TemplateResponse(request, "admin/platforms/offering/import.html", context)
 
     def save_related(self, request, form, formsets, change):
         super().save_related(request, form, formsets, change)

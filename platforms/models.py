@@ -13,7 +13,6 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import F, OuterRef, Q, Subquery
-from django.db.models.functions import Now
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
@@ -533,8 +532,9 @@ class PriceObservationQuerySet(models.QuerySet):
         return self.current()
 
     def stale(self, days: int | None = None) -> PriceObservationQuerySet:
+        """Prices last seen more than `days` (default PRICE_STALE_AFTER_DAYS) days ago."""
         days = settings.PRICE_STALE_AFTER_DAYS if days is None else days
-        return self.filter(last_seen_at__lt=Now() - timedelta(days=days))
+        return self.filter(last_seen_at__lt=timezone.now() - timedelta(days=days))
 
 
 class PriceObservation(models.Model):
@@ -614,7 +614,9 @@ class PriceObservation(models.Model):
         return max(0, (now - self.last_seen_at).days)
 
     def is_stale(self, now=None) -> bool:
-        return self.age_days(now) > settings.PRICE_STALE_AFTER_DAYS
+        """Last seen more than PRICE_STALE_AFTER_DAYS days ago (the engine's rule too)."""
+        now = now or timezone.now()
+        return now - self.last_seen_at > timedelta(days=settings.PRICE_STALE_AFTER_DAYS)
 
 
 class StoragePrice(models.Model):

@@ -1,0 +1,152 @@
+"""SkyPilot catalog files (`catalogs/v8/<cloud>/vms.csv` in skypilot-org/skypilot-catalog).
+
+Columns are found by name: each cloud orders them differently (Lambda puts Price before Region,
+RunPod SpotPrice before Price) and some add columns (AWS `Arch`), which are ignored. Prices are USD
+per instance-hour, for all the instance's GPUs together.
+
+Traps, each with a test in tests/importers/test_skypilot.py:
+- Memory per GPU is read from `GpuInfo["Gpus"][0]["MemoryInfo"]["SizeInMiB"]`, never derived from
+  `TotalGpuMemoryInMiB`: Lambda writes the per-GPU figure there, RunPod the total.
+- RunPod writes GiB into the MiB field (`SizeInMiB: 80` for an 80 GB A100). No GPU has less than
+  1 GiB, so a "MiB" value under 1024 is read as GiB.
+- AWS lists one row per availability zone. Zones collapse into one offering per (instance type,
+  region); where their prices differ (spot prices do) the lowest is kept, as SkyPilot's optimizer
+  picks the cheapest zone. The folded rows are counted as merged.
+- A row without a Price (AWS p5e) is skipped with its reason, even when it has a SpotPrice: a spot
+  price alone does not describe an offering anyone can rent on demand. A SpotPrice of 0 (Vast) means
+  no spot offer.
+- A SpotPrice makes a second, interruptible offering whose key ends in `:spot`.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import replace
+from decimal import Decimal
+
+from platforms.models import normalise_alias
+
+from .base import (
+    OfferRow,
+    Parsed,
+    PriceRow,
+    RowError,
+    Skip,
+    decimal_value,
+    merge_duplicates,
+    parse_rows,
+    price_value,
+    ram_value,
+)
+
+# SpotPrice and AvailabilityZone are optional: not every cloud's file has them.
+REQUIRED = (
+    "InstanceType",
+    "AcceleratorName",
+    "AcceleratorCount",
+    "vCPUs",
+    "MemoryGiB",
+    "GpuInfo",
+    "Price",
+    "Region",
+)
+# GpuInfo is a small dict; anything much longer is not a catalog row and could make the literal
+# parser recurse deeply.
+MAX_GPU_INFO = 10_000
+MIB_PER_GIB = Decimal(1024)
+
+
+def parse(text: str) -> Parsed:
+    parsed = parse_rows(text, required=REQUIRED, offers=_offers)
+    return merge_duplicates(parsed, same_unit="lowest")
+
+
+def gpu_info(raw: str) -> tuple[str, Decimal | None]:
+    """(GPU name, memory per GPU in GiB) from a GpuInfo literal; ("", None) when empty.
+
+    `ast.literal_eval` only accepts literals (no names, calls or attributes), so a crafted cell
+    cannot run code; anything else is a row error.
+    """
+    if not raw:
+        return "", None
+    if len(raw) > MAX_GPU_INFO:
+        raise RowError(f"GpuInfo is longer than {MAX_GPU_INFO} characters")
+    try:
+        info = ast.literal_eval(raw)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        raise RowError("GpuInfo is not a Python literal") from None
+    gpus = info.get("Gpus") if isinstance(info, dict) else None
+    if not isinstance(gpus, list) or not gpus or not isinstance(gpus[0], dict):
+        raise RowError("GpuInfo has no 'Gpus' list")
+    first = gpus[0]
+    memory = first.get("MemoryInfo")
+    size = memory.get("SizeInMiB") if isinstance(memory, dict) else None
+    return str(first.get("Name") or ""), memory_per_gpu_gib(size)
+
+
+def memory_per_gpu_gib(size_in_mib) -> Decimal | None:
+    """GiB per GPU from a SizeInMiB value; values under 1024 are GiB already (RunPod's catalog)."""
+    if isinstance(size_in_mib, bool) or not isinstance(size_in_mib, int | float):
+        return None
+    size = Decimal(str(size_in_mib))
+    if size <= 0:
+        return None
+    if size < MIB_PER_GIB:
+        return size
+    return (size / MIB_PER_GIB).quantize(Decimal("0.01"))
+
+
+def _offers(line: int, row: dict[str, str]) -> list[OfferRow]:
+    instance = row["InstanceType"]
+    if not instance:
+        raise RowError("InstanceType is empty")
+    accelerator = row["AcceleratorName"]
+    if not accelerator and not row["GpuInfo"]:
+        raise Skip("CPU-only instance (no GPU)")
+    count = decimal_value(row, "AcceleratorCount")
+    if count == 0:
+        raise Skip("CPU-only instance (no GPU)")
+    if count != count.to_integral_value():
+        raise Skip("fractional GPU count (a share of one GPU)")
+    gpu_name, memory = gpu_info(row["GpuInfo"])
+    region = row["Region"]
+    if not region:
+        raise RowError("Region is empty")
+    if not row["Price"]:
+        raise Skip("no on-demand price (Price is empty)")
+    price = price_value(row, "Price")
+    if price == 0:
+        raise Skip("on-demand price is 0")
+    vcpus = decimal_value(row, "vCPUs", required=False)
+    hint = f"{instance} {gpu_name}"
+    gpu_count = int(count)
+    key = f"{instance}@{region}"
+    offer = OfferRow(
+        lines=[line],
+        external_id=key,
+        name=f"{instance} ({region})",
+        accelerator_name=accelerator or gpu_name,
+        gpu_count=gpu_count,
+        gpu_memory_gib=memory,
+        prices=[PriceRow(unit="hour", amount=price, currency="USD")],
+        vcpus=None if vcpus is None else max(1, int(vcpus.to_integral_value())),
+        ram_gib=ram_value(decimal_value(row, "MemoryGiB", required=False)),
+        region=region,
+        # The catalog says nothing about links; SXM parts in a multi-GPU box are on NVLink.
+        interconnect="nvlink" if gpu_count > 1 and "sxm" in normalise_alias(hint) else None,
+        hint=hint,
+    )
+    offers = [offer]
+    spot = price_value(row, "SpotPrice") if row.get("SpotPrice") else None
+    if spot:
+        offers.append(
+            replace(
+                offer,
+                lines=[line],
+                external_id=f"{key}:spot",
+                name=f"{instance} ({region}, spot)",
+                interruptible=True,
+                prices=[PriceRow(unit="hour", amount=spot, currency="USD")],
+            )
+        )
+    return offers

@@ -1,0 +1,128 @@
+"""`manage.py import_offers PATH --format FORMAT --platform SLUG`: import a price catalog file.
+
+The file is checked as a whole first; with any bad row nothing is written, every bad row is listed
+on stderr with its line, and the exit status is 1. Progress goes to stderr, the summary to stdout.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+from django.utils import timezone
+
+from platforms.importers import FORMAT_LABELS, ImportReport, observed_at_value, offers_import
+from platforms.importers.base import RowError
+from platforms.models import Platform
+
+# Report progress at most this often, and at least every this many rows.
+PROGRESS_SECONDS = 1.0
+PROGRESS_ROWS = 500
+# A usage mistake (bad option, missing file), as opposed to a bad file (status 1).
+USAGE_ERROR = 2
+
+
+class Command(BaseCommand):
+    help = "Import offerings and prices from a SkyPilot vms.csv, a gpuhunt CSV or our native CSV."
+
+    def add_arguments(self, parser):
+        parser.add_argument("path", help="the CSV file")
+        parser.add_argument("--format", required=True, choices=sorted(FORMAT_LABELS))
+        parser.add_argument(
+            "--platform",
+            help="slug of the platform the file lists (native CSV: optional, "
+            "rows may name it in a 'platform' column)",
+        )
+        parser.add_argument(
+            "--observed-at",
+            help="date (YYYY-MM-DD) or ISO date-time the prices were observed; default today",
+        )
+        parser.add_argument(
+            "--source", default="", help="URL the file came from (recorded on every price)"
+        )
+        parser.add_argument(
+            "--dry-run", action="store_true", help="check and report; write nothing"
+        )
+        parser.add_argument(
+            "--strict",
+            action="store_true",
+            help="treat unknown or ambiguous accelerators as errors instead of skipping the rows",
+        )
+
+    def handle(self, *args, **options):
+        path = Path(options["path"])
+        fmt = options["format"]
+        try:
+            text = path.read_text(encoding="utf-8-sig")
+        except FileNotFoundError:
+            raise CommandError(f"No such file: {path}", returncode=USAGE_ERROR) from None
+        except (OSError, UnicodeDecodeError) as exc:
+            raise CommandError(f"Cannot read {path}: {exc}", returncode=USAGE_ERROR) from None
+
+        platform = None
+        if options["platform"]:
+            platform = Platform.objects.filter(slug=options["platform"]).first()
+            if platform is None:
+                raise CommandError(
+                    f"No platform with slug {options['platform']!r}; create it in the admin first.",
+                    returncode=USAGE_ERROR,
+                )
+        elif fmt != "native":
+            raise CommandError(f"--platform is required for --format {fmt}", returncode=USAGE_ERROR)
+
+        try:
+            observed_at = observed_at_value(options["observed_at"] or timezone.localdate())
+        except RowError as exc:
+            raise CommandError(f"--observed-at: {exc}", returncode=USAGE_ERROR) from None
+
+        report = offers_import(
+            text=text,
+            fmt=fmt,
+            filename=path.name,
+            observed_at=observed_at,
+            platform=platform,
+            source_url=options["source"],
+            dry_run=options["dry_run"],
+            strict=options["strict"],
+            progress=self._progress_printer(),
+        )
+        self._print(report)
+        if not report.ok:
+            raise CommandError(
+                f"{len(report.errors)} bad row(s) in {path.name}; nothing was written.",
+                returncode=1,
+            )
+
+    def _progress_printer(self):
+        last = {"phase": "", "started": 0.0, "time": 0.0, "done": 0}
+
+        def progress(phase: str, done: int, total: int) -> None:
+            now = time.monotonic()
+            if phase != last["phase"]:
+                last.update(phase=phase, started=now, time=now, done=0)
+            if done == 0:
+                return
+            due = (
+                done - last["done"] >= PROGRESS_ROWS
+                or now - last["time"] >= PROGRESS_SECONDS
+                or (done == total and done != last["done"])
+            )
+            if not due:
+                return
+            rate = done / max(now - last["started"], 1e-3)
+            self.stderr.write(f"{phase}: {done}/{total} rows ({rate:,.0f} rows/s)")
+            last.update(time=now, done=done)
+
+        return progress
+
+    def _print(self, report: ImportReport) -> None:
+        for line in report.summary_lines():
+            self.stdout.write(line)
+        for problem in report.errors:
+            self.stderr.write(f"error: {problem}")
+        if report.applied and report.sources:
+            for source in report.sources:
+                self.stdout.write(
+                    f"source: {source.title}" + (f" <{source.url}>" if source.url else "")
+                )
