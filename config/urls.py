@@ -6,5 +6,7 @@ from django.urls import include, path
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("i18n/", include("django.conf.urls.i18n")),
+    path("api/", include("api.urls")),
+    path("advisor/", include("advisor.urls")),
     path("", include("platforms.urls")),
 ]

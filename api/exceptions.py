@@ -1,0 +1,120 @@
+"""Every API error in one shape, and the translation of domain errors into HTTP ones.
+
+    {"error": {"status": 400, "code": "invalid", "message": "...",
+               "fields": {"tasks[0].precision": ["..."]}}}
+
+`fields` maps a field path (dotted, with `[i]` for list items, the engine's own notation) to its
+messages; it is empty when the error is not about a field. The engine's `InvalidWorkload` (and any
+plain `AdvisorError`) is a 400 naming its field; `NoFit` is a 422: the scenario is valid, but
+nothing in the catalogue (or the named hardware) can run it. Anything else unexpected is left to
+Django, so a bug is a logged 500 and a failing test rather than a polite message.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from django.core.exceptions import NON_FIELD_ERRORS
+from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.http import Http404
+from django.utils.translation import gettext_lazy as _
+from rest_framework import exceptions, status
+from rest_framework.response import Response
+from rest_framework.serializers import as_serializer_error
+from rest_framework.settings import api_settings
+from rest_framework.views import exception_handler as drf_exception_handler
+
+from advisor.engine.errors import AdvisorError, NoFit
+
+NON_FIELD = api_settings.NON_FIELD_ERRORS_KEY
+
+
+class NothingFits(exceptions.APIException):
+    status_code = status.HTTP_422_UNPROCESSABLE_ENTITY
+    default_detail = _("Nothing in the catalogue can run this scenario.")
+    default_code = "no_fit"
+
+
+def _as_drf_exception(exc: Exception) -> Exception:
+    """Domain and model errors become DRF exceptions; everything else passes through unchanged."""
+    if isinstance(exc, NoFit):
+        return NothingFits({exc.field or NON_FIELD: [exc.message]})
+    if isinstance(exc, AdvisorError):
+        return exceptions.ValidationError({exc.field or NON_FIELD: [exc.message]})
+    if isinstance(exc, DjangoValidationError):
+        return exceptions.ValidationError(as_serializer_error(exc))
+    if isinstance(exc, Http404):
+        return exceptions.NotFound()
+    if isinstance(exc, DjangoPermissionDenied):
+        return exceptions.PermissionDenied()
+    return exc
+
+
+def _flatten(detail: Any, path: str = "") -> Iterator[tuple[str, list[str]]]:
+    """(field path, messages) pairs from DRF's nested error detail."""
+    if isinstance(detail, dict):
+        for key, value in detail.items():
+            if isinstance(key, int):
+                child = f"{path}[{key}]"
+            else:
+                child = f"{path}.{key}" if path else str(key)
+            yield from _flatten(value, child)
+    elif isinstance(detail, list):
+        if all(isinstance(item, str) for item in detail):
+            if detail:
+                yield path, [str(item) for item in detail]
+        else:
+            for index, item in enumerate(detail):
+                yield from _flatten(item, f"{path}[{index}]")
+    else:
+        yield path, [str(detail)]
+
+
+def _codes(codes: Any) -> Iterator[str]:
+    if isinstance(codes, dict):
+        for value in codes.values():
+            yield from _codes(value)
+    elif isinstance(codes, list):
+        for value in codes:
+            yield from _codes(value)
+    else:
+        yield str(codes)
+
+
+def error_body(exc: exceptions.APIException, status_code: int) -> dict[str, Any]:
+    """The inside of `{"error": ...}` for a DRF exception."""
+    fields: dict[str, list[str]] = {}
+    general: list[str] = []
+    if isinstance(exc.detail, dict | list):
+        for field, messages in _flatten(exc.detail):
+            if field in ("", NON_FIELD, NON_FIELD_ERRORS):
+                general.extend(messages)
+            else:
+                fields.setdefault(field, []).extend(messages)
+    else:
+        general.append(str(exc.detail))
+    if general:
+        message = " ".join(general)
+    elif fields:
+        first, messages = next(iter(fields.items()))
+        message = f"{first}: {messages[0]}"
+    else:
+        message = str(exc.default_detail)
+    # To a client every validation error is "invalid"; the per-field codes are DRF's business.
+    if isinstance(exc, exceptions.ValidationError):
+        code = "invalid"
+    else:
+        code = next(_codes(exc.get_codes()), exc.default_code)
+    return {"status": status_code, "code": code, "message": message, "fields": fields}
+
+
+def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
+    """REST_FRAMEWORK["EXCEPTION_HANDLER"]: DRF's handler (headers, rollback), then our shape."""
+    exc = _as_drf_exception(exc)
+    response = drf_exception_handler(exc, context)
+    if response is None or not isinstance(exc, exceptions.APIException):
+        return response
+    response.data = {"error": error_body(exc, response.status_code)}
+    return response

@@ -1,0 +1,255 @@
+"""Query parameters of the catalogue lists and price history: validated by serializers, run in SQL.
+
+Each parameter set is a serializer, so a bad value (`?vram_min=abc`, an unknown ordering) is a 400
+naming the parameter, and the same serializer documents the parameters in the OpenAPI schema. The
+querysets compute everything they filter or order on as annotations: VRAM per GPU and in total, the
+current price in the asked billing unit (a Subquery on the latest observation) and its price per
+GPU-hour.
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime, time, timedelta
+from decimal import Decimal
+from typing import Any
+
+from django.db.models import (
+    Avg,
+    Count,
+    DecimalField,
+    ExpressionWrapper,
+    F,
+    FloatField,
+    Max,
+    Min,
+    OuterRef,
+    QuerySet,
+    Subquery,
+    Value,
+)
+from django.db.models.functions import Cast, Coalesce, Trunc
+from django.http import QueryDict
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+from rest_framework import serializers
+
+from advisor.engine.types import HOURS_PER_MONTH
+from platforms.models import (
+    BillingUnit,
+    Currency,
+    Interconnect,
+    Offering,
+    PriceObservation,
+    SharingMode,
+)
+
+HOURS_PER_UNIT = {
+    BillingUnit.SECOND: 1 / 3600,
+    BillingUnit.MINUTE: 1 / 60,
+    BillingUnit.HOUR: 1.0,
+    BillingUnit.DAY: 24.0,
+    BillingUnit.WEEK: 168.0,
+    BillingUnit.MONTH: float(HOURS_PER_MONTH),
+}
+DEFAULT_UNIT = BillingUnit.HOUR
+
+OFFERING_ORDERINGS = {
+    "price": "listing_price",
+    "price_per_gpu_hour": "price_per_gpu_hour",
+    "vram": "vram_per_gpu",
+    "total_vram": "total_vram",
+    "gpu_count": "gpu_count",
+}
+
+# Bounds that keep a date inside what every database and Python's datetime can convert to UTC.
+EARLIEST_DATE = date(1900, 1, 1)
+LATEST_DATE = date(9999, 12, 30)
+
+GIB = {"max_digits": 9, "decimal_places": 2, "min_value": Decimal(0), "required": False}
+MONEY = {"max_digits": 12, "decimal_places": 4, "min_value": Decimal(0), "required": False}
+
+
+def query_data(params: QueryDict, many: tuple[str, ...] = ()) -> dict[str, Any]:
+    """A plain dict of the query string: the last value of each key, all values of `many` keys.
+
+    Passing the QueryDict itself would make DRF treat it as an HTML form, where a missing boolean
+    means False; here a missing parameter means "no filter".
+    """
+    return {key: params.getlist(key) if key in many else params.get(key) for key in params}
+
+
+def _check_range(attrs: dict[str, Any], low: str, high: str, names: tuple[str, str] | None = None):
+    low_name, high_name = names or (low, high)
+    if attrs.get(low) is not None and attrs.get(high) is not None and attrs[low] > attrs[high]:
+        raise serializers.ValidationError({high_name: [_("Must not be less than %s.") % low_name]})
+
+
+class OfferingUnitSerializer(serializers.Serializer):
+    unit = serializers.ChoiceField(
+        choices=BillingUnit.choices,
+        required=False,
+        help_text="Billing unit of the offering's `price`; default hour.",
+    )
+
+    MANY: tuple[str, ...] = ()
+
+
+class OfferingQuerySerializer(OfferingUnitSerializer):
+    unit = serializers.ChoiceField(
+        choices=BillingUnit.choices,
+        required=False,
+        help_text="Billing unit of `price`, the price filters and price orderings; given, only "
+        "offerings with a current price in it are listed. Default: hour, and no such filter.",
+    )
+    vram_min = serializers.DecimalField(**GIB, help_text="Least VRAM per GPU (GiB).")
+    vram_max = serializers.DecimalField(**GIB, help_text="Most VRAM per GPU (GiB).")
+    total_vram_min = serializers.DecimalField(**GIB, help_text="Least VRAM in total (GiB).")
+    total_vram_max = serializers.DecimalField(**GIB, help_text="Most VRAM in total (GiB).")
+    price_min = serializers.DecimalField(**MONEY, help_text="Least current price in `unit`.")
+    price_max = serializers.DecimalField(**MONEY, help_text="Most current price in `unit`.")
+    currency = serializers.ChoiceField(
+        choices=Currency.choices, required=False, help_text="Currency of the current price."
+    )
+    accelerator = serializers.ListField(
+        child=serializers.SlugField(max_length=50),
+        required=False,
+        help_text="Accelerator slug; repeat for several.",
+    )
+    platform = serializers.ListField(
+        child=serializers.SlugField(max_length=50),
+        required=False,
+        help_text="Platform slug; repeat for several.",
+    )
+    interconnect = serializers.ChoiceField(choices=Interconnect.choices, required=False)
+    sharing_mode = serializers.ChoiceField(choices=SharingMode.choices, required=False)
+    interruptible = serializers.BooleanField(required=False, help_text="Spot instances or not.")
+    ordering = serializers.ChoiceField(
+        choices=[name for key in OFFERING_ORDERINGS for name in (key, f"-{key}")],
+        required=False,
+        help_text="Sort key, `-` for descending; offerings without a price in `unit` come last.",
+    )
+
+    MANY = ("accelerator", "platform")
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        _check_range(attrs, "vram_min", "vram_max")
+        _check_range(attrs, "total_vram_min", "total_vram_max")
+        _check_range(attrs, "price_min", "price_max")
+        return attrs
+
+
+def offerings_annotated(queryset: QuerySet[Offering], unit: str) -> QuerySet[Offering]:
+    """VRAM per GPU and total, and the current price in `unit` with its price per GPU-hour."""
+    latest = PriceObservation.objects.filter(offering=OuterRef("pk"), unit=unit).order_by(
+        "-observed_at"
+    )
+    gib = DecimalField(max_digits=12, decimal_places=2)
+    return queryset.annotate(
+        vram_per_gpu=Coalesce(F("pooled_vram_gib"), F("accelerator__vram_gib"), output_field=gib),
+        total_vram=ExpressionWrapper(F("vram_per_gpu") * F("gpu_count"), output_field=gib),
+        listing_unit=Value(unit),
+        listing_price=Subquery(latest.values("amount")[:1]),
+        listing_currency=Subquery(latest.values("currency")[:1]),
+        # A ratio to sort and compare by, not money to add up, so a float is exact enough; and
+        # SQLite would divide a whole-number price by the GPU count as integers.
+        price_per_gpu_hour=ExpressionWrapper(
+            Cast("listing_price", FloatField()) / (Value(HOURS_PER_UNIT[unit]) * F("gpu_count")),
+            output_field=FloatField(),
+        ),
+    )
+
+
+def filter_offerings(queryset: QuerySet[Offering], query: dict[str, Any]) -> QuerySet[Offering]:
+    """Apply validated OfferingQuerySerializer data to an `offerings_annotated` queryset."""
+    lookups = {
+        "vram_min": "vram_per_gpu__gte",
+        "vram_max": "vram_per_gpu__lte",
+        "total_vram_min": "total_vram__gte",
+        "total_vram_max": "total_vram__lte",
+        "price_min": "listing_price__gte",
+        "price_max": "listing_price__lte",
+        "currency": "listing_currency",
+        "accelerator": "accelerator__slug__in",
+        "platform": "platform__slug__in",
+        "interconnect": "interconnect",
+        "sharing_mode": "sharing_mode",
+        "interruptible": "interruptible",
+    }
+    conditions = {lookup: query[key] for key, lookup in lookups.items() if key in query}
+    if "unit" in query:
+        conditions["listing_price__isnull"] = False
+    queryset = queryset.filter(**conditions)
+    ordering = query.get("ordering")
+    if ordering:
+        field = F(OFFERING_ORDERINGS[ordering.lstrip("-")])
+        key = (
+            field.desc(nulls_last=True) if ordering.startswith("-") else field.asc(nulls_last=True)
+        )
+        # The id breaks ties, so pages never overlap.
+        queryset = queryset.order_by(key, "pk")
+    return queryset
+
+
+class PriceHistoryQuerySerializer(serializers.Serializer):
+    date_from = serializers.DateField(
+        source="date_from", required=False, help_text="First day (inclusive)."
+    )
+    date_to = serializers.DateField(
+        source="date_to", required=False, help_text="Last day (inclusive)."
+    )
+    bucket = serializers.ChoiceField(
+        choices=["day", "week", "month"], default="day", help_text="Width of a bucket."
+    )
+    unit = serializers.ChoiceField(
+        choices=BillingUnit.choices, required=False, help_text="Only this billing unit."
+    )
+
+    def get_fields(self):
+        # `from` and `to` are keywords in Python, so the fields are declared under other names.
+        fields = super().get_fields()
+        renamed = {"date_from": "from", "date_to": "to"}
+        return {renamed.get(name, name): field for name, field in fields.items()}
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        for key in ("date_from", "date_to"):
+            day = attrs.get(key)
+            if day is not None and not EARLIEST_DATE <= day <= LATEST_DATE:
+                name = key.removeprefix("date_")
+                raise serializers.ValidationError(
+                    {name: [_("Must be between %s and %s.") % (EARLIEST_DATE, LATEST_DATE)]}
+                )
+        _check_range(attrs, "date_from", "date_to", names=("from", "to"))
+        return attrs
+
+
+def _start_of(day: date) -> datetime:
+    return timezone.make_aware(datetime.combine(day, time.min))
+
+
+def price_history(
+    offering: Offering,
+    *,
+    bucket: str = "day",
+    unit: str | None = None,
+    date_from: date | None = None,
+    date_to: date | None = None,
+) -> QuerySet:
+    """Min, max, mean and count of an offering's observed prices per bucket, unit and currency.
+
+    One aggregate query. Buckets are calendar days, weeks (from Monday) or months in the site's
+    time zone; a bucket holds the observations made in it.
+    """
+    prices = PriceObservation.objects.filter(offering=offering)
+    if unit:
+        prices = prices.filter(unit=unit)
+    # Bounds as instants, not `observed_at__date`, so the (offering, unit, observed_at) index helps.
+    if date_from:
+        prices = prices.filter(observed_at__gte=_start_of(date_from))
+    if date_to:
+        prices = prices.filter(observed_at__lt=_start_of(date_to + timedelta(days=1)))
+    return (
+        prices.annotate(period_start=Trunc("observed_at", bucket))
+        .values("unit", "currency", "period_start")
+        .annotate(min=Min("amount"), max=Max("amount"), avg=Avg("amount"), count=Count("id"))
+        .order_by("unit", "currency", "period_start")
+    )

@@ -1,0 +1,640 @@
+"""Serializers of the JSON API: explicit fields, read-only views of annotated querysets.
+
+Catalogue serializers only read what the viewset's queryset has already fetched or annotated (no
+queries of their own). The estimate and advise serializers describe the engine's JSON for the
+schema; the engine itself validates the scenario.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from decimal import Decimal
+
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+from rest_framework.settings import api_settings
+
+from advisor.engine import scenario
+from platforms.models import (
+    Accelerator,
+    BillingUnit,
+    Confidence,
+    Currency,
+    DeliveryForm,
+    ExchangeRate,
+    Interconnect,
+    MigProfile,
+    Offering,
+    Platform,
+    PlatformFact,
+    PriceObservation,
+    Source,
+    StoragePrice,
+)
+from platforms.selectors import current_prices_by_unit
+
+NON_FIELD = api_settings.NON_FIELD_ERRORS_KEY
+# Instants whose conversion to UTC (and any time zone) stays inside datetime's range.
+EARLIEST_INSTANT = datetime(1900, 1, 1, tzinfo=UTC)
+LATEST_INSTANT = datetime(9999, 12, 30, tzinfo=UTC)
+
+# The figures of an accelerator that carry their own confidence grade (fixtures/accelerators.json).
+GRADED_FIGURES = (
+    "vram_gib",
+    "memory_bandwidth_gbps",
+    "bf16_tflops",
+    "fp32_tflops",
+    "nvlink_bandwidth_gbps",
+    "pcie_gen",
+    "tdp_w",
+)
+
+
+def _now(context) -> datetime:
+    # One "now" per response, so every price in it is aged against the same instant.
+    return context.setdefault("now", timezone.now())
+
+
+class SourceSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Source
+        fields = ["title", "url", "publisher", "kind", "confidence", "published_on", "retrieved_on"]
+
+
+class SourceBriefSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Source
+        fields = ["title", "kind"]
+
+
+# Catalogue: platforms
+
+
+class PlatformFactSerializer(serializers.ModelSerializer):
+    label = serializers.CharField(source="get_attribute_display")
+    source = SourceSerializer()
+
+    class Meta:
+        model = PlatformFact
+        fields = ["attribute", "label", "value", "value_zh", "source"]
+
+
+class StoragePriceSerializer(serializers.ModelSerializer):
+    platform = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+    source = SourceBriefSerializer()
+
+    class Meta:
+        model = StoragePrice
+        fields = [
+            "platform",
+            "kind",
+            "unit",
+            "amount",
+            "currency",
+            "free_gb",
+            "billed_when_stopped",
+            "observed_at",
+            "notes",
+            "source",
+        ]
+
+
+class PlatformSerializer(serializers.HyperlinkedModelSerializer):
+    url = serializers.HyperlinkedIdentityField(view_name="api:platform-detail", lookup_field="slug")
+    delivery_forms = serializers.ListField(child=serializers.ChoiceField(DeliveryForm.choices))
+    interconnects = serializers.ListField(child=serializers.ChoiceField(Interconnect.choices))
+    offering_count = serializers.IntegerField(help_text="Listed (active) offerings.")
+    source = SourceSerializer()
+
+    class Meta:
+        model = Platform
+        fields = [
+            "url",
+            "slug",
+            "name",
+            "name_en",
+            "website",
+            "region",
+            "delivery_forms",
+            "scheduling",
+            "multi_task",
+            "interconnects",
+            "physically_exclusive",
+            "retention_after_expiry",
+            "offering_count",
+            "source",
+        ]
+
+
+class PlatformDetailSerializer(PlatformSerializer):
+    facts = PlatformFactSerializer(many=True)
+    storage_prices = StoragePriceSerializer(
+        many=True,
+        source="current_storage_prices",
+        help_text="The latest price of each storage kind.",
+    )
+
+    class Meta(PlatformSerializer.Meta):
+        fields = [
+            *PlatformSerializer.Meta.fields,
+            "stability_claim",
+            "domestic_accelerators",
+            "data_retention",
+            "idle_policy",
+            "notes",
+            "facts",
+            "storage_prices",
+        ]
+
+
+# Catalogue: accelerators
+
+
+class MigProfileSerializer(serializers.ModelSerializer):
+    starts = serializers.ListField(
+        child=serializers.IntegerField(), help_text="Allowed start slots."
+    )
+
+    class Meta:
+        model = MigProfile
+        fields = [
+            "name",
+            "memory_gib",
+            "memory_slices",
+            "compute_slices",
+            "max_count",
+            "starts",
+            "media_extensions",
+        ]
+
+
+class AcceleratorSerializer(serializers.HyperlinkedModelSerializer):
+    url = serializers.HyperlinkedIdentityField(
+        view_name="api:accelerator-detail", lookup_field="slug"
+    )
+    aliases = serializers.SlugRelatedField(many=True, read_only=True, slug_field="alias")
+    mig_profiles = MigProfileSerializer(many=True)
+    figure_confidence = serializers.SerializerMethodField(
+        help_text="Confidence grade of each figure (the accelerator's grade where none is given)."
+    )
+    source = SourceSerializer()
+
+    class Meta:
+        model = Accelerator
+        fields = [
+            "url",
+            "slug",
+            "name",
+            "vendor",
+            "architecture",
+            "vram_gib",
+            "memory_bandwidth_gbps",
+            "bf16_tflops",
+            "fp32_tflops",
+            "nvlink",
+            "nvlink_bandwidth_gbps",
+            "pcie_gen",
+            "tdp_w",
+            "domestic",
+            "confidence",
+            "figure_confidence",
+            "mig_slots",
+            "mig_max_compute",
+            "aliases",
+            "mig_profiles",
+            "source_note",
+            "source",
+        ]
+
+    @extend_schema_field(
+        serializers.DictField(child=serializers.ChoiceField(choices=Confidence.choices))
+    )
+    def get_figure_confidence(self, accelerator: Accelerator) -> dict[str, str]:
+        return {figure: accelerator.figure_grade(figure) for figure in GRADED_FIGURES}
+
+
+# Catalogue: offerings and prices
+
+
+class CurrentPriceSerializer(serializers.ModelSerializer):
+    age_days = serializers.SerializerMethodField(help_text="Whole days since last seen.")
+    stale = serializers.SerializerMethodField(
+        help_text="Last seen more than PRICE_STALE_AFTER_DAYS days ago."
+    )
+    source = SourceBriefSerializer()
+
+    class Meta:
+        model = PriceObservation
+        fields = [
+            "unit",
+            "amount",
+            "currency",
+            "observed_at",
+            "last_seen_at",
+            "age_days",
+            "stale",
+            "source",
+        ]
+
+    def get_age_days(self, price: PriceObservation) -> int:
+        return price.age_days(_now(self.context))
+
+    def get_stale(self, price: PriceObservation) -> bool:
+        return price.is_stale(_now(self.context))
+
+
+class PriceObservationSerializer(CurrentPriceSerializer):
+    """A price observation as stored (the answer to adding one)."""
+
+    class Meta(CurrentPriceSerializer.Meta):
+        fields = ["id", "offering", *CurrentPriceSerializer.Meta.fields]
+
+
+class ListingPriceSerializer(serializers.Serializer):
+    """The current price in the billing unit the list was asked for (`unit`, default hour)."""
+
+    unit = serializers.ChoiceField(choices=BillingUnit.choices)
+    amount = serializers.DecimalField(max_digits=12, decimal_places=4)
+    currency = serializers.ChoiceField(choices=Currency.choices)
+    per_gpu_hour = serializers.DecimalField(
+        max_digits=None,
+        decimal_places=4,
+        help_text="amount ÷ (hours in the unit × GPUs); a month is 720 hours.",
+    )
+
+
+class PlatformBriefSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Platform
+        fields = ["slug", "name", "name_en"]
+
+
+class AcceleratorBriefSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Accelerator
+        fields = ["slug", "name", "vram_gib"]
+
+
+class OfferingSerializer(serializers.ModelSerializer):
+    platform = PlatformBriefSerializer()
+    accelerator = AcceleratorBriefSerializer()
+    vram_per_gpu_gib = serializers.DecimalField(
+        max_digits=None,
+        decimal_places=2,
+        help_text="The pooled slice's memory if sold by memory, else the accelerator's.",
+    )
+    total_vram_gib = serializers.DecimalField(
+        max_digits=None, decimal_places=2, help_text="VRAM per GPU × GPUs."
+    )
+    price = serializers.SerializerMethodField()
+    current_prices = serializers.SerializerMethodField()
+    source = SourceBriefSerializer()
+
+    class Meta:
+        model = Offering
+        fields = [
+            "id",
+            "name",
+            "platform",
+            "accelerator",
+            "gpu_count",
+            "vram_per_gpu_gib",
+            "total_vram_gib",
+            "pooled_vram_gib",
+            "mig_profile",
+            "vcpus",
+            "ram_gib",
+            "disk_gb",
+            "delivery_form",
+            "sharing_mode",
+            "interconnect",
+            "region",
+            "interruptible",
+            "price",
+            "current_prices",
+            "source",
+        ]
+
+    @extend_schema_field(ListingPriceSerializer(allow_null=True))
+    def get_price(self, offering: Offering) -> dict | None:
+        if offering.listing_price is None:
+            return None
+        data = {
+            "unit": offering.listing_unit,
+            "amount": offering.listing_price,
+            "currency": offering.listing_currency,
+            "per_gpu_hour": Decimal(offering.price_per_gpu_hour),
+        }
+        return ListingPriceSerializer(data).data
+
+    @extend_schema_field(CurrentPriceSerializer(many=True))
+    def get_current_prices(self, offering: Offering) -> list[dict]:
+        prices = current_prices_by_unit(offering)
+        return CurrentPriceSerializer(prices, many=True, context=self.context).data
+
+
+class ExchangeRateSerializer(serializers.ModelSerializer):
+    source = SourceBriefSerializer()
+
+    class Meta:
+        model = ExchangeRate
+        fields = ["base", "quote", "rate", "as_of", "source"]
+
+
+# Price history
+
+
+class BucketStartField(serializers.DateField):
+    """The day a bucket starts, from the database's truncated instant (local midnight)."""
+
+    def to_representation(self, value):
+        return super().to_representation(timezone.localtime(value).date())
+
+
+class PriceBucketSerializer(serializers.Serializer):
+    unit = serializers.ChoiceField(choices=BillingUnit.choices)
+    currency = serializers.ChoiceField(choices=Currency.choices)
+    period_start = BucketStartField(help_text="First day of the bucket (weeks start Monday).")
+    min = serializers.DecimalField(max_digits=None, decimal_places=4)
+    max = serializers.DecimalField(max_digits=None, decimal_places=4)
+    avg = serializers.DecimalField(max_digits=None, decimal_places=4)
+    count = serializers.IntegerField(help_text="Observations in the bucket.")
+
+
+class PriceHistorySerializer(serializers.Serializer):
+    offering = serializers.IntegerField()
+    bucket = serializers.ChoiceField(choices=["day", "week", "month"])
+    date_from = serializers.DateField(
+        source="date_from", allow_null=True, help_text="First day included, if asked."
+    )
+    date_to = serializers.DateField(
+        source="date_to", allow_null=True, help_text="Last day included, if asked."
+    )
+    unit = serializers.ChoiceField(choices=BillingUnit.choices, allow_null=True)
+    buckets = PriceBucketSerializer(many=True, help_text="By unit, currency, then period.")
+
+    def get_fields(self):
+        # The query parameters are `from` and `to`; the response echoes them under the same names,
+        # which cannot be attribute names here ("from" is a keyword).
+        fields = super().get_fields()
+        renamed = {"date_from": "from", "date_to": "to"}
+        return {renamed.get(name, name): field for name, field in fields.items()}
+
+
+# Adding a price
+
+
+class PriceObservationCreateSerializer(serializers.Serializer):
+    unit = serializers.ChoiceField(choices=BillingUnit.choices)
+    amount = serializers.DecimalField(max_digits=12, decimal_places=4, min_value=Decimal(0))
+    currency = serializers.ChoiceField(choices=Currency.choices)
+    observed_at = serializers.DateTimeField(
+        required=False, help_text="When the price was seen; default now."
+    )
+    source = serializers.PrimaryKeyRelatedField(
+        queryset=Source.objects.all(),
+        required=False,
+        help_text="Id of the source; default the manual-entry source.",
+    )
+
+    def validate_observed_at(self, value):
+        # Converting to UTC for the database must not leave the range datetime can represent.
+        if not EARLIEST_INSTANT <= value <= LATEST_INSTANT:
+            raise serializers.ValidationError(
+                _("Must be between %s and %s.") % (EARLIEST_INSTANT.year, LATEST_INSTANT.year)
+            )
+        return value
+
+
+# The advisor: the scenario (DESIGN.md "The scenario") and the engine's answers. These serializers
+# document the JSON for the schema; the engine validates the scenario and writes the answers.
+
+
+# The engine reads a null the same as a missing field.
+OPTIONAL = {"required": False, "allow_null": True}
+
+
+class ArchSerializer(serializers.Serializer):
+    layers = serializers.IntegerField(**OPTIONAL)
+    hidden = serializers.IntegerField(**OPTIONAL)
+    heads = serializers.IntegerField(**OPTIONAL)
+    kv_heads = serializers.IntegerField(**OPTIONAL)
+    head_dim = serializers.IntegerField(**OPTIONAL)
+    intermediate = serializers.IntegerField(**OPTIONAL)
+    vocab = serializers.IntegerField(**OPTIONAL)
+    mla_kv_lora_rank = serializers.IntegerField(**OPTIONAL)
+    mla_rope_head_dim = serializers.IntegerField(**OPTIONAL)
+    active_params = serializers.IntegerField(**OPTIONAL)
+
+
+class OnHardwareSerializer(serializers.Serializer):
+    accelerator = serializers.CharField(help_text="Accelerator slug or alias, e.g. a100-80gb.")
+    count = serializers.IntegerField(**OPTIONAL)
+    mig_profile = serializers.CharField(**OPTIONAL, help_text="e.g. 3g.40gb")
+    mfu = serializers.FloatField(**OPTIONAL, help_text="Model FLOPs utilisation, 0-1.")
+
+
+class TaskSerializer(serializers.Serializer):
+    name = serializers.CharField(**OPTIONAL)
+    kind = serializers.ChoiceField(choices=scenario.KINDS)
+    model = serializers.CharField(**OPTIONAL, help_text="Preset id, e.g. llama-3.1-70b.")
+    params = serializers.FloatField(**OPTIONAL, help_text="Parameter count, without `model`.")
+    arch = ArchSerializer(**OPTIONAL)
+    precision = serializers.ChoiceField(choices=scenario.PRECISIONS, **OPTIONAL)
+    optimizer = serializers.ChoiceField(choices=scenario.OPTIMIZERS, **OPTIONAL)
+    master_weights = serializers.BooleanField(**OPTIONAL)
+    sharding = serializers.ChoiceField(
+        choices=[*scenario.SHARDINGS, *scenario.SHARDING_ALIASES], **OPTIONAL
+    )
+    offload = serializers.ChoiceField(choices=scenario.OFFLOADS, **OPTIONAL)
+    activation_checkpointing = serializers.ChoiceField(choices=scenario.CHECKPOINTING, **OPTIONAL)
+    micro_batch = serializers.IntegerField(**OPTIONAL)
+    seq_len = serializers.IntegerField(**OPTIONAL)
+    lora_rank = serializers.IntegerField(**OPTIONAL)
+    tokens = serializers.FloatField(**OPTIONAL, help_text="Training tokens, for time.")
+    context_len = serializers.IntegerField(**OPTIONAL)
+    concurrent_sequences = serializers.IntegerField(**OPTIONAL)
+    kv_precision = serializers.ChoiceField(choices=scenario.PRECISIONS, **OPTIONAL)
+    vram_gib = serializers.FloatField(**OPTIONAL, help_text='Memory of a "fixed" task.')
+    gpus = serializers.IntegerField(**OPTIONAL, help_text="GPUs the task spans; default 1.")
+    when = serializers.ChoiceField(choices=scenario.WHENS, **OPTIONAL)
+    hours_per_month = serializers.FloatField(**OPTIONAL)
+    isolation = serializers.ChoiceField(choices=scenario.ISOLATIONS, **OPTIONAL)
+    on = OnHardwareSerializer(**OPTIONAL, help_text="Evaluate on this hardware.")
+
+
+class ConstraintsSerializer(serializers.Serializer):
+    budget_per_month = serializers.FloatField(**OPTIONAL)
+    currency = serializers.ChoiceField(choices=Currency.choices, **OPTIONAL)
+    deadline_hours = serializers.FloatField(**OPTIONAL)
+    physically_exclusive = serializers.BooleanField(**OPTIONAL)
+    require_nvlink = serializers.BooleanField(**OPTIONAL)
+    domestic_only = serializers.BooleanField(**OPTIONAL)
+    platforms = serializers.ListField(child=serializers.CharField(), **OPTIONAL)
+    include_stale = serializers.BooleanField(**OPTIONAL)
+    storage_gb = serializers.FloatField(**OPTIONAL)
+
+
+class ScenarioSerializer(serializers.Serializer):
+    """One or more tasks, constraints and an objective (DESIGN.md "The scenario")."""
+
+    tasks = TaskSerializer(many=True)
+    constraints = ConstraintsSerializer(**OPTIONAL)
+    objective = serializers.ChoiceField(choices=scenario.OBJECTIVES, **OPTIONAL)
+
+    def to_internal_value(self, data):
+        # The engine is the one authority on scenarios (the CLI and the form use it too), so
+        # here only the outer shape is checked and the body goes to it untouched.
+        if not isinstance(data, Mapping):
+            raise serializers.ValidationError(
+                {NON_FIELD: [_("Send the scenario as a JSON object with a tasks list.")]}
+            )
+        return dict(data)
+
+
+class MemorySerializer(serializers.Serializer):
+    weights = serializers.IntegerField()
+    gradients = serializers.IntegerField()
+    optimizer = serializers.IntegerField()
+    activations = serializers.IntegerField()
+    kv_cache = serializers.IntegerField()
+    overhead = serializers.IntegerField()
+    total = serializers.IntegerField()
+
+
+class MemoryGibSerializer(serializers.Serializer):
+    weights = serializers.FloatField()
+    gradients = serializers.FloatField()
+    optimizer = serializers.FloatField()
+    activations = serializers.FloatField()
+    kv_cache = serializers.FloatField()
+    overhead = serializers.FloatField()
+    total = serializers.FloatField()
+
+
+class OnResultSerializer(serializers.Serializer):
+    accelerator = serializers.CharField()
+    name = serializers.CharField()
+    count = serializers.IntegerField()
+    mig_profile = serializers.CharField(allow_null=True)
+    capacity_gib = serializers.FloatField()
+    confidence = serializers.ChoiceField(choices=Confidence.choices)
+
+
+class FitSerializer(serializers.Serializer):
+    fits = serializers.BooleanField()
+    usable_bytes = serializers.IntegerField()
+    headroom_bytes = serializers.IntegerField(help_text="Negative when it does not fit.")
+    reason = serializers.CharField()
+    suggestions = serializers.ListField(child=serializers.CharField())
+
+
+class TimeSerializer(serializers.Serializer):
+    hours = serializers.FloatField()
+    mfu = serializers.FloatField()
+    compute_seconds = serializers.FloatField()
+    comm_seconds = serializers.FloatField()
+    scaling_efficiency = serializers.FloatField()
+    warnings = serializers.ListField(child=serializers.CharField())
+    notes = serializers.ListField(child=serializers.CharField())
+
+
+class TaskEstimateSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    kind = serializers.ChoiceField(choices=scenario.KINDS)
+    gpus = serializers.IntegerField()
+    per_gpu = MemorySerializer(help_text="Bytes on each GPU by component.")
+    per_gpu_gib = MemoryGibSerializer(help_text="The same in GiB, rounded.")
+    sharded = serializers.BooleanField()
+    notes = serializers.ListField(child=serializers.CharField())
+    formulas = serializers.DictField(
+        child=serializers.CharField(), help_text="The arithmetic behind each component."
+    )
+    offloaded_bytes = serializers.IntegerField(required=False, help_text="Held in host RAM.")
+    on = OnResultSerializer(required=False, help_text="With `on`: the hardware evaluated.")
+    fit = FitSerializer(required=False, help_text="With `on`: whether the task fits.")
+    time = TimeSerializer(required=False, help_text="With `on`, for training with `tokens`.")
+    decode_tokens_per_s = serializers.FloatField(
+        required=False, help_text="With `on`, for inference: an upper bound."
+    )
+
+
+class EstimateResponseSerializer(serializers.Serializer):
+    tasks = TaskEstimateSerializer(many=True)
+    warnings = serializers.ListField(child=serializers.CharField())
+
+
+MONEY_STRING = {"max_digits": None, "decimal_places": 2}
+
+
+class PlanSerializer(serializers.Serializer):
+    unit = serializers.CharField(help_text='A billing unit, or "mixed".')
+    units = serializers.ListField(
+        child=serializers.CharField(), help_text="The unit each instance is billed by."
+    )
+    price = serializers.DecimalField(**MONEY_STRING, allow_null=True)
+    monthly = serializers.DecimalField(**MONEY_STRING)
+    currency = serializers.ChoiceField(choices=Currency.choices)
+    converted = serializers.DecimalField(**MONEY_STRING)
+    converted_currency = serializers.ChoiceField(choices=Currency.choices)
+    rate = serializers.CharField(allow_null=True)
+    rate_date = serializers.DateField(allow_null=True)
+    rate_source = serializers.CharField(allow_blank=True)
+
+
+class AssignmentSerializer(serializers.Serializer):
+    task = serializers.CharField()
+    instance = serializers.IntegerField(help_text="0-based.")
+    gpus = serializers.ListField(child=serializers.IntegerField())
+    mode = serializers.CharField()
+    mig_profile = serializers.CharField(allow_null=True)
+    mig_start = serializers.IntegerField(allow_null=True)
+    pooled_share = serializers.FloatField(allow_null=True)
+    usable_bytes = serializers.IntegerField()
+    used_bytes = serializers.IntegerField()
+    headroom_bytes = serializers.IntegerField()
+
+
+class RecommendationSerializer(serializers.Serializer):
+    rank = serializers.IntegerField()
+    offering_id = serializers.IntegerField()
+    offering = serializers.CharField()
+    platform = serializers.CharField()
+    platform_name = serializers.CharField()
+    accelerator = serializers.CharField()
+    instances = serializers.IntegerField()
+    gpus_per_instance = serializers.IntegerField()
+    plan = PlanSerializer()
+    monthly_cost = serializers.DecimalField(**MONEY_STRING)
+    storage_cost = serializers.DecimalField(**MONEY_STRING, allow_null=True)
+    job_cost = serializers.DecimalField(**MONEY_STRING, allow_null=True)
+    time_hours = serializers.FloatField(allow_null=True)
+    headroom_bytes = serializers.IntegerField(allow_null=True)
+    isolation = serializers.ListField(child=serializers.CharField())
+    price_age_days = serializers.IntegerField()
+    price_source = serializers.CharField()
+    price_source_kind = serializers.CharField()
+    pareto = serializers.BooleanField()
+    placement = AssignmentSerializer(many=True)
+    decode_tokens_per_s = serializers.DictField(child=serializers.FloatField())
+    reasons = serializers.ListField(child=serializers.CharField())
+    warnings = serializers.ListField(child=serializers.CharField())
+
+
+class AdviseResponseSerializer(serializers.Serializer):
+    estimate = EstimateResponseSerializer()
+    as_of = serializers.DateTimeField()
+    objective = serializers.ChoiceField(choices=scenario.OBJECTIVES)
+    currency = serializers.ChoiceField(choices=Currency.choices)
+    considered = serializers.IntegerField(help_text="Offerings that passed the constraints.")
+    fitting = serializers.IntegerField(help_text="Offerings that can run the scenario.")
+    rejected = serializers.DictField(
+        child=serializers.IntegerField(), help_text="Offerings left out, by reason."
+    )
+    pareto = serializers.ListField(
+        child=serializers.IntegerField(), help_text="Offering ids on the cost/time Pareto front."
+    )
+    recommendations = RecommendationSerializer(many=True)

@@ -1,0 +1,322 @@
+"""API views: read-only viewsets for the catalogue, one APIView per advisor action.
+
+Views stay thin: validate the query or body with a serializer, call a queryset function or a
+service, serialize. Catalogue querysets fetch everything a page needs in a fixed number of queries
+(annotations and prefetches), whatever the page size.
+"""
+
+from __future__ import annotations
+
+from django.core.exceptions import NON_FIELD_ERRORS
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.db import IntegrityError
+from django.db.models import Count, OuterRef, Prefetch, Q, Subquery
+from drf_spectacular.utils import (
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_view,
+)
+from rest_framework import exceptions, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.permissions import AllowAny, IsAdminUser
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.serializers import as_serializer_error
+from rest_framework.settings import api_settings
+from rest_framework.views import APIView
+
+from advisor.services import advise_scenario, estimate_scenario
+from platforms.models import (
+    Accelerator,
+    AcceleratorAlias,
+    ExchangeRate,
+    MigProfile,
+    Offering,
+    Platform,
+    PlatformFact,
+    PriceObservation,
+    StoragePrice,
+)
+from platforms.services import manual_source, price_observation_create
+
+from . import examples
+from .filters import (
+    DEFAULT_UNIT,
+    OfferingQuerySerializer,
+    OfferingUnitSerializer,
+    PriceHistoryQuerySerializer,
+    filter_offerings,
+    offerings_annotated,
+    price_history,
+    query_data,
+)
+from .pagination import CataloguePagination
+from .parsers import StrictJSONParser
+from .schema import ApiAutoSchema, ErrorSerializer
+from .serializers import (
+    AcceleratorSerializer,
+    AdviseResponseSerializer,
+    EstimateResponseSerializer,
+    ExchangeRateSerializer,
+    OfferingSerializer,
+    PlatformDetailSerializer,
+    PlatformSerializer,
+    PriceHistorySerializer,
+    PriceObservationCreateSerializer,
+    PriceObservationSerializer,
+    ScenarioSerializer,
+    StoragePriceSerializer,
+)
+
+
+def _constraint_message(model, name: str) -> str:
+    constraint = next(c for c in model._meta.constraints if c.name == name)
+    return constraint.violation_error_message
+
+
+PRICE_CLASH = _constraint_message(PriceObservation, "price_one_per_offering_unit_time")
+
+
+def _price_errors(error: DjangoValidationError) -> dict:
+    """Model validation errors as field errors; the (offering, unit, observed_at) clash is about
+    `observed_at`, the one field of the three the client chose freely."""
+    detail = as_serializer_error(error)
+    general = detail.pop(NON_FIELD_ERRORS, [])
+    clash = [message for message in general if str(message) == str(PRICE_CLASH)]
+    if clash:
+        detail.setdefault("observed_at", []).extend(clash)
+    rest = [message for message in general if message not in clash]
+    if rest:
+        detail[api_settings.NON_FIELD_ERRORS_KEY] = rest
+    return detail
+
+
+class CatalogueViewSet(viewsets.ReadOnlyModelViewSet):
+    """Base of the catalogue endpoints: read-only, paginated, JSON bodies only."""
+
+    schema = ApiAutoSchema()
+    pagination_class = CataloguePagination
+    parser_classes = [StrictJSONParser]
+
+
+def _current_storage_prices():
+    """The latest StoragePrice per (platform, kind), for a prefetch."""
+    latest = (
+        StoragePrice.objects.filter(platform=OuterRef("platform"), kind=OuterRef("kind"))
+        .order_by("-observed_at")
+        .values("observed_at")[:1]
+    )
+    return (
+        StoragePrice.objects.filter(observed_at=Subquery(latest))
+        .select_related("platform", "source")
+        .order_by("kind")
+    )
+
+
+class PlatformViewSet(CatalogueViewSet):
+    """GPU rental platforms; one platform adds its comparison facts (with sources) and storage."""
+
+    lookup_field = "slug"
+
+    def get_queryset(self):
+        # A Count groups rows, and grouped queries ignore Meta.ordering: order explicitly.
+        platforms = (
+            Platform.objects.select_related("source")
+            .annotate(offering_count=Count("offerings", filter=Q(offerings__is_active=True)))
+            .order_by("name_en", "name", "pk")
+        )
+        if self.action == "retrieve":
+            platforms = platforms.prefetch_related(
+                Prefetch("facts", queryset=PlatformFact.objects.select_related("source")),
+                Prefetch(
+                    "storage_prices",
+                    queryset=_current_storage_prices(),
+                    to_attr="current_storage_prices",
+                ),
+            )
+        return platforms
+
+    def get_serializer_class(self):
+        return PlatformDetailSerializer if self.action == "retrieve" else PlatformSerializer
+
+
+class AcceleratorViewSet(CatalogueViewSet):
+    """GPU models with their figures (each graded for confidence), aliases and MIG profiles."""
+
+    lookup_field = "slug"
+    serializer_class = AcceleratorSerializer
+    queryset = Accelerator.objects.select_related("source").prefetch_related(
+        Prefetch("aliases", queryset=AcceleratorAlias.objects.order_by("alias")),
+        Prefetch("mig_profiles", queryset=MigProfile.objects.all()),
+    )
+
+
+@extend_schema_view(
+    list=extend_schema(parameters=[OfferingQuerySerializer]),
+    retrieve=extend_schema(parameters=[OfferingUnitSerializer]),
+)
+class OfferingViewSet(CatalogueViewSet):
+    """Listed instance types with their current prices; filter and order the list with the query.
+
+    Each offering's `price` is its current price in the asked billing unit (`unit`, default hour);
+    `current_prices` are its current prices in every unit it has.
+    """
+
+    serializer_class = OfferingSerializer
+
+    def get_queryset(self):
+        if self.action in ("prices", "add_price"):
+            # History stays readable (and writable) for offerings no longer listed.
+            return Offering.objects.all()
+        # The list takes every filter; a single offering only the unit of its listed price.
+        serializer = OfferingQuerySerializer if self.action == "list" else OfferingUnitSerializer
+        query = serializer(data=query_data(self.request.query_params, many=serializer.MANY))
+        query.is_valid(raise_exception=True)
+        unit = query.validated_data.get("unit", DEFAULT_UNIT)
+        offerings = offerings_annotated(Offering.objects.for_catalog(), unit).order_by(
+            *Offering._meta.ordering, "pk"
+        )
+        if self.action == "list":
+            offerings = filter_offerings(offerings, query.validated_data)
+        return offerings
+
+    def get_permissions(self):
+        if self.action == "add_price":
+            return [IsAdminUser()]
+        return [AllowAny()]
+
+    @extend_schema(
+        parameters=[PriceHistoryQuerySerializer],
+        responses=PriceHistorySerializer,
+        operation_id="offerings_price_history",
+        summary="Price history of an offering, aggregated per day, week or month",
+        description="Min, max, mean and number of the observed prices in each bucket, per "
+        "billing unit and currency, aggregated in the database. Buckets follow the site's time "
+        "zone; weeks start on Monday.",
+    )
+    @action(detail=True, methods=["get"], pagination_class=None)
+    def prices(self, request: Request, pk: str | None = None) -> Response:
+        query = PriceHistoryQuerySerializer(data=query_data(request.query_params))
+        query.is_valid(raise_exception=True)
+        offering = self.get_object()
+        buckets = price_history(offering, **query.validated_data)
+        history = {
+            "offering": offering.pk,
+            "unit": query.validated_data.get("unit"),
+            "bucket": query.validated_data["bucket"],
+            "date_from": query.validated_data.get("date_from"),
+            "date_to": query.validated_data.get("date_to"),
+            "buckets": buckets,
+        }
+        return Response(PriceHistorySerializer(history).data)
+
+    @extend_schema(
+        request=PriceObservationCreateSerializer,
+        responses={201: PriceObservationSerializer},
+        operation_id="offerings_add_price",
+        summary="Add an observed price (staff only)",
+        description="Appends to the offering's price history; the history is never rewritten. "
+        "A second price for the same offering, unit and `observed_at` is a 400.",
+    )
+    @prices.mapping.post
+    def add_price(self, request: Request, pk: str | None = None) -> Response:
+        offering = self.get_object()
+        body = PriceObservationCreateSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        data = body.validated_data
+        try:
+            observation = price_observation_create(
+                offering=offering,
+                unit=data["unit"],
+                amount=data["amount"],
+                currency=data["currency"],
+                source=data.get("source") or manual_source(),
+                observed_at=data.get("observed_at"),
+                created_by=request.user,
+            )
+        except DjangoValidationError as error:
+            raise exceptions.ValidationError(_price_errors(error)) from error
+        except IntegrityError as error:
+            # Two writers passed full_clean() at once; the database constraint caught the second.
+            raise exceptions.ValidationError({"observed_at": [PRICE_CLASH]}) from error
+        return Response(
+            PriceObservationSerializer(observation, context=self.get_serializer_context()).data,
+            status=status.HTTP_201_CREATED,
+        )
+
+
+class StoragePriceViewSet(CatalogueViewSet):
+    """Every recorded storage price (system disk, data disk, shared storage), newest first."""
+
+    serializer_class = StoragePriceSerializer
+    queryset = StoragePrice.objects.select_related("platform", "source").order_by(
+        "platform__slug", "kind", "-observed_at", "pk"
+    )
+
+
+class ExchangeRateViewSet(CatalogueViewSet):
+    """Exchange rates used to compare CNY and USD prices, newest first."""
+
+    serializer_class = ExchangeRateSerializer
+    queryset = ExchangeRate.objects.select_related("source").order_by("-as_of", "base", "quote")
+
+
+class AdvisorView(APIView):
+    """Base of the advisor actions: POST a scenario (JSON), get the engine's answer."""
+
+    schema = ApiAutoSchema()
+    parser_classes = [StrictJSONParser]
+    permission_classes = [AllowAny]
+
+    def scenario(self, request: Request) -> dict:
+        body = ScenarioSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        # The engine reads the scenario as sent: it knows every field, the serializer the shape.
+        return request.data
+
+
+class EstimateView(AdvisorView):
+    @extend_schema(
+        operation_id="estimate",
+        summary="Memory per GPU (and, with `on`, fit, time and decode speed) of each task",
+        description="No catalogue and no prices: what each task needs. A field the engine rejects "
+        "is a 400 whose `fields` names it (e.g. `tasks[0].precision`).",
+        request=ScenarioSerializer,
+        responses=EstimateResponseSerializer,
+        examples=[examples.ESTIMATE_REQUEST, examples.ESTIMATE_RESPONSE, examples.INVALID_FIELD],
+    )
+    def post(self, request: Request) -> Response:
+        return Response(estimate_scenario(self.scenario(request)))
+
+
+class AdviseView(AdvisorView):
+    @extend_schema(
+        operation_id="advise",
+        summary="Ranked offerings that can run a scenario, with costs, times and reasons",
+        description="A 422 (`code` `no_fit`) says why nothing in the catalogue can run the "
+        "scenario; a 400 names the field the engine rejected.",
+        request=ScenarioSerializer,
+        responses={
+            200: AdviseResponseSerializer,
+            422: OpenApiResponse(ErrorSerializer, description="Nothing in the catalogue fits."),
+        },
+        examples=[
+            examples.ADVISE_REQUEST,
+            examples.ADVISE_RESPONSE,
+            examples.INVALID_FIELD,
+            examples.NO_FIT,
+        ],
+    )
+    def post(self, request: Request) -> Response:
+        return Response(advise_scenario(self.scenario(request)))
+
+
+class NotFoundView(APIView):
+    """Any other path under /api/v1/: a 404 in the API's error shape, not Django's HTML page."""
+
+    schema = None  # not an endpoint: left out of the OpenAPI schema
+    permission_classes = [AllowAny]
+
+    def initial(self, request: Request, *args, **kwargs) -> None:
+        super().initial(request, *args, **kwargs)
+        raise exceptions.NotFound()
