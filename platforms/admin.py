@@ -84,12 +84,35 @@ class OfferingAdminForm(forms.ModelForm):
 
     class Meta:
         model = Offering
-        fields = "__all__"
+        fields = [
+            "platform",
+            "accelerator",
+            "name",
+            "external_id",
+            "source",
+            "gpu_count",
+            "pooled_vram_gib",
+            "mig_profile",
+            "vcpus",
+            "ram_gib",
+            "disk_gb",
+            "delivery_form",
+            "sharing_mode",
+            "interconnect",
+            "region",
+            "interruptible",
+            "is_active",
+            "notes",
+        ]
 
     def clean(self):
         cleaned = super().clean()
         if cleaned.get("new_price_amount") is not None and self.instance.pk:
             observed_at = cleaned.get("new_price_observed_at") or timezone.now()
+            if observed_at > timezone.now() + services.FUTURE_TOLERANCE:
+                raise ValidationError(
+                    {"new_price_observed_at": _("A price cannot be observed in the future.")}
+                )
             clash = PriceObservation.objects.filter(
                 offering=self.instance, unit=cleaned.get("new_price_unit"), observed_at=observed_at
             ).exists()

@@ -5,13 +5,18 @@ Prices are only ever added (`price_observation_create`); the history is never re
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 from decimal import Decimal
 
+from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from .models import Offering, PriceObservation, Source
+
+# Clocks of the machines that send prices differ a little; more than this ahead is a mistake.
+FUTURE_TOLERANCE = timedelta(minutes=5)
 
 
 @transaction.atomic
@@ -25,8 +30,14 @@ def price_observation_create(
     observed_at: datetime | None = None,
     created_by=None,
 ) -> PriceObservation:
-    """Record a new observed price. Raises ValidationError with field messages on bad data."""
-    observed_at = observed_at or timezone.now()
+    """Record a new observed price. Raises ValidationError with field messages on bad data.
+
+    A price cannot be observed in the future: it would stay "current" until that moment passed.
+    """
+    now = timezone.now()
+    observed_at = observed_at or now
+    if observed_at > now + FUTURE_TOLERANCE:
+        raise ValidationError({"observed_at": _("A price cannot be observed in the future.")})
     observation = PriceObservation(
         offering=offering,
         unit=unit,

@@ -11,7 +11,14 @@ from django.utils import timezone, translation
 from platforms import services
 from platforms.models import Accelerator, Offering, Platform, PlatformFact, Source
 
-NOW = datetime(2026, 11, 30, 12, 0, tzinfo=timezone.get_fixed_timezone(0))
+# A fixed moment in the past: prices are never dated after the real clock.
+NOW = datetime(2026, 11, 20, 12, 0, tzinfo=timezone.get_fixed_timezone(0))
+
+
+def local(moment, fmt=None):
+    """`moment` in the site's time zone, as the API (ISO) or a chart (fmt) writes it."""
+    value = timezone.localtime(moment)
+    return value.strftime(fmt) if fmt else value.isoformat()
 
 
 @pytest.fixture(autouse=True)

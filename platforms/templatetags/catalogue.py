@@ -12,7 +12,7 @@ register = template.Library()
 
 @register.filter
 def amount(value) -> str:
-    """A price without trailing zeros but with at least two decimals: 1.8800 -> 1.88, 12000 -> 12,000.00."""
+    """A price without trailing zeros, at least two decimals: 1.8800 -> 1.88, 12000 -> 12,000.00."""
     if value is None or value == "":
         return ""
     try:

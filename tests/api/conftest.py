@@ -46,7 +46,7 @@ def _fresh_throttle_history():
 
 @pytest.fixture
 def frozen():
-    """The clock stands at tests.conftest.NOW (2026-11-30 12:00 UTC)."""
+    """The clock stands at tests.conftest.NOW."""
     with time_machine.travel(NOW, tick=False):
         yield NOW
 

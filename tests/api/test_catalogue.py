@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
+
+from tests.conftest import NOW, local
 
 SOURCE = {
     "title": "Test price list",
@@ -62,7 +66,7 @@ def test_a_platform_shows_its_facts_with_sources_its_latest_storage_prices_and_o
                 "currency": "CNY",
                 "free_gb": 50,
                 "billed_when_stopped": True,
-                "observed_at": "2026-11-20T20:00:00+08:00",
+                "observed_at": local(NOW - timedelta(days=10)),
                 "notes": "",
                 "source": SOURCE_BRIEF,
             }
@@ -87,8 +91,8 @@ def test_an_offering_shows_its_vram_its_price_in_the_asked_unit_and_every_curren
     assert response.status_code == 200
     current = {
         "currency": "CNY",
-        "observed_at": "2026-11-25T20:00:00+08:00",
-        "last_seen_at": "2026-11-25T20:00:00+08:00",
+        "observed_at": local(NOW - timedelta(days=5)),
+        "last_seen_at": local(NOW - timedelta(days=5)),
         "age_days": 5,
         "stale": False,
         "source": SOURCE_BRIEF,
@@ -206,8 +210,8 @@ def test_an_accelerator_shows_aliases_mig_profiles_and_the_grade_of_each_figure(
 def test_storage_prices_list_every_observation_newest_first(anon_client, catalogue):
     body = anon_client.get("/api/v1/storage-prices/").json()
     assert [(p["amount"], p["observed_at"]) for p in body["results"]] == [
-        ("0.500000", "2026-11-20T20:00:00+08:00"),
-        ("0.700000", "2026-10-21T20:00:00+08:00"),
+        ("0.500000", local(NOW - timedelta(days=10))),
+        ("0.700000", local(NOW - timedelta(days=40))),
     ]
 
 

@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from platforms import services
 from platforms.models import PriceObservation
-from tests.conftest import make_offering
+from tests.conftest import NOW, local, make_offering
 
 SHANGHAI = timezone.get_fixed_timezone(8 * 60)
 
@@ -167,8 +167,8 @@ def test_staff_add_a_price_which_becomes_the_current_one(
         "unit": "hour",
         "amount": "1.7000",
         "currency": "CNY",
-        "observed_at": "2026-11-30T20:00:00+08:00",
-        "last_seen_at": "2026-11-30T20:00:00+08:00",
+        "observed_at": local(NOW),
+        "last_seen_at": local(NOW),
         "age_days": 0,
         "stale": False,
         "source": {"title": "Entered in the admin", "kind": "manual"},

@@ -56,7 +56,6 @@ def offering_form_data(offering, **price) -> dict:
 def test_a_price_entered_on_an_offering_becomes_a_new_observation(
     client, staff, offering, price_history
 ):
-    old, current = price_history
     client.force_login(staff)
     url = reverse("admin:platforms_offering_change", args=[offering.pk])
     response = client.post(url, offering_form_data(offering, new_price_amount="1.70"))
@@ -154,3 +153,19 @@ def test_every_catalogue_model_has_a_searchable_admin_list(client, db, model, pr
     client.force_login(User.objects.create_superuser("root", password="pw"))
     response = client.get(reverse(f"admin:platforms_{model}_changelist"), {"q": "4090"})
     assert response.status_code == 200
+
+
+def test_a_price_dated_in_the_future_is_refused(client, staff, offering, price_history):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    client.force_login(staff)
+    url = reverse("admin:platforms_offering_change", args=[offering.pk])
+    tomorrow = (timezone.now() + timedelta(days=1)).strftime("%Y-%m-%d %H:%M:%S")
+    response = client.post(
+        url, offering_form_data(offering, new_price_amount="1.00", new_price_observed_at=tomorrow)
+    )
+    assert response.status_code == 200
+    assert "A price cannot be observed in the future." in response.content.decode()
+    assert offering.prices.count() == 2

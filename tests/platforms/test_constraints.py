@@ -27,9 +27,11 @@ def assert_rejected(instance, message: str, constraint: str) -> None:
         instance.full_clean()
     assert message in str(excinfo.value)
     # Postgres names the constraint; SQLite names the columns of a unique one.
-    with pytest.raises(IntegrityError, match=f"{constraint}|UNIQUE constraint failed"):
-        with transaction.atomic():
-            instance.save()
+    with (
+        pytest.raises(IntegrityError, match=f"{constraint}|UNIQUE constraint failed"),
+        transaction.atomic(),
+    ):
+        instance.save()
 
 
 def price(offering, source, **overrides) -> PriceObservation:
@@ -180,12 +182,12 @@ def test_it_rejects_an_accelerator_without_memory(source):
 def test_it_rejects_an_alias_that_already_names_an_accelerator(accelerator):
     AcceleratorAlias(accelerator=accelerator, alias="RTX 4090", normalised="rtx4090").save()
     duplicate = AcceleratorAlias(accelerator=accelerator, alias="rtx-4090")
-    with pytest.raises(ValidationError, match="This alias already names"):
+    with pytest.raises(ValidationError, match=r"This alias already names"):
         duplicate.full_clean()
     duplicate.normalised = "rtx4090"
     with (
         pytest.raises(
-            IntegrityError, match="acceleratoralias_normalised_unique|UNIQUE constraint failed"
+            IntegrityError, match=r"acceleratoralias_normalised_unique|UNIQUE constraint failed"
         ),
         transaction.atomic(),
     ):

@@ -10,7 +10,7 @@ import pytest
 from django.urls import reverse
 
 from platforms import charts
-from tests.conftest import NOW, make_offering
+from tests.conftest import NOW, local, make_offering
 from tests.web.conftest import add_price
 
 PLOTLY = "vendor/plotly/plotly.min.js"
@@ -32,7 +32,8 @@ def test_the_history_has_one_trace_per_offering_and_billing_unit_with_its_points
     assert set(traces) == {(offering.pk, "hour"), (offering.pk, "month"), (other.pk, "hour")}
     hourly = traces[(offering.pk, "hour")]
     # Two observations, then the current price held until now (Asia/Shanghai wall-clock time).
-    assert hourly["x"] == ["2026-10-01 20:00:00", "2026-11-29 20:00:00", "2026-11-30 20:00:00"]
+    chart_time = "%Y-%m-%d %H:%M:%S"
+    assert hourly["x"] == [local(NOW - timedelta(days=days), chart_time) for days in (60, 1, 0)]
     assert hourly["y"] == [2.19, 1.88, 1.88]
     assert hourly["marker"]["size"] == [7, 7, 0]
     assert hourly["line"]["shape"] == "hv"

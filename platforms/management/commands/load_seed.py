@@ -1,4 +1,4 @@
-"""`manage.py load_seed`: load the seed catalogue; safe to run again (creates only what is missing)."""
+"""`manage.py load_seed`: load the seed catalogue; safe to run again (creates what is missing)."""
 
 from django.core.management.base import BaseCommand
 
