@@ -285,29 +285,8 @@ def price_vram_figure(
         _("Price per GPU-hour (%(currency)s)") % {"currency": currency},
     )
     if need_gib is not None:
-        layout["shapes"] = [
-            {
-                "type": "line",
-                "x0": need_gib,
-                "x1": need_gib,
-                "y0": 0,
-                "y1": 1,
-                "yref": "paper",
-                "line": {"color": BAD, "width": 2, "dash": "dash"},
-            }
-        ]
-        layout["annotations"] = [
-            {
-                "x": need_gib,
-                "y": 1,
-                "yref": "paper",
-                "text": _("largest task: %(gib)s GiB per GPU") % {"gib": f"{need_gib:.1f}"},
-                "showarrow": False,
-                "xanchor": "left",
-                "yanchor": "top",
-                "font": {"color": BAD},
-            }
-        ]
+        text = _("largest task: %(gib)s GiB per GPU") % {"gib": f"{need_gib:.1f}"}
+        _mark_x(layout, need_gib, text, color=BAD, dash="dash", anchor="left")
     return {"data": data, "layout": layout}
 
 
@@ -507,29 +486,8 @@ def break_even_figure(
     )
     layout["xaxis"]["range"] = [0, HOURS_PER_MONTH]
     if busy is not None:
-        layout["shapes"] = [
-            {
-                "type": "line",
-                "x0": busy,
-                "x1": busy,
-                "y0": 0,
-                "y1": 1,
-                "yref": "paper",
-                "line": {"color": WARN, "width": 2, "dash": "dot"},
-            }
-        ]
-        layout["annotations"] = [
-            {
-                "x": busy,
-                "y": 1,
-                "yref": "paper",
-                "text": _("this scenario: %(hours)s h") % {"hours": f"{busy:.0f}"},
-                "showarrow": False,
-                "xanchor": "right",
-                "yanchor": "top",
-                "font": {"color": WARN},
-            }
-        ]
+        text = _("this scenario: %(hours)s h") % {"hours": f"{busy:.0f}"}
+        _mark_x(layout, busy, text, color=WARN, dash="dot", anchor="right")
     return {"data": data, "layout": layout}
 
 
@@ -589,3 +547,30 @@ def advisor_figures(
         if recs
         else None,
     }
+
+
+def _mark_x(layout: dict[str, Any], x: float, text: str, *, color: str, dash: str, anchor: str):
+    """A labelled vertical line across the whole plot at `x` (the scenario's need or hours)."""
+    layout["shapes"] = [
+        {
+            "type": "line",
+            "x0": x,
+            "x1": x,
+            "y0": 0,
+            "y1": 1,
+            "yref": "paper",
+            "line": {"color": color, "width": 2, "dash": dash},
+        }
+    ]
+    layout["annotations"] = [
+        {
+            "x": x,
+            "y": 1,
+            "yref": "paper",
+            "text": text,
+            "showarrow": False,
+            "xanchor": anchor,
+            "yanchor": "top",
+            "font": {"color": color},
+        }
+    ]
