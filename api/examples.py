@@ -6,6 +6,8 @@ reading: fewer notes and formulas, and only the first of the advise answer's rec
 
 from drf_spectacular.utils import OpenApiExample
 
+from advisor.presets import PRESETS
+
 LORA_7B = {
     "tasks": [
         {
@@ -98,36 +100,8 @@ ESTIMATE_RESPONSE = OpenApiExample(
     },
 )
 
-# The seed article's "组合一：训练+推理混跑" (advisor/presets.py, "training-inference").
-TRAINING_INFERENCE = {
-    "tasks": [
-        {
-            "name": "daytime inference",
-            "kind": "inference",
-            "model": "llama-3.1-8b",
-            "precision": "bf16",
-            "context_len": 8192,
-            "concurrent_sequences": 16,
-            "when": "day",
-            "hours_per_month": 360,
-        },
-        {
-            "name": "night fine-tune",
-            "kind": "full_finetune",
-            "model": "llama-3.1-8b",
-            "precision": "bf16",
-            "sharding": "zero3",
-            "activation_checkpointing": "full",
-            "seq_len": 4096,
-            "tokens": 1e9,
-            "gpus": 8,
-            "when": "night",
-            "hours_per_month": 360,
-        },
-    ],
-    "constraints": {"currency": "CNY", "include_stale": True},
-    "objective": "balanced",
-}
+# The seed article's "组合一：训练+推理混跑": the advisor page's preset, one scenario for both.
+TRAINING_INFERENCE = PRESETS["training-inference"].scenario
 
 ADVISE_REQUEST = OpenApiExample(
     "Training + inference mixed (the seed article)", value=TRAINING_INFERENCE, request_only=True
