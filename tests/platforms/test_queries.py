@@ -59,3 +59,40 @@ def test_the_platform_page_query_count_does_not_grow(
     with django_assert_num_queries(5):
         response = client.get(reverse("platforms:detail", args=[platform.slug]))
     assert response.status_code == 200
+
+
+def test_current_by_offering_finds_the_same_prices_as_current(platform, accelerator, source):
+    """Two ways to the latest observation per (offering, unit): they must agree, for every unit,
+    for offerings without prices and for a restricted set of offerings."""
+    add_offerings(platform, accelerator, source, 3)
+    first = Offering.objects.order_by("pk").first()
+    services.price_observation_create(
+        offering=first,
+        unit="month",
+        amount=Decimal("900"),
+        currency="CNY",
+        source=source,
+        observed_at=NOW - timedelta(days=5),
+    )
+    make_offering(platform, accelerator, source, name="unpriced")
+    every = set(PriceObservation.objects.current())
+    assert set(PriceObservation.objects.current_by_offering()) == every
+    assert len(every) == 4
+    only_first = Offering.objects.filter(pk=first.pk)
+    assert set(PriceObservation.objects.current_by_offering(only_first)) == {
+        p for p in every if p.offering_id == first.pk
+    }
+
+
+@pytest.mark.parametrize("n", [1, 50])
+def test_the_advisor_loads_the_catalogue_in_a_fixed_number_of_queries(
+    platform, accelerator, source, n, django_assert_num_queries
+):
+    from advisor import services
+
+    add_offerings(platform, accelerator, source, n)
+    accelerators = services.accelerator_specs()
+    # platforms, offerings, their current prices, the prices' sources
+    with django_assert_num_queries(4):
+        specs = services.offering_specs(accelerators, now=NOW)
+    assert [p.amount for s in specs for p in s.prices] == [Decimal("1.90")] * n

@@ -265,10 +265,10 @@ def test_the_advisor_page_query_count_does_not_grow_with_the_catalogue(
     query = {"tasks": "1", "t0-kind": "fixed", "t0-vram_gib": "4"}
     # 1 platforms for the form's choices
     # 2-4 accelerators, their aliases, their MIG profiles (service)
-    # 5-6 offerings with platform, accelerator and sources; their current prices (service)
-    # 7 exchange rates (service), 8 storage prices (service)
-    # 9-10 offerings and current prices for the price-against-VRAM chart, 11 exchange rates
-    with django_assert_num_queries(11):
+    # 5 platforms, 6 offerings, 7 their current prices, 8 the prices' sources (service)
+    # 9 exchange rates (service), 10 storage prices (service)
+    # 11-12 offerings and current prices for the price-against-VRAM chart, 13 exchange rates
+    with django_assert_num_queries(13):
         response = client.get(URL, query)
     assert response.status_code == 200
     result = response.context["outcome"].result
