@@ -21,6 +21,9 @@ from .templatetags.catalogue import amount as format_amount
 # A platform's prices per second and per month differ ten-thousandfold; past this spread the y axis
 # is logarithmic so every line stays readable.
 LOG_AXIS_SPREAD = 20
+# The table under the chart lists this many of the newest observations per series; the whole
+# history is in the API (offerings/{id}/prices/) and on the chart.
+TABLE_POINTS = 20
 # Hover labels write a price the way a reader of a price list expects it: ¥1.88, $2.49.
 CURRENCY_SYMBOL = {"CNY": "¥", "USD": "$"}
 
@@ -38,6 +41,15 @@ class PriceSeries:
     @property
     def unit_label(self) -> str:
         return str(BillingUnit(self.unit).label)
+
+    @property
+    def recent_points(self) -> list[PriceObservation]:
+        """The newest TABLE_POINTS observations, newest first, for the table under the chart."""
+        return self.points[: -TABLE_POINTS - 1 : -1]
+
+    @property
+    def older_points(self) -> int:
+        return max(0, len(self.points) - TABLE_POINTS)
 
     @property
     def name(self) -> str:

@@ -109,3 +109,18 @@ def test_the_platform_page_shows_names_in_both_languages_and_sources_with_dates(
     assert "vendor claim" in body
     assert (NOW - timedelta(days=1)).strftime("%Y-%m-%d") in body
     assert Decimal("1.88") == offering.prices.get().amount
+
+
+def test_the_history_table_lists_the_newest_observations_and_links_to_the_rest(
+    client, platform, offering, source
+):
+    from platforms.charts import TABLE_POINTS
+
+    for days in range(TABLE_POINTS + 3, 0, -1):
+        add_price(offering, source, f"{days}.00", days_ago=days)
+    body = client.get(reverse("platforms:detail", args=[platform.slug])).content.decode()
+    table = body[body.index('class="history-table"') :]
+    assert "3 older observations of RTX 4090 VM are on the chart and in the API." in table
+    assert f"/api/v1/offerings/{offering.pk}/prices/?unit=hour" in table
+    assert ">1.00<" in table and f">{TABLE_POINTS}.00<" in table
+    assert f">{TABLE_POINTS + 1}.00<" not in table
