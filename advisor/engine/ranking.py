@@ -212,6 +212,7 @@ class _Context:
         self.needs = tuple(_need(t) for t in scenario.tasks)
         self.on_slugs = _on_slugs(scenario.tasks, accelerators)
         self.fits: dict[tuple[Any, ...], _Fit] = {}
+        self.times: dict[tuple[Any, ...], timing.TimeEstimate | AdvisorError] = {}
         self.rate_of: dict[str, ExchangeRateSpec | None] = {}
         self.float_rate_of: dict[str, float] = {}
         budget = self.c.budget_per_month
@@ -407,12 +408,11 @@ def _training_time(
     worst: float | None = None
     efficiency: float | None = None
     warnings: list[str] = []
-    for t, a in zip(ctx.tasks, placement.assignments, strict=True):
+    for i, (t, a) in enumerate(zip(ctx.tasks, placement.assignments, strict=True)):
         if t.kind not in TRAINING_KINDS or not t.tokens:
             continue
-        mfu = t.on.mfu if t.on is not None else None
         try:
-            est = timing.training_time(t, off.accelerator, len(a.gpus), off.interconnect, mfu=mfu)
+            est = _task_time(ctx, i, t, off.accelerator, len(a.gpus), off.interconnect)
         except AdvisorError as e:
             warnings.append(f"{t.name}: no time estimate on {off.accelerator.name} ({e.message})")
             continue
@@ -425,6 +425,24 @@ def _training_time(
         if worst is None or hours > worst:
             worst, efficiency = hours, est.scaling_efficiency
     return worst, efficiency, tuple(warnings)
+
+
+def _task_time(
+    ctx: _Context, index: int, task: Task, accel: AcceleratorSpec, gpus: int, interconnect: str
+) -> timing.TimeEstimate:
+    """training_time, once per (task, card, GPU count, interconnect): many offerings share them."""
+    key = (index, accel.slug, gpus, interconnect)
+    found = ctx.times.get(key)
+    if found is None:
+        mfu = task.on.mfu if task.on is not None else None
+        try:
+            found = timing.training_time(task, accel, gpus, interconnect, mfu=mfu)  # type: ignore[arg-type]
+        except AdvisorError as error:
+            found = error
+        ctx.times[key] = found
+    if isinstance(found, AdvisorError):
+        raise found
+    return found
 
 
 def _compute_share(off: OfferingSpec, a: Assignment) -> float:
