@@ -93,15 +93,17 @@ def accelerator_specs() -> dict[str, AcceleratorSpec]:
     return accelerators_from_dicts(_accelerator_row(a) for a in accelerators)
 
 
-def _price_spec(row: dict[str, Any], sources: Mapping[int, Source], stale_before: datetime):
-    source = sources[row["source_id"]]
+def _price_spec(
+    row: dict[str, Any], sources: Mapping[int, tuple[str, str]], stale_before: datetime
+) -> PriceSpec:
+    label, kind = sources[row["source_id"]]
     return PriceSpec(
         unit=row["unit"],
         amount=row["amount"],
         currency=row["currency"],
         observed_at=row["last_seen_at"],
-        source=str(source),
-        source_kind=source.kind,
+        source=label,
+        source_kind=kind,
         stale=row["last_seen_at"] < stale_before,
     )
 
@@ -145,7 +147,8 @@ def offering_specs(
     current = PriceObservation.objects.current_by_offering(offerings).order_by()
     for price in current.values(*_PRICE_COLUMNS):
         prices[price["offering_id"]].append(price)
-    sources = Source.objects.in_bulk({p["source_id"] for group in prices.values() for p in group})
+    cited = Source.objects.in_bulk({p["source_id"] for group in prices.values() for p in group})
+    sources = {pk: (str(source), source.kind) for pk, source in cited.items()}
     stale_before = now - timedelta(days=settings.PRICE_STALE_AFTER_DAYS)
     return [
         _offering_spec(
@@ -160,7 +163,7 @@ def _offering_spec(
     platform: Platform,
     accelerators: Mapping[str, AcceleratorSpec],
     prices: Mapping[int, list[dict[str, Any]]],
-    sources: Mapping[int, Source],
+    sources: Mapping[int, tuple[str, str]],
     stale_before: datetime,
 ) -> OfferingSpec:
     accelerator = accelerators[row["accelerator__slug"]]
