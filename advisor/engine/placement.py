@@ -137,20 +137,24 @@ def place(offering: OfferingSpec, tasks: Sequence[TaskNeed]) -> Placement:
     )
 
 
-def place_cached(offering: OfferingSpec, tasks: tuple[TaskNeed, ...]) -> Placement:
-    """`place`, remembered by (signature, tasks) across calls: the advisor asks the same question
-    for every offering of a kind, and again on every request for the same scenario."""
-    key = (signature(offering), tasks)
-    found = _CACHE.get(key)
-    if found is None:
-        if len(_CACHE) >= _CACHE_MAX:
-            _CACHE.clear()  # crude bound; a refill costs one advise call's placements
-        found = _CACHE[key] = place(offering, tasks)
-    return found
+class PlacementCache:
+    """`place`, remembered by (signature, tasks): the advisor asks the same question for every
+    offering of a kind. The caller owns it: ranking.advise makes one per call unless it is given
+    one to keep across calls (a scenario asked again then skips placement). Bounded: past
+    `max_entries` it starts again empty, which costs one call's placements."""
 
+    def __init__(self, max_entries: int = 20_000) -> None:
+        self.max_entries = max_entries
+        self._found: dict[tuple[object, ...], Placement] = {}
 
-_CACHE: dict[tuple[object, ...], Placement] = {}
-_CACHE_MAX = 20_000
+    def place(self, offering: OfferingSpec, tasks: tuple[TaskNeed, ...]) -> Placement:
+        key = (signature(offering), tasks)
+        found = self._found.get(key)
+        if found is None:
+            if len(self._found) >= self.max_entries:
+                self._found.clear()
+            found = self._found[key] = place(offering, tasks)
+        return found
 
 
 def signature(offering: OfferingSpec) -> tuple[object, ...]:

@@ -13,10 +13,10 @@ Ranking (DESIGN.md "Ranking"):
   so that a free offering cannot win on cost alone. Without training tasks this is the cost order.
 
 Speed (DESIGN.md targets: 5 tasks × 10,000 offerings in ≤ 100 ms): memory is computed once per task
-(it does not depend on the accelerator); placement once per placement signature, remembered across
-calls (placement.place_cached); time and month units once per offering kind; per offering only the
-price arithmetic remains. Full Recommendation objects are built only for the offerings shown
-(`limit`) and the Pareto front. bench/bench_advise.py measures it.
+(it does not depend on the accelerator); placement once per placement signature (a
+placement.PlacementCache, per call or kept by the caller); time and month units once per offering
+kind; per offering only the price arithmetic remains. Full Recommendation objects are built only
+for the offerings shown (`limit`) and the Pareto front. bench/bench_advise.py measures it.
 
 Monthly busy hours of an instance: the longest of its "always"/"burst" tasks, or the longest "day"
 task plus the longest "night" task if that is more (time-shifted tasks share the instance and the
@@ -51,7 +51,7 @@ from advisor.engine.hardware import resolve_accelerator
 from advisor.engine.memory import task_memory
 from advisor.engine.mig import max_compute
 from advisor.engine.mig import profile as mig_profile
-from advisor.engine.placement import Assignment, Placement, TaskNeed, place_cached
+from advisor.engine.placement import Assignment, Placement, PlacementCache, TaskNeed
 from advisor.engine.types import (
     HOURS_PER_MONTH,
     AcceleratorSpec,
@@ -201,6 +201,7 @@ class _Context:
         rates: Sequence[ExchangeRateSpec],
         storage_prices: Sequence[StoragePriceSpec],
         stale_after_days: int,
+        placements: PlacementCache | None = None,
     ) -> None:
         self.scenario = scenario
         self.tasks = scenario.tasks
@@ -210,6 +211,7 @@ class _Context:
         self.storage_prices = storage_prices
         self.stale_before = now - timedelta(days=stale_after_days)
         self.needs = tuple(_need(t) for t in scenario.tasks)
+        self.placements = PlacementCache() if placements is None else placements
         self.on_slugs = _on_slugs(scenario.tasks, accelerators)
         self.fits: dict[tuple[Any, ...], _Fit] = {}
         self.times: dict[tuple[Any, ...], timing.TimeEstimate | AdvisorError] = {}
@@ -270,9 +272,13 @@ def advise(
     storage_prices: Sequence[StoragePriceSpec] = (),
     stale_after_days: int = 30,
     limit: int = DEFAULT_LIMIT,
+    placements: PlacementCache | None = None,
 ) -> Advice:
-    """Ranked recommendations for `scenario` over `offerings`; NoFit names the closest miss."""
-    ctx = _Context(scenario, accelerators, now, rates, storage_prices, stale_after_days)
+    """Ranked recommendations for `scenario` over `offerings`; NoFit names the closest miss.
+
+    `placements`: a cache the caller keeps across calls; without one, each call starts cold.
+    """
+    ctx = _Context(scenario, accelerators, now, rates, storage_prices, stale_after_days, placements)
     candidates = [c for off in offerings if (c := _evaluate(ctx, off)) is not None]
     if not candidates:
         raise NoFit(_no_fit_message(ctx, len(offerings)))
@@ -364,7 +370,7 @@ def _stale(ctx: _Context, price: PriceSpec) -> bool:
 
 def _fit(ctx: _Context, off: OfferingSpec) -> _Fit:
     # A cheap exact key first; offerings that differ only in what placement ignores (e.g. the
-    # platform's granularity on a card without MIG) then share one placement (place_cached).
+    # platform's granularity on a card without MIG) then share one placement (PlacementCache).
     key = (
         off.accelerator.slug,
         off.gpu_count,
@@ -381,7 +387,7 @@ def _fit(ctx: _Context, off: OfferingSpec) -> _Fit:
 
 
 def _compute_fit(ctx: _Context, off: OfferingSpec) -> _Fit:
-    placement = place_cached(off, ctx.needs)
+    placement = ctx.placements.place(off, ctx.needs)
     if not placement.fits:
         return _Fit(placement, (), None, None, ())
     busy = _busy_groups(ctx.tasks, placement)

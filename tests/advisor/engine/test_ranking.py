@@ -304,7 +304,6 @@ def test_memory_is_computed_once_per_task_and_placement_once_per_signature(
 
     monkeypatch.setattr(ranking, "task_memory", count_memory)
     monkeypatch.setattr(placement, "place", count_place)
-    monkeypatch.setattr(placement, "_CACHE", {})  # start cold: earlier tests placed these tasks
     offers = [
         offer(f"o{i}", "rtx-4090-24gb" if i % 2 else "a100-80gb", price("hour", str(1 + i)))
         for i in range(50)
@@ -312,6 +311,31 @@ def test_memory_is_computed_once_per_task_and_placement_once_per_signature(
     advice = advise(scenario(*FIVE), offers, ACCELERATORS, now=NOW, limit=5)
     assert calls == {"memory": 5, "place": 2}
     assert advice.fitting == 50 and len(advice.recommendations) >= 5
+
+
+def test_a_placement_cache_the_caller_keeps_skips_placement_on_the_next_call(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    calls = 0
+    real_place = placement.place
+
+    def count_place(*a: Any) -> Any:
+        nonlocal calls
+        calls += 1
+        return real_place(*a)
+
+    monkeypatch.setattr(placement, "place", count_place)
+    offers = [
+        offer("a", "a100-80gb", price("hour", "5")),
+        offer("b", "rtx-4090-24gb", price("hour", "2")),
+    ]
+    kept = placement.PlacementCache()
+    first = advise(scenario(*FIVE), offers, ACCELERATORS, now=NOW, placements=kept)
+    assert calls == 2
+    again = advise(scenario(*FIVE), offers, ACCELERATORS, now=NOW, placements=kept)
+    assert calls == 2 and again.to_dict() == first.to_dict()
+    advise(scenario(*FIVE), offers, ACCELERATORS, now=NOW)  # no cache given: placed afresh
+    assert calls == 4
 
 
 def test_to_dict_is_json_ready_with_money_as_strings_and_bytes_as_ints() -> None:
