@@ -142,14 +142,6 @@ class TaskForm(forms.Form):
     )
     isolation = forms.ChoiceField(label=_("Isolation"), choices=ISOLATION_CHOICES, initial="hard")
 
-    # Which groups of fields apply to which kinds (the template shows them; JS hides the rest).
-    GROUPS = {
-        "training": TRAINING_KINDS,
-        "inference": ("inference",),
-        "fixed": ("fixed",),
-        "model": ("full_finetune", "lora", "qlora", "inference"),
-    }
-
     def clean_params_b(self) -> float | None:
         value = self.cleaned_data["params_b"]
         return None if value is None else value * BILLION

@@ -528,9 +528,6 @@ class PriceObservationQuerySet(models.QuerySet):
         )
         return self.filter(observed_at=Subquery(latest))
 
-    def latest_per_offering(self) -> PriceObservationQuerySet:
-        return self.current()
-
     def current_by_offering(self, offerings: models.QuerySet | None = None):
         """current(), driven from offerings × billing units instead of from every observation.
 

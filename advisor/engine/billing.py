@@ -1,5 +1,5 @@
-"""What a price plan charges: rounding per billing unit, monthly and job cost, break-even, storage,
-mixed plans and currency conversion.
+"""What a price plan charges: rounding per billing unit, monthly and job cost, break-even, storage
+and currency conversion. Mixed plans (a reserved base plus on-demand bursts) are chosen in ranking.
 
 Billing rules (reference/china-prices.md §2, platforms.md §5.2):
 * Pay-as-you-go hourly prices on AutoDL, 恒源云 and the AutoDL clones are metered per second and
@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import datetime
 from decimal import ROUND_CEILING, ROUND_HALF_UP, Context, Decimal
 from functools import lru_cache
@@ -160,47 +159,6 @@ def break_even_hours(price_a: PriceSpec, price_b: PriceSpec) -> Decimal | None:
         return None
     per_hour = short.amount * 3600 / BILLING_UNIT_SECONDS[short.unit]
     return long.amount / per_hour
-
-
-@dataclass(frozen=True)
-class MixedPlan:
-    """Reserved plan for the base load plus on-demand for bursts, against each pure plan."""
-
-    reserved_cost: Decimal
-    on_demand_cost: Decimal
-    total: Decimal
-    pure_reserved: Decimal
-    pure_on_demand: Decimal
-
-    @property
-    def best(self) -> str:
-        options = {"mixed": self.total, "reserved": self.pure_reserved}
-        options["on_demand"] = self.pure_on_demand
-        return min(options, key=lambda k: options[k])
-
-
-def mixed_plan(
-    reserved_price: PriceSpec,
-    on_demand_price: PriceSpec,
-    base_hours: float,
-    burst_hours: float,
-) -> MixedPlan:
-    """A base instance busy `base_hours` a month plus a second one for `burst_hours` of bursts.
-
-    Mixed: the base instance on the reserved plan, the burst instance on demand. Pure plans put
-    both instances on the same plan.
-    """
-    if reserved_price.currency != on_demand_price.currency:
-        raise InvalidWorkload("a mixed plan needs both prices in one currency", "currency")
-    reserved = monthly_cost(reserved_price, base_hours)
-    burst = monthly_cost(on_demand_price, burst_hours)
-    return MixedPlan(
-        reserved_cost=reserved,
-        on_demand_cost=burst,
-        total=reserved + burst,
-        pure_reserved=reserved + monthly_cost(reserved_price, burst_hours),
-        pure_on_demand=monthly_cost(on_demand_price, base_hours) + burst,
-    )
 
 
 def storage_monthly_cost(

@@ -73,13 +73,6 @@ def profile_usable_bytes(p: MigProfile) -> int:
     return usable_bytes(p.memory_gib)
 
 
-def layout_is_valid(
-    accel: AcceleratorSpec, profile_names: Sequence[str], *, pre_r510: bool = False
-) -> bool:
-    """True when all of `profile_names` can live on one card at the same time."""
-    return find_layout(accel, profile_names, pre_r510=pre_r510) is not None
-
-
 def find_layout(
     accel: AcceleratorSpec,
     profile_names: Sequence[str],

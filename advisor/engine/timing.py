@@ -100,11 +100,6 @@ def _scaled(anchor: BusbwAnchor, accel: AcceleratorSpec) -> tuple[float, str]:
     )
 
 
-def allreduce_busbw_gbps(accel: AcceleratorSpec, interconnect: Interconnect, gpus: int) -> float:
-    """NCCL all-reduce bus bandwidth in GB/s (hardware.md §8 anchors, scaled by NVLink speed)."""
-    return allreduce_anchor(accel, interconnect, gpus)[0]
-
-
 def _compute_params(arch: ModelArch) -> int:
     """Parameters touched per token: the active ones for a mixture of experts (§5)."""
     return arch.active_params or arch.params

@@ -13,7 +13,6 @@ from advisor.engine.billing import (
     cents,
     convert,
     job_cost,
-    mixed_plan,
     monthly_cost,
     storage_monthly_cost,
 )
@@ -105,20 +104,6 @@ def test_break_even_needs_one_currency_and_two_units() -> None:
     assert break_even_hours(price("hour", "1"), price("hour", "2")) is None
     with pytest.raises(InvalidWorkload):
         break_even_hours(price("hour", "1"), price("month", "100", "USD"))
-
-
-def test_mixed_plan_is_compared_with_each_pure_plan() -> None:
-    """Reserved base (AutoDL 4090 包月 ¥1052) + on-demand bursts (¥1.98/h), platforms.md §5.3."""
-    m = mixed_plan(price("month", "1052"), price("hour", "1.98"), base_hours=700, burst_hours=40)
-    assert m.reserved_cost == Decimal("1052") and m.on_demand_cost == Decimal("79.2")
-    assert m.total == Decimal("1131.2")
-    assert m.pure_reserved == Decimal("2104")
-    assert m.pure_on_demand == Decimal("1386") + Decimal("79.2")
-    assert m.best == "mixed"
-    light = mixed_plan(
-        price("month", "1052"), price("hour", "1.98"), base_hours=100, burst_hours=40
-    )
-    assert light.best == "on_demand"
 
 
 def test_storage_above_the_free_quota_is_billed_while_stopped_or_only_while_running() -> None:

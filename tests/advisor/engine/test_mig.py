@@ -6,7 +6,7 @@ import pytest
 
 from advisor.engine.errors import InvalidWorkload
 from advisor.engine.hardware import load_accelerators
-from advisor.engine.mig import find_layout, layout_is_valid, pack_tasks
+from advisor.engine.mig import find_layout, pack_tasks
 from advisor.engine.types import AcceleratorSpec, GiB
 
 # The project's accelerator table (fixtures/accelerators.json), so these tests check its MIG rows
@@ -36,14 +36,14 @@ A100_80 = ACCELERATORS["a100-80gb"]
 )
 def test_a100_40gb_layouts_follow_the_placement_rule(profiles: list[str], valid: bool) -> None:
     """Examples and rules from hardware.md §7 (A100-40GB), incl. memory-and-time.md §9 case 5."""
-    assert layout_is_valid(A100_40, profiles) is valid
+    assert (find_layout(A100_40, profiles) is not None) is valid
 
 
 def test_4g_with_3g_is_invalid_before_driver_r510() -> None:
     """hardware.md §7: "4g.20gb + 3g.20gb ✓ on driver ≥ R510, ✗ before R510"."""
-    assert layout_is_valid(A100_40, ["4g.20gb", "3g.20gb"])
-    assert not layout_is_valid(A100_40, ["4g.20gb", "3g.20gb"], pre_r510=True)
-    assert layout_is_valid(A100_40, ["3g.20gb", "3g.20gb"], pre_r510=True)
+    assert find_layout(A100_40, ["4g.20gb", "3g.20gb"]) is not None
+    assert find_layout(A100_40, ["4g.20gb", "3g.20gb"], pre_r510=True) is None
+    assert find_layout(A100_40, ["3g.20gb", "3g.20gb"], pre_r510=True) is not None
 
 
 def test_find_layout_gives_the_documented_slots() -> None:
@@ -65,7 +65,7 @@ def test_find_layout_respects_slices_that_must_stay_put() -> None:
 
 def test_an_unknown_profile_names_the_card_and_its_profiles() -> None:
     with pytest.raises(InvalidWorkload, match=r"3g\.40gb"):
-        layout_is_valid(A100_40, ["3g.40gb"])
+        find_layout(A100_40, ["3g.40gb"])
 
 
 def test_five_small_concurrent_tasks_pack_onto_one_a100_80gb() -> None:
@@ -74,7 +74,7 @@ def test_five_small_concurrent_tasks_pack_onto_one_a100_80gb() -> None:
     packed = pack_tasks(A100_80, needs)
     assert packed is not None
     assert [s.profile for s in packed] == ["1g.10gb", "1g.20gb", "1g.10gb", "1g.20gb", "1g.10gb"]
-    assert layout_is_valid(A100_80, [s.profile for s in packed])
+    assert find_layout(A100_80, [s.profile for s in packed]) is not None
     assert all(s.usable_bytes >= s.need_bytes for s in packed)
     assert [s.need_bytes for s in packed] == needs
 

@@ -13,7 +13,6 @@ from advisor.engine.presets import MODEL_PRESETS
 from advisor.engine.timing import (
     DEFAULT_MFU,
     allreduce_anchor,
-    allreduce_busbw_gbps,
     allreduce_seconds,
     decode_tokens_per_s,
     training_flops,
@@ -48,7 +47,7 @@ def train(model: str = "llama-2-7b", **fields) -> Task:
 def test_allreduce_bus_bandwidth_matches_the_measured_anchors(slug, interconnect, gpus, low, high):
     """hardware.md §8 / memory-and-time.md §9 case 6: 8×A100 NVSwitch ~200 GB/s (nccl-tests#149),
     8×H100 370-480 (nccl-tests#212), 8×H800 215 (nccl#1374), consumer PCIe 25-35 (nccl#1639)."""
-    assert low <= allreduce_busbw_gbps(ACCELERATORS[slug], interconnect, gpus) <= high
+    assert low <= allreduce_anchor(ACCELERATORS[slug], interconnect, gpus)[0] <= high
 
 
 def test_unmeasured_nvlink_cards_scale_from_the_nearest_anchor_and_say_so() -> None:
@@ -61,12 +60,12 @@ def test_unmeasured_nvlink_cards_scale_from_the_nearest_anchor_and_say_so() -> N
 def test_a_two_gpu_nvlink_bridge_uses_its_measurement_and_larger_rings_fall_back_to_pcie() -> None:
     """hardware.md §8: 2×H100 PCIe + NVLink bridge ~116 GB/s (nccl#1161)."""
     h100_pcie = ACCELERATORS["h100-pcie-80gb"]
-    assert allreduce_busbw_gbps(h100_pcie, "nvlink", 2) == 116
-    assert allreduce_busbw_gbps(h100_pcie, "nvlink", 4) == 35
+    assert allreduce_anchor(h100_pcie, "nvlink", 2)[0] == 116
+    assert allreduce_anchor(h100_pcie, "nvlink", 4)[0] == 35
 
 
 def test_nvlink_asked_for_a_card_without_it_is_pcie() -> None:
-    assert allreduce_busbw_gbps(ACCELERATORS["l40s-48gb"], "nvlink", 8) == 28
+    assert allreduce_anchor(ACCELERATORS["l40s-48gb"], "nvlink", 8)[0] == 28
 
 
 def test_allreduce_of_7b_gradients_takes_a_tenth_of_a_second_on_a100_and_a_second_on_pcie() -> None:
