@@ -1,25 +1,24 @@
 """Usable memory of a GPU or MIG slice, and the fill level above which we warn of OOM risk.
 
 The nominal capacity on a card's name is not what a process can allocate: the driver, ECC and
-firmware reserve part of it. hardware.md §7 quotes nvidia-smi showing 79.25 GiB on a 7g.80gb
-slice (0.94 % below nominal) and 39.50 GiB on a 4g.40gb slice (1.25 % below). We take the larger of
-the two fractions, with a floor of 256 MiB so that small slices (1g.5gb, 1g.6gb) keep a realistic
+firmware reserve part of it. Published nvidia-smi output shows 79.25 GiB on a 7g.80gb MIG slice
+(0.94 % below nominal) and 39.50 GiB on a 4g.40gb slice (1.25 % below). We take the larger of the
+two fractions, with a floor of 256 MiB so that small slices (1g.5gb, 1g.6gb) keep a realistic
 reserve. The CUDA context and allocator overhead of the process itself is counted by the memory
-model (memory.py), not here.
+model (memory.py), not here (docs/memory-model.md, "Overhead and usable memory").
 """
 
 from __future__ import annotations
 
 from advisor.engine.types import GiB
 
-# hardware.md §7: 4g.40gb shows 39.50 GiB of 40 in nvidia-smi -> 1.25 % reserved (the worst quoted).
+# A 4g.40gb slice shows 39.50 GiB of 40 in nvidia-smi -> 1.25 % reserved (the worst of the two).
 RESERVE_FRACTION = 0.0125
-# Floor for small slices; same order as the 0.5 GiB lower end of the CUDA context range
-# (memory-and-time.md §2, "CUDA context/overhead ~0.5-1 GiB"), halved because this is the
-# driver's share only.
+# Floor for small slices; same order as the 0.5 GiB lower end of the ~0.5-1 GiB a CUDA context
+# and allocator take (docs/memory-model.md), halved because this is the driver's share only.
 RESERVE_MIN_BYTES = 256 * 2**20
-# DESIGN.md "How the advisor decides": warn of OOM risk above 90 % of usable memory; the same 0.9
-# is vLLM's default gpu_memory_utilization (memory-and-time.md §3.1).
+# Warn of OOM risk above 90 % of usable memory (docs/advisor-rules.md); the same 0.9 is the
+# default of vLLM's gpu_memory_utilization engine argument.
 OOM_RISK_FRACTION = 0.9
 
 
