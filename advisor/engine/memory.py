@@ -1,9 +1,11 @@
 """GPU memory a task needs, per GPU, by component, with the formula behind each number.
 
-Model states follow the ZeRO paper's table and EleutherAI's Transformer Math 101; activations follow
-Korthikanti et al.; LoRA/QLoRA and inference (weights, KV cache with KV heads, workspace) follow
-reference/memory-and-time.md §1-3. There is no single "bytes per parameter" constant: each component
-is computed from the task's precision, optimizer, sharding, offload and shape. Sizes are int bytes.
+Model states follow the ZeRO paper's table (Rajbhandari et al. 2020, arXiv:1910.02054) and
+EleutherAI's Transformer Math 101; activations follow Korthikanti et al. 2022 (arXiv:2205.05198);
+LoRA (Hu et al. 2021), QLoRA (Dettmers et al. 2023, arXiv:2305.14314) and inference (weights, KV
+cache with KV heads, workspace) as docs/memory-model.md explains, with sources. There is no
+single "bytes per parameter" constant: each component is computed from the task's precision,
+optimizer, sharding, offload and shape. Sizes are int bytes.
 """
 
 from __future__ import annotations
@@ -14,8 +16,8 @@ from typing import Any
 
 from advisor.engine.types import GiB, ModelArch, Precision, Task
 
-# Bytes per stored value (memory-and-time.md §1.3, §3.1). int4 is 4 bits plus one fp16 scale per
-# group of 32 weights = 4.5 bits, inside the §3.1 range "int4 ≈ 0.5-0.56 incl. scales".
+# Bytes per stored value (Transformer Math 101). int4 is 4 bits plus one fp16 scale per group of
+# 32 weights = 4.5 bits, inside the usual 0.5-0.56 bytes of 4-bit formats with their scales.
 PRECISION_BYTES: dict[str, float] = {
     "fp32": 4.0,
     "bf16": 2.0,
@@ -24,32 +26,33 @@ PRECISION_BYTES: dict[str, float] = {
     "int8": 1.0,
     "int4": 0.5625,
 }
-# NF4 with double quantization: 4 + 0.127 bits per parameter (memory-and-time.md §2).
+# NF4 with double quantization: 4 + 0.127 bits per parameter (QLoRA, arXiv:2305.14314).
 NF4_BYTES_PER_PARAM = 4.127 / 8
 # Optimizer state bytes per trainable parameter *excluding* the fp32 master copy; with the copy
 # these are Transformer Math 101's AdamW 12, 8-bit AdamW 6, SGD+momentum 8
-# (memory-and-time.md §1.3).
+# (https://blog.eleuther.ai/transformer-math/).
 OPTIMIZER_STATE_BYTES: dict[str, int] = {"adamw": 8, "adamw_8bit": 2, "sgd_momentum": 4}
-MASTER_WEIGHT_BYTES = 4  # fp32 copy in mixed precision (ZeRO paper K = 12 = 4 + 4 + 4, §1.1)
-# CUDA context plus caching-allocator slack per process: memory-and-time.md §2 gives ~0.5-1 GiB;
+MASTER_WEIGHT_BYTES = 4  # fp32 copy in mixed precision (ZeRO paper: K = 12 = 4 + 4 + 4)
+# CUDA context plus caching-allocator slack per process: ~0.5-1 GiB (docs/memory-model.md);
 # we take the upper end because the activation formulas do not model allocator fragmentation.
 OVERHEAD_BYTES = GiB
-# Korthikanti et al. per-layer activation bytes (16-bit): sbh(34 + 5as/h) (memory-and-time.md §1.4).
+# Korthikanti et al. 2022 (arXiv:2205.05198) per-layer activation bytes (16-bit): sbh(34 + 5as/h).
 LINEAR_ACTIVATION_FACTOR = 34
 ATTENTION_ACTIVATION_FACTOR = 5
-FULL_RECOMPUTE_FACTOR = 2  # full recomputation keeps the 2sbh layer inputs (§1.4)
+FULL_RECOMPUTE_FACTOR = 2  # full recomputation keeps the 2sbh layer inputs (Korthikanti)
 LOGIT_BYTES = 4  # the loss upcasts the s·b·vocab logits to fp32
-# Inference workspace: gpu_poor's activation term ctx·h·10 bytes (memory-and-time.md §1.6); its
-# ctx²·heads·2 attention-score term is dropped because FlashAttention/paged attention never store
-# the score matrix (§1.4 caveat).
+# Inference workspace: the activation term ctx·h·10 bytes of the gpu_poor calculator
+# (RahulSChand/gpu_poor, src/App.js); its ctx²·heads·2 attention-score term is dropped because
+# FlashAttention/paged attention never store the score matrix.
 INFERENCE_ACTIVATION_FACTOR = 10
-# DeepSpeed ZeRO-3 keeps the largest layer gathered: largest_layer_memory = 4 · its params (§1.2).
+# DeepSpeed ZeRO-3 keeps the largest layer gathered: largest_layer_memory = 4 · its params
+# (DeepSpeed estimate_zero3_model_states_mem_needs).
 ZERO3_LAYER_BYTES = 4
 # Without published shapes we assume params ≈ 12·L·h² (Transformer Math 101 per-layer count) and
-# h = 128·L, the aspect ratio of Llama-2-7B (4096/32) and GPT-3 175B (12288/96) (§1.4, §3.2).
+# h = 128·L, the aspect ratio of Llama-2-7B (4096/32) and GPT-3 175B (12288/96).
 ASSUMED_HIDDEN_PER_LAYER = 128
-ASSUMED_HEAD_DIM = 128  # every LLM in memory-and-time.md §3.2 uses 128-dim heads
-# Diffusion pipelines: an allowance, not a measurement; §3.2 gives parameter counts only. 1 GiB
+ASSUMED_HEAD_DIM = 128  # every LLM preset (presets.py, from the models' configs) has 128-dim heads
+# Diffusion pipelines: an allowance, not a measurement; only parameter counts are published. 1 GiB
 # for a 512² image (SD 1.5 class), 4× that for SDXL-class models generating at 1024² (4× the
 # pixels).
 DIFFUSION_ACTIVATION_BYTES = GiB
@@ -176,7 +179,7 @@ def largest_layer_params(arch: ModelArch) -> int:
 def kv_bytes_per_token(arch: ModelArch, kv_precision: Precision = "bf16") -> int:
     """KV-cache bytes per token: 2·L·kv_heads·head_dim·bytes, or (kv_lora + rope)·L·bytes for MLA.
 
-    memory-and-time.md §3.1: use num_key_value_heads, not the query heads.
+    Use the config's num_key_value_heads, not the query heads (grouped-query attention).
     """
     if arch.family == "diffusion":
         return 0
@@ -189,7 +192,7 @@ def kv_bytes_per_token(arch: ModelArch, kv_precision: Precision = "bf16") -> int
 
 
 def lora_adapter_params(arch: ModelArch, rank: int) -> int:
-    """Σ r·(d_in + d_out) over q, k, v, o of every layer; k/v are kv_heads·head_dim wide (§2)."""
+    """Σ r·(d_in + d_out) over q, k, v, o of every layer; k/v are kv_heads·head_dim wide."""
     dims = dims_of(arch)
     q_width = dims.heads * dims.head_dim
     kv_width = dims.kv_heads * dims.head_dim
@@ -293,7 +296,7 @@ def _model_states(task: Task, arch: ModelArch) -> _States:
 
 
 def _divisors(task: Task) -> tuple[int, int, int]:
-    """Divisors of (weights, gradients, optimizer) under the task's ZeRO stage (§1.1 table)."""
+    """Divisors of (weights, gradients, optimizer) under the ZeRO stage (ZeRO paper, Figure 1)."""
     n = task.gpus
     return {
         "none": (1, 1, 1),
@@ -304,7 +307,7 @@ def _divisors(task: Task) -> tuple[int, int, int]:
 
 
 def _activation_bytes_16bit(task: Task, dims: Dims) -> tuple[int, str]:
-    """Korthikanti et al. activation bytes for one micro-batch over all layers (§1.4)."""
+    """Korthikanti et al. activation bytes for one micro-batch over all layers."""
     s, b, h, a, layers = task.seq_len, task.micro_batch, dims.hidden, dims.heads, dims.layers
     sbh = s * b * h
     one_layer = sbh * LINEAR_ACTIVATION_FACTOR + ATTENTION_ACTIVATION_FACTOR * a * s * s * b
@@ -377,7 +380,7 @@ def _training_memory(task: Task) -> MemoryPlan:
     notes = [*states.notes, *_approximation_notes(arch)]
     offloaded = 0
     if task.offload != "none":
-        # DeepSpeed ZeRO-Offload (§1.2): fp32 states and gradients live on the CPU; the GPU keeps
+        # DeepSpeed ZeRO-Offload: fp32 states and gradients live on the CPU; the GPU keeps
         # 16-bit parameters only (ZeRO-2 offload gpu = 2P).
         offloaded = states.optimizer + states.trainable * 4
         optimizer = gradients = 0
