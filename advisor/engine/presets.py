@@ -1,13 +1,14 @@
 """Model presets: the published architectures a scenario can name instead of giving `params`.
 
-Figures are from reference/memory-and-time.md §3.2 (config.json values and Meta's sku_list). The
-parameter counts are exact: a parameter counter (embeddings, untied LM head, attention with grouped
-KV heads and Qwen's QKV bias, SwiGLU MLP, RMSNorm weights; DeepSeek-V3 with MLA projections, 3 dense
-layers and 58 MoE layers of 256 routed + 1 shared experts) reproduces every total of the §3.2
-table (8.03B, 70.55B, 405.85B, 6.74B, 68.98B, 7.24B, 7.62B, 14.77B, 32.76B, 72.71B, 671.0B / 37.6B
-active).
+Figures are the models' published configurations: Meta's sku_list (meta-llama/llama-models) for
+Llama 3.1, the Hugging Face config.json of the others, the DeepSeek-V3 README for its totals
+(docs/memory-model.md, "Model presets"). The parameter counts are exact: a parameter counter
+(embeddings, untied LM head, attention with grouped KV heads and Qwen's QKV bias, SwiGLU MLP,
+RMSNorm weights; DeepSeek-V3 with MLA projections, 3 dense layers and 58 MoE layers of 256 routed
++ 1 shared experts) over these shapes gives 8.03B, 70.55B, 405.85B, 6.74B, 68.98B, 7.24B, 7.62B,
+14.77B, 32.76B, 72.71B and 671.0B / 37.6B active, the official totals.
 Diffusion pipelines have no transformer shape we can use; their counts are the published totals
-(§3.2 "Diffusion models").
+(each preset's source says where from).
 """
 
 from __future__ import annotations
@@ -25,8 +26,8 @@ class PresetInfo:
     source: str
 
 
-_LLAMA31 = "meta-llama/llama-models sku_list.py [V] (memory-and-time.md §3.2)"
-_HF_CONFIG = "HF config.json vendored in several repos [S] (memory-and-time.md §3.2)"
+_LLAMA31 = "meta-llama/llama-models, models/llama3_1/api/sku_list.py [V]"
+_HF_CONFIG = "the model's Hugging Face config.json, as vendored in several repositories [S]"
 
 
 def _llm(
@@ -38,7 +39,7 @@ def _llm(
     intermediate: int,
     vocab: int,
 ) -> ModelArch:
-    # Every LLM preset here uses 128-dim heads (memory-and-time.md §3.2, head_dim column).
+    # Every LLM preset here uses 128-dim heads (head_dim in the models' configs).
     return ModelArch(
         params=params,
         layers=layers,
@@ -66,11 +67,11 @@ _PRESETS: dict[str, tuple[ModelArch, PresetInfo]] = {
     ),
     "llama-2-7b": (
         _llm(6_738_415_616, 32, 4096, 32, 32, 11008, 32000),
-        PresetInfo("Llama 2 7B", "Llama 2 config.json (memory-and-time.md §3.2)"),
+        PresetInfo("Llama 2 7B", "Llama 2 Hugging Face config.json"),
     ),
     "llama-2-70b": (
         _llm(68_976_648_192, 80, 8192, 64, 8, 28672, 32000),
-        PresetInfo("Llama 2 70B", "Llama 2 config.json (memory-and-time.md §3.2)"),
+        PresetInfo("Llama 2 70B", "Llama 2 Hugging Face config.json"),
     ),
     "mistral-7b": (
         _llm(7_241_732_096, 32, 4096, 32, 8, 14336, 32000),
@@ -98,7 +99,7 @@ _PRESETS: dict[str, tuple[ModelArch, PresetInfo]] = {
             layers=61,
             hidden=7168,
             heads=128,
-            # MLA has no per-head K/V cache; the cache is the latent below (§3.1).
+            # MLA has no per-head K/V cache; the cache is the latent below (config.json).
             kv_heads=None,
             head_dim=None,
             intermediate=18432,  # the 3 dense layers; experts are 2048 wide
@@ -109,23 +110,21 @@ _PRESETS: dict[str, tuple[ModelArch, PresetInfo]] = {
         ),
         PresetInfo(
             "DeepSeek-V3 (671B MoE, 37.6B active)",
-            "deepseek-ai/DeepSeek-V3 README [V] and config.json [S] (memory-and-time.md §3.2)",
+            "deepseek-ai/DeepSeek-V3 README [V] and config.json [S]",
         ),
     ),
     "sd-1.5": (
         ModelArch(params=1_066_000_000, family="diffusion"),
         PresetInfo(
             "Stable Diffusion 1.5",
-            "UNet 859.5M + CLIP text 123.1M + VAE 83.7M, fast.ai forum [V] "
-            "(memory-and-time.md §3.2)",
+            "UNet 859.5M + CLIP text 123.1M + VAE 83.7M, fast.ai forum count [V]",
         ),
     ),
     "sdxl": (
         ModelArch(params=3_500_000_000, family="diffusion"),
         PresetInfo(
             "Stable Diffusion XL base",
-            "whole base pipeline 3.5B, HF blog simple_sdxl_optimizations [V] "
-            "(memory-and-time.md §3.2)",
+            "whole base pipeline 3.5B, Hugging Face blog simple_sdxl_optimizations [V]",
         ),
     ),
 }
