@@ -1,4 +1,5 @@
-"""fixtures/accelerators.json: the single source of accelerator figures (hardware.md §6-7)."""
+"""fixtures/accelerators.json: the single source of accelerator figures, each row naming its
+sources (docs/accelerators.md)."""
 
 from __future__ import annotations
 
@@ -90,7 +91,7 @@ def test_every_row_has_the_contract_keys_and_tagged_figures(rows) -> None:
     for row in rows:
         assert set(row) >= KEYS, row["slug"]
         assert row["confidence"] in TAGS
-        assert row["source"] and "hardware.md" in row["source"]
+        assert row["source"] and ".md" not in row["source"]  # the original documents
         assert set(row["figure_confidence"]) <= FIGURES
         assert set(row["figure_confidence"].values()) <= TAGS
         for figure in FIGURES:
@@ -113,7 +114,8 @@ def test_ambiguous_bare_names_are_not_aliases(rows) -> None:
 
 
 def test_mig_profiles_are_consistent_with_the_slots(rows) -> None:
-    """hardware.md §7 placement rule: starts within the slots, size fits, g <= max compute."""
+    """MIG placement rule (`nvidia-smi mig -lgipp`, docs/accelerators.md): starts within the
+    slots, size fits, g <= max compute."""
     for row in rows:
         mig = row["mig"]
         if mig is None:
@@ -135,9 +137,9 @@ def test_mig_profiles_are_consistent_with_the_slots(rows) -> None:
             ), profile["name"]
 
 
-def test_a100_40gb_mig_profiles_are_those_of_hardware_md() -> None:
-    """hardware.md §7: A100-40GB 1g.5gb (7), 1g.5gb+me (1), 1g.10gb (4), 2g.10gb (3),
-    3g.20gb (2), 4g.20gb (1), 7g.40gb (1); 3g takes 4 memory slots."""
+def test_a100_40gb_mig_profiles_are_those_of_the_mig_user_guide() -> None:
+    """NVIDIA MIG User Guide, supported profiles: A100-40GB 1g.5gb (7), 1g.5gb+me (1), 1g.10gb (4),
+    2g.10gb (3), 3g.20gb (2), 4g.20gb (1), 7g.40gb (1); 3g takes 4 memory slots."""
     spec = load_accelerators()["a100-40gb"]
     counts = {p.name: p.max_count for p in spec.mig_profiles}
     assert counts == {
@@ -154,7 +156,7 @@ def test_a100_40gb_mig_profiles_are_those_of_hardware_md() -> None:
 
 
 def test_a30_has_four_slots() -> None:
-    """hardware.md §7: A30 1g {0,1,2,3}, 2g {0,2}, 4g {0}."""
+    """MIG placement on the A30: 1g {0,1,2,3}, 2g {0,2}, 4g {0} (docs/accelerators.md)."""
     spec = load_accelerators()["a30-24gb"]
     starts = {p.name: p.starts for p in spec.mig_profiles}
     assert spec.mig_slots == 4
@@ -173,8 +175,9 @@ def test_a30_has_four_slots() -> None:
         ("rtx-4090d-24gb", 1008, 147, "unverified"),
     ],
 )
-def test_figures_are_those_of_hardware_md(slug, bandwidth, bf16, confidence) -> None:
-    """hardware.md §6 GPU spec table, dense BF16 and the row's tag."""
+def test_figures_are_the_published_dense_figures(slug, bandwidth, bf16, confidence) -> None:
+    """Memory bandwidth, dense BF16 TFLOPS and the row's grade: H100 SXM and L40S from NVIDIA's
+    datasheet tables, RTX 4090 and H20 from secondary spec pages, RTX 4090 D unverified."""
     spec = load_accelerators()[slug]
     assert (spec.memory_bandwidth_gbps, spec.bf16_tflops, spec.confidence) == (
         bandwidth,
@@ -184,7 +187,7 @@ def test_figures_are_those_of_hardware_md(slug, bandwidth, bf16, confidence) -> 
 
 
 def test_ascend_bandwidth_is_left_empty_because_sources_conflict() -> None:
-    """hardware.md §6: Ascend 910B bandwidth "sources conflict"."""
+    """Ascend 910B: secondary sources give 400 GB/s, 768 GB/s and 1.2-1.6 TB/s, so none is kept."""
     spec = load_accelerators()["ascend-910b-64gb"]
     assert spec.memory_bandwidth_gbps is None and spec.domestic
 
