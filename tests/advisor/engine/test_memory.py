@@ -1,4 +1,4 @@
-"""Memory model: golden cases from reference/memory-and-time.md (§9 and the sections they cite)."""
+"""Memory model: golden cases from the papers and documents docs/memory-model.md cites."""
 
 from __future__ import annotations
 
@@ -42,7 +42,7 @@ def preset_task(model: str, **fields) -> Task:
     return Task(name="t", model=model, arch=MODEL_PRESETS[model], **fields)
 
 
-# --------------------------------------------------------------------------- §9 case 1: ZeRO
+# ----------------------------------------------------------------------------- ZeRO paper
 
 
 @pytest.mark.parametrize(
@@ -50,8 +50,8 @@ def preset_task(model: str, **fields) -> Task:
     [("none", 120), ("zero1", 31.4), ("zero2", 16.6), ("zero3", 1.875)],
 )
 def test_zero_paper_figure_1_model_states_per_gpu(sharding: str, expected_gb: float) -> None:
-    """memory-and-time.md §1.1 / §9 case 1: Ψ = 7.5B, K = 12, Nd = 64 -> 120 / 31.4 / 16.6 /
-    1.875 GB per GPU (ZeRO paper Fig. 1), ±2 %."""
+    """ZeRO paper (Rajbhandari et al. 2020, arXiv:1910.02054), Figure 1: Ψ = 7.5B, K = 12,
+    Nd = 64 -> 120 / 31.4 / 16.6 / 1.9 GB per GPU (1.875 exactly), ±2 %."""
     task = Task(name="t", kind="full_finetune", arch=ZERO_PAPER, sharding=sharding, gpus=64)
     assert model_states(task_memory(task)) / GB == pytest.approx(expected_gb, rel=0.02)
 
@@ -93,8 +93,8 @@ def test_zero3_formula_shows_the_division() -> None:
     ],
 )
 def test_optimizer_bytes_per_parameter(optimizer: str, master: bool, bytes_per_param: int) -> None:
-    """Transformer Math 101 (memory-and-time.md §1.3): AdamW 12, 8-bit AdamW 6, SGD+momentum 8,
-    each including the 4-byte fp32 master copy."""
+    """Transformer Math 101 (blog.eleuther.ai/transformer-math): AdamW 12, 8-bit AdamW 6,
+    SGD+momentum 8, each including the 4-byte fp32 master copy."""
     task = Task(
         name="t",
         kind="full_finetune",
@@ -106,7 +106,8 @@ def test_optimizer_bytes_per_parameter(optimizer: str, master: bool, bytes_per_p
 
 
 def test_fp32_training_keeps_fp32_weights_and_gradients_and_no_master_copy() -> None:
-    """§1.3: gradients 4 B in fp32; fp32 weights need no separate master copy (4 + 4 + 8 = 16)."""
+    """Transformer Math 101: gradients 4 B in fp32; fp32 weights need no separate master copy
+    (4 + 4 + 8 = 16)."""
     plan = task_memory(Task(name="t", kind="full_finetune", arch=ZERO_PAPER, precision="fp32"))
     p = ZERO_PAPER.params
     assert (plan.per_gpu.weights, plan.per_gpu.gradients, plan.per_gpu.optimizer) == (
@@ -117,7 +118,8 @@ def test_fp32_training_keeps_fp32_weights_and_gradients_and_no_master_copy() -> 
 
 
 def test_optimizer_offload_leaves_only_16_bit_weights_on_the_gpu() -> None:
-    """DeepSpeed estimator (§1.2): ZeRO-2 cpu_offload gpu = 2P; host holds 16 B/param."""
+    """DeepSpeed estimate_zero2_model_states_mem_needs: ZeRO-2 cpu_offload gpu = 2P; host holds
+    16 B/param."""
     task = Task(
         name="t", kind="full_finetune", arch=ZERO_PAPER, sharding="zero2", offload="optimizer"
     )
@@ -127,8 +129,8 @@ def test_optimizer_offload_leaves_only_16_bit_weights_on_the_gpu() -> None:
 
 
 def test_parameter_offload_leaves_one_gathered_layer_on_the_gpu() -> None:
-    """DeepSpeed estimator (§1.2): ZeRO-3 offload params+optim gpu = largest_layer_memory
-    = 4 · largest layer params; host holds 18 B/param."""
+    """DeepSpeed estimate_zero3_model_states_mem_needs: ZeRO-3 offload params+optim
+    gpu = largest_layer_memory = 4 · largest layer params; host holds 18 B/param."""
     task = preset_task(
         "llama-2-7b",
         kind="full_finetune",
@@ -152,9 +154,9 @@ def test_parameter_offload_leaves_one_gathered_layer_on_the_gpu() -> None:
     [("none", 275), ("selective", 82), ("full", 4.8 + 2.87)],
 )
 def test_gpt3_activation_worked_example(checkpointing: str, expected_gb: float) -> None:
-    """memory-and-time.md §1.4 worked example, GPT-3 175B (a=96, s=2048, h=12288, L=96, b=1):
-    275 GB without recompute, 82 GB selective, 4.8 GB full (we add the one layer, 2.87 GB, that
-    full recomputation rebuilds during backward, §2)."""
+    """Korthikanti et al. 2022 (arXiv:2205.05198) applied to GPT-3 175B (a=96, s=2048, h=12288,
+    L=96, b=1): 275 GB without recompute, 82 GB selective, 4.8 GB full (we add the one layer,
+    2.87 GB, that full recomputation rebuilds during backward)."""
     task = Task(name="t", kind="full_finetune", arch=GPT3, activation_checkpointing=checkpointing)
     assert task_memory(task).per_gpu.activations / GB == pytest.approx(expected_gb, rel=0.02)
 
@@ -182,12 +184,12 @@ def test_a_model_given_by_params_only_gets_a_documented_shape() -> None:
     assert any("12·L·h²" in note for note in notes)
 
 
-# -------------------------------------------------------------------------- §9 case 4: QLoRA
+# ----------------------------------------------------------------------------------- QLoRA
 
 
 def test_qlora_65b_fits_one_48_gb_gpu_at_a_modest_sequence_length() -> None:
-    """QLoRA abstract (memory-and-time.md §2, §9 case 4): 65B fine-tunes on a single 48 GB GPU;
-    Guanaco 65B footprint 41 GB. Here seq 512, batch 1, full checkpointing, rank 16."""
+    """QLoRA (Dettmers et al. 2023, arXiv:2305.14314), abstract: 65B fine-tunes on a single 48 GB
+    GPU; Guanaco 65B footprint 41 GB. Here seq 512, batch 1, full checkpointing, rank 16."""
     task = Task(
         name="t", kind="qlora", arch=LLAMA_65B, seq_len=512, activation_checkpointing="full"
     )
@@ -197,14 +199,15 @@ def test_qlora_65b_fits_one_48_gb_gpu_at_a_modest_sequence_length() -> None:
 
 
 def test_qlora_base_weights_cost_about_0_516_bytes_per_parameter() -> None:
-    """§2: NF4 with double quantization 4.127 bits ≈ 0.516 B/param, ±10 % (embeddings stay bf16)."""
+    """QLoRA: NF4 with double quantization 4.127 bits ≈ 0.516 B/param, ±10 % (embeddings stay
+    bf16)."""
     assert pytest.approx(0.516, abs=0.001) == NF4_BYTES_PER_PARAM
     weights = task_memory(Task(name="t", kind="qlora", arch=LLAMA_65B)).per_gpu.weights
     assert weights / LLAMA_65B.params == pytest.approx(0.516, rel=0.10)
 
 
 def test_sixteen_bit_full_fine_tune_of_65b_needs_more_than_780_gb() -> None:
-    """§2/§9 case 4: the QLoRA paper's >780 GB is ~12 B/param; our mixed-precision AdamW
+    """QLoRA: the paper's >780 GB is ~12 B/param; our mixed-precision AdamW
     accounting (ZeRO paper, 16 B/param of model states) gives 1040 GB, above it as required."""
     plan = task_memory(Task(name="t", kind="full_finetune", arch=LLAMA_65B))
     assert model_states(plan) == 16 * LLAMA_65B.params
@@ -212,13 +215,14 @@ def test_sixteen_bit_full_fine_tune_of_65b_needs_more_than_780_gb() -> None:
 
 
 def test_lora_adapters_count_q_k_v_o_with_grouped_kv_widths() -> None:
-    """§2: LoRA params = Σ r·(d_in + d_out); Llama-3.1-8B k/v are 8·128 = 1024 wide."""
+    """LoRA (Hu et al. 2021, arXiv:2106.09685): params = Σ r·(d_in + d_out); Llama-3.1-8B k/v
+    are 8·128 = 1024 wide."""
     per_layer = 16 * ((4096 + 4096) + 2 * (4096 + 1024) + (4096 + 4096))
     assert lora_adapter_params(MODEL_PRESETS["llama-3.1-8b"], 16) == 32 * per_layer
 
 
 def test_lora_trains_adapters_at_16_bytes_per_parameter_over_frozen_bf16_weights() -> None:
-    """§2 estimation model: base bf16 2 B/param + adapters × (2 + 2 + 12) B."""
+    """LoRA memory (docs/memory-model.md): base bf16 2 B/param + adapters × (2 + 2 + 12) B."""
     arch = MODEL_PRESETS["llama-3.1-8b"]
     adapters = lora_adapter_params(arch, 16)
     plan = task_memory(preset_task("llama-3.1-8b", kind="lora"))
@@ -226,25 +230,27 @@ def test_lora_trains_adapters_at_16_bytes_per_parameter_over_frozen_bf16_weights
     assert (plan.per_gpu.gradients, plan.per_gpu.optimizer) == (2 * adapters, 12 * adapters)
 
 
-# ------------------------------------------------------------------------ seed article cases
+# ---------------------------------------------------------------------- vendor article cases
 
 
 def test_seed_7b_lora_fits_a_24_gb_rtx_4090_with_gradient_checkpointing() -> None:
-    """Seed article: 7B LoRA on one RTX 4090. bf16, seq 2048, micro-batch 1, full checkpointing
-    (what Hugging Face's gradient_checkpointing does: recompute each layer from its input)."""
+    """The vendor article "2026多任务GPU平台怎么选", Q2: 7B LoRA on one RTX 4090. bf16, seq 2048,
+    micro-batch 1, full checkpointing (what Hugging Face's gradient_checkpointing does: recompute
+    each layer from its input)."""
     task = preset_task("llama-2-7b", kind="lora", activation_checkpointing="full")
     assert task_memory(task).per_gpu.total <= usable_bytes(24)
 
 
 def test_seed_7b_lora_without_checkpointing_does_not_fit_a_24_gb_card() -> None:
-    """Korthikanti §1.4: without recomputation s=2048 activations of a 7B model are ~30 GB."""
+    """Korthikanti et al.: without recomputation s=2048 activations of a 7B model are ~30 GB."""
     task = preset_task("llama-2-7b", kind="lora")
     assert task_memory(task).per_gpu.total > usable_bytes(24)
 
 
 def test_seed_arithmetic_70b_times_20_bytes_is_1_4_tb_not_140_gb() -> None:
-    """memory-and-time.md §0: 140 GB is 70B × 2 B (bf16 weights only); mixed-precision AdamW
-    model states are 16 B/param = 1.13 TB for 70.55B, and 20 B/param would be 1.41 TB."""
+    """The vendor article: "70B模型约需140GB" with 20 B/param. 140 GB is 70B × 2 B (bf16 weights
+    only); mixed-precision AdamW model states are 16 B/param = 1.13 TB for 70.55B, and 20 B/param
+    would be 1.41 TB."""
     arch = MODEL_PRESETS["llama-3.1-70b"]
     states = model_states(task_memory(preset_task("llama-3.1-70b", kind="full_finetune")))
     weights_only = task_memory(preset_task("llama-3.1-70b", kind="inference")).per_gpu.weights
@@ -254,17 +260,18 @@ def test_seed_arithmetic_70b_times_20_bytes_is_1_4_tb_not_140_gb() -> None:
 
 
 def test_seed_65b_full_fine_tune_on_an_rtx_4090_does_not_fit() -> None:
-    """Seed claim refuted: 65B × 16 B of model states alone is 1040 GB against 24 GB."""
+    """The vendor article's 65B-on-a-4090 anecdote: 65B × 16 B of model states alone is 1040 GB
+    against 24 GB."""
     task = Task(name="t", kind="full_finetune", arch=LLAMA_65B, activation_checkpointing="full")
     assert task_memory(task).per_gpu.total > 40 * usable_bytes(24)
 
 
-# ---------------------------------------------------------------- §9 cases 2, 3, 5: inference
+# ------------------------------------------------------------------------------- inference
 
 
 def test_llama_2_70b_bf16_weights_are_138_gb_and_need_two_80_gb_cards() -> None:
-    """§9 case 2: 68.98B × 2 B = 138 GB (128.5 GiB), ±2 %; does not fit one 80 GB card; two are
-    the minimum for the weights alone."""
+    """Llama-2-70B (config.json): 68.98B × 2 B = 138 GB (128.5 GiB), ±2 %; does not fit one 80 GB
+    card; two are the minimum for the weights alone."""
     one = task_memory(preset_task("llama-2-70b", kind="inference"))
     two = task_memory(preset_task("llama-2-70b", kind="inference", gpus=2))
     assert one.per_gpu.weights / GB == pytest.approx(138, rel=0.02)
@@ -284,7 +291,7 @@ def test_llama_2_70b_bf16_weights_are_138_gb_and_need_two_80_gb_cards() -> None:
     ],
 )
 def test_kv_cache_per_token_in_bf16_is_exact(model: str, expected: int) -> None:
-    """§9 case 3 and §3.1: 2·L·kv_heads·head_dim·2 B; MLA (512 + 64)·61·2 B = 70,272 B."""
+    """2·L·kv_heads·head_dim·2 B from each config.json; MLA (512 + 64)·61·2 B = 70,272 B."""
     assert kv_bytes_per_token(MODEL_PRESETS[model], "bf16") == expected
 
 
@@ -300,15 +307,15 @@ def test_kv_cache_scales_with_context_sequences_and_tensor_parallel_degree() -> 
 def test_llama_3_1_8b_bf16_inference_does_not_fit_1g_10gb_but_fits_3g_40gb(
     slice_gib: int, fits: bool
 ) -> None:
-    """§9 case 5: 15.0 GiB of weights do not fit a 1g.10gb slice; they fit 3g.40gb (and the
-    2-slot 1g.20gb, hardware.md §7)."""
+    """15.0 GiB of weights do not fit a 1g.10gb slice; they fit 3g.40gb (and the 2-slot 1g.20gb,
+    NVIDIA MIG User Guide)."""
     total = task_memory(preset_task("llama-3.1-8b", kind="inference")).per_gpu.total
     assert (total <= usable_bytes(slice_gib)) is fits
 
 
 @pytest.mark.parametrize(("precision", "size"), [("fp32", 4), ("int8", 1), ("int4", 0.5625)])
 def test_inference_weights_follow_the_precision(precision: str, size: float) -> None:
-    """§3.1: fp32 4, int8 1, int4 ≈ 0.5-0.56 incl. scales (we use 4.5 bits)."""
+    """fp32 4, int8 1, int4 ≈ 0.5-0.56 incl. scales (we use 4.5 bits; docs/memory-model.md)."""
     plan = task_memory(preset_task("llama-3.1-8b", kind="inference", precision=precision))
     assert plan.per_gpu.weights == pytest.approx(MODEL_PRESETS["llama-3.1-8b"].params * size, abs=1)
 
@@ -335,12 +342,12 @@ def test_a_fixed_task_needs_exactly_its_stated_memory() -> None:
     assert plan.per_gpu.total == 20 * GiB and not plan.sharded
 
 
-# -------------------------------------------------------------------- §9 case 7: suggestions
+# ----------------------------------------------------------------------------- suggestions
 
 
 def test_70b_full_fine_tune_with_fsdp_on_8_a100_80gb_does_not_fit_and_says_what_would() -> None:
-    """§9 case 7 (seed case study): 16 B/param of model states (1.13 TB) exceed 8 × 80 GB; the
-    estimate must name CPU offload, LoRA/QLoRA, or >= 16 such GPUs with ZeRO-3."""
+    """The vendor article's 70B case study: 16 B/param of model states (1.13 TB) exceed 8 × 80 GB;
+    the estimate must name CPU offload, LoRA/QLoRA, or >= 16 such GPUs with ZeRO-3."""
     task = preset_task(
         "llama-3.1-70b",
         kind="full_finetune",

@@ -107,7 +107,7 @@ def test_more_parameters_never_need_less_memory(task: Task, extra: int) -> None:
 @given(tasks(), st.integers(1, 512))
 def test_more_zero_gpus_never_need_more_per_gpu(task: Task, extra: int) -> None:
     """From two GPUs up. Going from one GPU to two, ZeRO-3 starts all-gathering one layer, which
-    can outweigh the saving on very small models (DeepSpeed's largest_layer_memory, §1.2)."""
+    can outweigh the saving on very small models (DeepSpeed's largest_layer_memory)."""
     if task.kind == "inference" or task.sharding == "none":
         task = replace(task, kind="full_finetune", sharding="zero2", precision="bf16")
     task = replace(task, gpus=max(task.gpus, 2))
