@@ -1,4 +1,5 @@
-"""Training time and decode speed: formulas of memory-and-time.md §5 and hardware.md §8."""
+"""Training time and decode speed: the formulas and measurements of docs/time-model.md and
+docs/accelerators.md."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import pytest
 from advisor.engine.errors import InvalidWorkload
 from advisor.engine.hardware import load_accelerators
 from advisor.engine.memory import kv_bytes_per_token, lora_adapter_params
+from advisor.engine.messages import Code, fraction
 from advisor.engine.presets import MODEL_PRESETS
 from advisor.engine.timing import (
     DEFAULT_MFU,
@@ -29,7 +31,7 @@ def train(model: str = "llama-2-7b", **fields) -> Task:
     return Task(name="t", model=model, arch=MODEL_PRESETS[model], **fields)
 
 
-# ------------------------------------------------------------------- §9 case 6: interconnects
+# ---------------------------------------------------------------------------- interconnects
 
 
 @pytest.mark.parametrize(
@@ -45,20 +47,23 @@ def train(model: str = "llama-2-7b", **fields) -> Task:
     ],
 )
 def test_allreduce_bus_bandwidth_matches_the_measured_anchors(slug, interconnect, gpus, low, high):
-    """hardware.md §8 / memory-and-time.md §9 case 6: 8×A100 NVSwitch ~200 GB/s (nccl-tests#149),
+    """NCCL all-reduce bus bandwidths: 8×A100 NVSwitch ~200 GB/s (NVIDIA/nccl-tests#149),
     8×H100 370-480 (nccl-tests#212), 8×H800 215 (nccl#1374), consumer PCIe 25-35 (nccl#1639)."""
     assert low <= allreduce_anchor(ACCELERATORS[slug], interconnect, gpus)[0] <= high
 
 
 def test_unmeasured_nvlink_cards_scale_from_the_nearest_anchor_and_say_so() -> None:
-    """A800 NVLink 400 GB/s (hardware.md §6) scaled from the 8×A100 600 GB/s anchor."""
+    """A800 NVLink 400 GB/s (secondary spec pages) scaled from the 8×A100 600 GB/s anchor."""
     busbw, source = allreduce_anchor(ACCELERATORS["a800-80gb"], "nvlink", 8)
     assert busbw == pytest.approx(200 * 400 / 600)
-    assert "nccl-tests#149" in source and "scaled" in source
+    assert source.code is Code.BUSBW_SOURCE_NVLINK_SCALED
+    assert (source.params["bandwidth"], source.params["anchor_bandwidth"]) == (400, 600)
+    assert "nccl-tests#149" in str(source.params["source"])
+    assert source.english().endswith(", scaled by NVLink 400/600 GB/s")
 
 
 def test_a_two_gpu_nvlink_bridge_uses_its_measurement_and_larger_rings_fall_back_to_pcie() -> None:
-    """hardware.md §8: 2×H100 PCIe + NVLink bridge ~116 GB/s (nccl#1161)."""
+    """2×H100 PCIe + NVLink bridge ~116 GB/s (NVIDIA/nccl#1161)."""
     h100_pcie = ACCELERATORS["h100-pcie-80gb"]
     assert allreduce_anchor(h100_pcie, "nvlink", 2)[0] == 116
     assert allreduce_anchor(h100_pcie, "nvlink", 4)[0] == 35
@@ -69,7 +74,7 @@ def test_nvlink_asked_for_a_card_without_it_is_pcie() -> None:
 
 
 def test_allreduce_of_7b_gradients_takes_a_tenth_of_a_second_on_a100_and_a_second_on_pcie() -> None:
-    """hardware.md §8 example: 14 GB of bf16 gradients, 8 GPUs: 0.12 s at 200 GB/s,
+    """Ring all-reduce, 2(N−1)/N · G / busbw: 14 GB of bf16 gradients, 8 GPUs: 0.12 s at 200 GB/s,
     ~1.0 s at 25 GB/s."""
     assert allreduce_seconds(14e9, 8, 200) == pytest.approx(0.12, abs=0.005)
     assert allreduce_seconds(14e9, 8, 25) == pytest.approx(1.0, abs=0.03)
@@ -91,20 +96,21 @@ def test_allreduce_of_7b_gradients_takes_a_tenth_of_a_second_on_a100_and_a_secon
     ],
 )
 def test_training_flops_per_parameter_and_token(kind, checkpointing, per_token) -> None:
-    """memory-and-time.md §5: 6ND, 8ND with full recomputation; LoRA 4ND, 6ND with full
-    checkpointing."""
+    """Kaplan et al. 2020 (arXiv:2001.08361) and Transformer Math 101: 6ND, 8ND with full
+    recomputation; LoRA 4ND, 6ND with full checkpointing (docs/time-model.md)."""
     task = train(kind=kind, activation_checkpointing=checkpointing)
     assert training_flops(task) == per_token * MODEL_PRESETS["llama-2-7b"].params * 1e9
 
 
 def test_a_mixture_of_experts_trains_at_its_active_parameters() -> None:
-    """§5 with the DeepSeek-V3 active count (§3.2): 37.6B per token, not 671B."""
+    """6ND with the DeepSeek-V3 active count (README and config.json): 37.6B per token, not 671B."""
     task = train("deepseek-v3")
     assert training_flops(task) == 6 * MODEL_PRESETS["deepseek-v3"].active_params * 1e9
 
 
 def test_one_gpu_time_is_flops_over_peak_times_mfu() -> None:
-    """§5: time = 6ND / (dense BF16 peak × MFU); H100 SXM 989 TFLOPS dense (hardware.md §6)."""
+    """time = 6ND / (dense BF16 peak × MFU); H100 SXM 989 TFLOPS dense (NVIDIA H100 datasheet,
+    half its sparse figure)."""
     estimate = training_time(train(), ACCELERATORS["h100-sxm-80gb"], 1, "none")
     expected = 6 * MODEL_PRESETS["llama-2-7b"].params * 1e9 / (989e12 * DEFAULT_MFU)
     assert estimate.compute_seconds == pytest.approx(expected)
@@ -120,18 +126,25 @@ def test_fp32_training_runs_at_the_fp32_peak() -> None:
 
 
 def test_nvlink_scales_a_7b_full_fine_tune_where_pcie_does_not() -> None:
-    """hardware.md §8: DDP on 8 NVLink A100s scales at 97-98 %; on consumer PCIe the all-reduce
-    of 14 GB of gradients (~1 s) is comparable to the compute of a step."""
+    """DDP on 8 NVLink A100s scales at 97-98 % (willgpaik/pytorch-ddp-bench); on consumer PCIe the
+    all-reduce of 14 GB of gradients (~1 s) is comparable to the compute of a step."""
     task = train(gpus=8)
     nvlink = training_time(task, ACCELERATORS["a100-80gb"], 8, "nvlink")
     pcie = training_time(task, ACCELERATORS["rtx-4090-24gb"], 8, "pcie")
     assert nvlink.scaling_efficiency > 0.95
     assert pcie.scaling_efficiency < 0.8
-    assert any("scaling efficiency" in warning for warning in pcie.warnings)
+    [warning] = pcie.warnings
+    assert warning.code is Code.TIME_WARN_SCALING
+    assert warning.params["efficiency"] == fraction(pcie.scaling_efficiency)
+    assert warning.english().startswith(f"scaling efficiency {pcie.scaling_efficiency:.0%}: ")
+    assert [note.code for note in pcie.notes] == [Code.TIME_NOTE_MFU, Code.TIME_NOTE_BUSBW]
+    assert pcie.notes[1].english() == (
+        "all-reduce busbw 28 GB/s (PCIe: 8×RTX 5090 PCIe 28 GB/s (4 GPUs: 35 GB/s), nccl#1639)"
+    )
 
 
 def test_lora_scales_near_linearly_even_on_pcie() -> None:
-    """hardware.md §8: a LoRA's gradient sync is megabytes, so it scales even on PCIe."""
+    """A LoRA's gradient sync is megabytes, so it scales even on PCIe."""
     task = train("llama-3.1-8b", kind="lora", gpus=8)
     estimate = training_time(task, ACCELERATORS["rtx-4090-24gb"], 8, "pcie")
     assert estimate.scaling_efficiency > 0.99
@@ -139,7 +152,7 @@ def test_lora_scales_near_linearly_even_on_pcie() -> None:
 
 
 def test_zero3_moves_one_and_a_half_times_the_gradient_traffic() -> None:
-    """memory-and-time.md §1.1: ZeRO-3 moves 3Ψ instead of 2Ψ."""
+    """ZeRO paper (arXiv:1910.02054): ZeRO-3 moves 3Ψ instead of 2Ψ."""
     slow = 1.0  # GB/s, so that communication is exposed and proportional to volume
     card = ACCELERATORS["a100-80gb"]
     ddp = training_time(train(gpus=8), card, 8, "pcie", busbw_gbps=slow)
@@ -149,23 +162,35 @@ def test_zero3_moves_one_and_a_half_times_the_gradient_traffic() -> None:
 
 
 def test_an_mfu_above_60_percent_is_flagged() -> None:
-    """DESIGN.md: flag MFU above 60 % (no run in memory-and-time.md §5 exceeds 54.2 %)."""
+    """Flag MFU above 60 %: no published run exceeds 54.2 % (Korthikanti et al. 2022; PaLM 46.2 %;
+    Megatron-LM 52 %; docs/time-model.md)."""
     card = ACCELERATORS["h100-sxm-80gb"]
     assert training_time(train(), card, 1, "none", mfu=0.6).warnings == ()
-    assert "60 %" in training_time(train(), card, 1, "none", mfu=0.7).warnings[0]
+    [warning] = training_time(train(), card, 1, "none", mfu=0.7).warnings
+    assert warning.code is Code.TIME_WARN_MFU_HIGH and warning.params == {"mfu": fraction(0.7)}
+    assert warning.english() == "MFU 70% is above the 60 % no published run reaches"
 
 
 def test_missing_tokens_name_the_tasks_field() -> None:
     with pytest.raises(InvalidWorkload) as caught:
         training_time(train(tokens=None), ACCELERATORS["a100-80gb"], 1, "none", index=3)
     assert caught.value.field == "tasks[3].tokens"
+    assert caught.value.code is Code.TOKENS_REQUIRED
+
+
+def test_the_notes_name_the_mfu_and_the_peak_and_qlora_dequantization() -> None:
+    estimate = training_time(train(kind="qlora"), ACCELERATORS["h100-sxm-80gb"], 1, "none")
+    assert [note.english() for note in estimate.notes] == [
+        "MFU 0.40 of dense peak 989 TFLOPS",
+        "QLoRA dequantization slows steps; gpu_poor applies ×1.75 (§4), not applied here",
+    ]
 
 
 # ------------------------------------------------------------------------------------- decode
 
 
 def test_decode_is_bounded_by_reading_weights_and_kv_once_per_token() -> None:
-    """§5: t_token >= (weight bytes + KV bytes read) / BW; RTX 4090 1008 GB/s (hardware.md §6)."""
+    """t_token >= (weight bytes + KV bytes read) / BW; RTX 4090 1008 GB/s (spec pages)."""
     task = Task(name="t", kind="inference", arch=MODEL_PRESETS["llama-2-7b"], context_len=1000)
     kv = kv_bytes_per_token(MODEL_PRESETS["llama-2-7b"]) * 1000
     expected = 1008e9 / (2 * MODEL_PRESETS["llama-2-7b"].params + kv)
@@ -190,5 +215,7 @@ def test_moe_decode_reads_the_active_experts_only() -> None:
 
 def test_decode_without_a_bandwidth_figure_is_an_input_error() -> None:
     task = Task(name="t", kind="inference", arch=MODEL_PRESETS["qwen2.5-7b"])
-    with pytest.raises(InvalidWorkload):
+    with pytest.raises(InvalidWorkload) as caught:
         decode_tokens_per_s(task, ACCELERATORS["ascend-910b-64gb"])
+    assert caught.value.code is Code.NO_BANDWIDTH_FIGURE
+    assert caught.value.message == "no memory bandwidth figure for Ascend 910B"
