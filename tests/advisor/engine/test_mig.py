@@ -1,4 +1,4 @@
-"""MIG layout rules and task packing (reference/hardware.md §7)."""
+"""MIG layout rules and task packing (NVIDIA MIG User Guide; docs/accelerators.md)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from advisor.engine.mig import find_layout, pack_tasks
 from advisor.engine.types import AcceleratorSpec, GiB
 
 # The project's accelerator table (fixtures/accelerators.json), so these tests check its MIG rows
-# against hardware.md §7 as well as the search.
+# against the MIG User Guide's profiles and placement rule as well as the search.
 ACCELERATORS = load_accelerators()
 A100_40 = ACCELERATORS["a100-40gb"]
 A100_80 = ACCELERATORS["a100-80gb"]
@@ -35,19 +35,20 @@ A100_80 = ACCELERATORS["a100-80gb"]
     ],
 )
 def test_a100_40gb_layouts_follow_the_placement_rule(profiles: list[str], valid: bool) -> None:
-    """Examples and rules from hardware.md §7 (A100-40GB), incl. memory-and-time.md §9 case 5."""
+    """The placement rule of `nvidia-smi mig -lgipp` on an A100-40GB (docs/accelerators.md)."""
     assert (find_layout(A100_40, profiles) is not None) is valid
 
 
 def test_4g_with_3g_is_invalid_before_driver_r510() -> None:
-    """hardware.md §7: "4g.20gb + 3g.20gb ✓ on driver ≥ R510, ✗ before R510"."""
+    """NVIDIA MIG User Guide, "Concepts": before driver R510 a (4 memory, 4 compute) and a
+    (4 memory, 3 compute) profile could not be combined; newer drivers allow it."""
     assert find_layout(A100_40, ["4g.20gb", "3g.20gb"]) is not None
     assert find_layout(A100_40, ["4g.20gb", "3g.20gb"], pre_r510=True) is None
     assert find_layout(A100_40, ["3g.20gb", "3g.20gb"], pre_r510=True) is not None
 
 
 def test_find_layout_gives_the_documented_slots() -> None:
-    """hardware.md §7: 4g.20gb + 2g.10gb + 1g.5gb on slots 0–3, 4–5, 6."""
+    """4g.20gb + 2g.10gb + 1g.5gb on slots 0–3, 4–5, 6 (start slots of `nvidia-smi mig -lgipp`)."""
     assert find_layout(A100_40, ["1g.5gb", "4g.20gb", "2g.10gb"]) == (
         ("1g.5gb", 6),
         ("4g.20gb", 0),
@@ -57,7 +58,7 @@ def test_find_layout_gives_the_documented_slots() -> None:
 
 def test_find_layout_respects_slices_that_must_stay_put() -> None:
     """A running 3g at slot 0 leaves only the upper half; 4g.20gb starts only at 0
-    (hardware.md §7)."""
+    (`nvidia-smi mig -lgipp`)."""
     assert find_layout(A100_40, ["3g.20gb"], fixed=(("3g.20gb", 0),)) == (("3g.20gb", 4),)
     assert find_layout(A100_40, ["4g.20gb"], fixed=(("3g.20gb", 0),)) is None
     assert find_layout(A100_40, ["1g.5gb"], fixed=(("3g.20gb", 1),)) is None  # 1 is no 3g start
@@ -69,7 +70,7 @@ def test_an_unknown_profile_names_the_card_and_its_profiles() -> None:
 
 
 def test_five_small_concurrent_tasks_pack_onto_one_a100_80gb() -> None:
-    """Five tasks (3 × 8 GiB notebooks/inference, 2 × 18 GiB) on one A100-80GB (hardware.md §7)."""
+    """Five tasks (3 × 8 GiB notebooks/inference, 2 × 18 GiB) on one A100-80GB (MIG User Guide)."""
     needs = [8 * GiB, 18 * GiB, 8 * GiB, 18 * GiB, 8 * GiB]
     packed = pack_tasks(A100_80, needs)
     assert packed is not None
@@ -88,7 +89,7 @@ def test_packing_backtracks_over_start_slots() -> None:
 
 
 def test_packing_upgrades_a_profile_when_the_smallest_ones_run_out() -> None:
-    """1g.10gb on A100-40GB has max count 4 (hardware.md §7): a fifth 8 GiB task needs 2g.10gb."""
+    """1g.10gb on A100-40GB has max count 4 (MIG User Guide): a fifth 8 GiB task needs 2g.10gb."""
     packed = pack_tasks(A100_40, [8 * GiB] * 5)
     assert packed is None  # 5 × 2 memory slots > 8
     packed = pack_tasks(A100_40, [8 * GiB] * 3 + [4 * GiB])
