@@ -1,5 +1,5 @@
-"""Billing rules, break-even, storage, mixed plans and currency conversion
-(reference/china-prices.md §2-4, platforms.md §5.2-5.3)."""
+"""Billing rules, break-even, storage and currency conversion (docs/billing-rules.md, which names
+each platform document they come from)."""
 
 from __future__ import annotations
 
@@ -27,7 +27,8 @@ def price(unit: str, amount: str, currency: str = "CNY", **kw: object) -> PriceS
 
 
 def test_hourly_prices_are_metered_per_second_by_default() -> None:
-    """china-prices.md §2: AutoDL pay-as-you-go is charged by the second, settled hourly."""
+    """AutoDL billing docs (docs.gpuhub.com/billing-recharge/billing): pay-as-you-go is charged by
+    the second, settled hourly."""
     p = price("hour", "1.98")
     assert job_cost(p, 90 * 60) == Decimal("2.97")  # 1.5 h
     assert job_cost(p, 1) * 3600 >= Decimal("1.98")
@@ -55,7 +56,7 @@ def test_minute_prices_are_metered_per_second_and_round_up_per_minute_when_asked
 
 
 def test_the_minimum_charge_applies_per_session() -> None:
-    """china-prices.md §2: AutoDL (GPUhub) minimum charge 0.01."""
+    """AutoDL billing docs (GPUhub edition): minimum charge 0.01."""
     p = price("hour", "1.88", min_charge=Decimal("0.01"))
     assert job_cost(p, 1) == Decimal("0.01")
     assert job_cost(p, 0) == 0
@@ -80,8 +81,8 @@ def test_busy_hours_outside_a_month_are_rejected() -> None:
 
 
 def test_autodl_4090_monthly_plan_breaks_even_at_531_hours() -> None:
-    """platforms.md §5.3: 包月 ¥1052 ÷ 按量 ¥1.98 = 531 h/month ≈ 74 % of 720 h
-    (median ¥2.19: 480 h)."""
+    """AutoDL RTX 4090 market listing (autumn 2026): 包月 ¥1052 ÷ 按量 ¥1.98 = 531 h/month,
+    ≈ 74 % of 720 h (median ¥2.19: 480 h)."""
     month, hour = price("month", "1052"), price("hour", "1.98")
     assert break_even_hours(hour, month) == pytest.approx(Decimal("531.31"), abs=Decimal("0.01"))
     assert break_even_hours(month, hour) == break_even_hours(hour, month)
@@ -94,7 +95,7 @@ def test_autodl_4090_monthly_plan_breaks_even_at_531_hours() -> None:
 
 
 def test_matpool_a100_daily_plan_breaks_even_at_21_6_hours_a_day() -> None:
-    """platforms.md §5.1/§5.3: 矩池云 A100 ¥2.80/h; 包日 pays off only above 21.6 h/day
+    """矩池云 A100 40GB listing (matpool.com, 2026) ¥2.80/h; 包日 pays off only above 21.6 h/day
     (⇒ 包日 ≈ ¥60.5)."""
     daily = price("day", str(Decimal("2.80") * Decimal("21.6")))
     assert break_even_hours(price("hour", "2.80"), daily) == Decimal("21.6")
@@ -107,8 +108,8 @@ def test_break_even_needs_one_currency_and_two_units() -> None:
 
 
 def test_storage_above_the_free_quota_is_billed_while_stopped_or_only_while_running() -> None:
-    """china-prices.md §1-2: 恒源云 /hy-tmp 100 GB free, ¥0.0004/GB·h only while running;
-    AutoDL paid disk ≈ ¥0.007/GB·day, billed while shut down."""
+    """恒源云 announcement: /hy-tmp 100 GB free, ¥0.0004/GB·h only while running; AutoDL price
+    docs: paid disk ≈ ¥0.007/GB·day, billed while shut down (docs/billing-rules.md)."""
     hy = StoragePriceSpec(
         "gpushare", "gb_hour", Decimal("0.0004"), "CNY", T0, free_gb=100, billed_while_stopped=False
     )
@@ -116,7 +117,7 @@ def test_storage_above_the_free_quota_is_billed_while_stopped_or_only_while_runn
     assert storage_monthly_cost(hy, 80, busy_hours_per_month=200) == 0
     autodl = StoragePriceSpec("autodl", "gb_day", Decimal("0.007"), "CNY", T0)
     assert storage_monthly_cost(autodl, 50, busy_hours_per_month=0) == Decimal("10.5")
-    # seed article: cluster storage 200元/T/月
+    # the vendor article "2026多任务GPU平台怎么选": cluster storage 200元/T/月
     tb = StoragePriceSpec("galaxy", "tb_month", Decimal("200"), "CNY", T0)
     assert storage_monthly_cost(tb, 500, busy_hours_per_month=10) == Decimal("100")
 
@@ -129,7 +130,7 @@ RATES = (
 
 
 def test_conversion_uses_the_rate_dated_closest_on_or_before_the_date() -> None:
-    """china-prices.md §4: CFETS central parity 6.7351 on 2026-09-30
+    """CFETS central parity (chinamoney.org.cn, via a secondary copy): 6.7351 on 2026-09-30
     (6.7413 on 08-14, 6.7092 on 09-12)."""
     amount, rate = convert(Decimal("2"), "USD", "CNY", RATES, as_of=datetime(2026, 9, 20))
     assert amount == Decimal("13.4184") and rate is RATES[1]
