@@ -1,4 +1,4 @@
-"""The seed catalogue loads, holds the seed article's platforms and prices, and loads only once."""
+"""The seed catalogue loads, holds the vendor article's platforms and prices, loads only once."""
 
 from __future__ import annotations
 
@@ -56,8 +56,9 @@ def test_every_comparison_attribute_of_the_article_is_seeded(seeded):
 
 
 def test_the_article_prices_are_seeded_with_their_source(seeded):
-    """Seed article (智星云, 2026-05-26): 4090 1.32/h (恒源云), 1.50/h (智星云), 4090 48G x8
-    12,000/month, A100 80G x8 28,000/month, A100 40G 1,710/month per card."""
+    """The vendor article "2026多任务GPU平台怎么选" (智星云, 2026-05-26): 4090 1.32/h (恒源云),
+    1.50/h (智星云), 4090 48G x8 12,000/month, A100 80G x8 28,000/month, A100 40G 1,710/month
+    per card."""
     assert current("hengyuanyun", "rtx-4090-24gb", "hour").amount == Decimal("1.32")
     zxy_4090 = current("zhixingyun", "rtx-4090-24gb", "hour")
     assert zxy_4090.amount == Decimal("1.50")
@@ -76,7 +77,7 @@ def test_the_article_storage_prices_are_seeded(seeded):
 
 
 def test_autodl_prices_keep_their_history(seeded):
-    """china-prices.md §1: AutoDL 4090 2.19 (2026-04) then 1.88 (2026-10-01)."""
+    """AutoDL's 4090 listing (autodl.com), recorded at 2.19 in 2026-04 and 1.88 on 2026-10-01."""
     offering = Offering.objects.get(platform__slug="autodl", external_id="adl-4090")
     hourly = offering.prices.filter(unit="hour").order_by("observed_at")
     assert [p.amount for p in hourly] == [Decimal("2.19"), Decimal("1.88")]

@@ -1,4 +1,5 @@
-"""STYLE.md: the engine is pure Python; fail if anything under advisor/engine imports django."""
+"""The engine is pure Python (the CLI's estimate needs no database); fail if anything under
+advisor/engine imports django."""
 
 from __future__ import annotations
 

@@ -185,7 +185,7 @@ def test_without_training_times_there_is_no_cost_time_chart():
 
 
 def test_the_break_even_of_autodls_4090_is_monthly_price_over_hourly_price():
-    """AutoDL RTX 4090: 1052 CNY a month against 1.88 CNY an hour (reference/china-prices.md):
+    """AutoDL RTX 4090: 1052 CNY a month against 1.88 CNY an hour (AutoDL listings, 2026):
     the month plan is cheaper above 1052 / 1.88 = 559.57 busy hours a month."""
     autodl = row(7, 24, 1, price("hour", "1.88"), price("month", "1052"), name="RTX 4090 24GB")
     [(metered, monthly, hours)] = charts.break_even_points(autodl.prices)
