@@ -1,7 +1,8 @@
 """Benchmark of the advisor engine: a 5-task scenario over 10,000 synthetic offerings.
 
-DESIGN.md "Targets": the advisor answers a 5-task scenario over 10,000 offerings in <= 100 ms (p50,
-HTTP, 2 cores). This measures the engine alone (no database, no HTTP), so it should sit well below.
+The target (docs/advisor-rules.md): the advisor answers a 5-task scenario over 10,000 offerings
+in <= 100 ms (p50, HTTP, 2 cores). This measures the engine alone (no database, no HTTP), so it
+should sit well below.
 Offerings are random but deterministic (fixed seed) over the accelerators in
 fixtures/accelerators.json. Prints figures; asserts nothing about time.
 
@@ -51,7 +52,7 @@ PLATFORMS = [
     ("aws", "AWS", "instance"),
     ("hpc", "Univ. HPC", "mig"),
 ]
-# china-prices.md §4: CNY per USD on 2026-09-30.
+# CFETS central parity, CNY per USD on 2026-09-30 (docs/billing-rules.md, "Currency").
 RATES = (ExchangeRateSpec("USD", "CNY", Decimal("6.7351"), datetime(2026, 9, 30), "CFETS"),)
 STORAGE = (
     StoragePriceSpec("autodl", "gb_day", Decimal("0.007"), "CNY", NOW, billed_while_stopped=True),

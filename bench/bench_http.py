@@ -1,8 +1,9 @@
-"""Benchmark of the DESIGN.md targets through HTTP, over a large synthetic catalogue.
+"""Benchmark of the project's performance targets through HTTP, over a large synthetic catalogue.
 
-DESIGN.md "Targets": the advisor answers a 5-task scenario over 10,000 offerings in <= 100 ms p50;
-price-history chart data over 1,000,000 observations in <= 100 ms p50; a catalogue list page of 50
-in <= 30 ms p50, with query counts that do not grow with the catalogue or the page.
+The targets (TARGETS below; docs/advisor-rules.md): the advisor answers a 5-task scenario over
+10,000 offerings in <= 100 ms p50; price-history chart data over 1,000,000 observations in
+<= 100 ms p50; a catalogue list page of 50 in <= 30 ms p50, with query counts that do not grow
+with the catalogue or the page.
 
 Requests go through Django's test Client: in-process HTTP (the whole middleware stack, URL routing,
 DRF, templates and JSON rendering), without sockets, gunicorn or a browser. Each figure is the time
@@ -345,7 +346,7 @@ TARGETS = [
 
 
 def summary(bench: Bench) -> None:
-    print("\nSummary against DESIGN.md targets (p50; informative, never a failure):")
+    print("\nSummary against the targets (p50; informative, never a failure):")
     for key, label, target in TARGETS:
         figure = bench.figures.get(key)
         if figure is None:
