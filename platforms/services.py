@@ -1,11 +1,14 @@
 """Writes to the catalogue: keyword-only functions that validate, then save.
 
-Prices are only ever added (`price_observation_create`); the history is never rewritten.
+Prices are only ever added (`price_observation_create`, `price_observations_create`); the history
+is never rewritten. The bulk forms are what an import of thousands of rows calls: the same rules as
+the single ones, checked without a query per row, one insert per batch.
 """
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from collections.abc import Sequence
+from datetime import date, datetime, timedelta
 from decimal import Decimal
 
 from django.core.exceptions import ValidationError
@@ -13,10 +16,44 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from .models import Offering, PriceObservation, Source
+from .models import Offering, PriceObservation, Source, SourceKind
 
 # Clocks of the machines that send prices differ a little; more than this ahead is a mistake.
 FUTURE_TOLERANCE = timedelta(minutes=5)
+# Relations are left to the database's foreign keys: validating them in Python costs a query per
+# row and per relation.
+_OBSERVATION_RELATIONS = ["offering", "source", "created_by"]
+_OFFERING_RELATIONS = ["platform", "accelerator", "source"]
+# Rows per `pk IN (...)`: below SQLite's oldest limit on query parameters (999).
+_IDS_PER_QUERY = 500
+
+
+def price_date_check(*, moment: datetime, now: datetime | None = None) -> None:
+    """Refuse a price dated in the future: it would stay "current" until that moment passed.
+
+    Every write of a price date meets this rule: a new observation and a price seen again alike.
+    """
+    if moment > (now or timezone.now()) + FUTURE_TOLERANCE:
+        raise ValidationError({"observed_at": _("A price cannot be observed in the future.")})
+
+
+def price_observation_check(*, observation: PriceObservation, now: datetime | None = None) -> None:
+    """Check a new observation's values and date without a query; its relations are not looked at.
+
+    For callers that check before the offering exists (an import's dry run) or write in bulk.
+    Raises ValidationError with field messages.
+    """
+    errors: dict = {}
+    try:
+        observation.clean_fields(exclude=_OBSERVATION_RELATIONS)
+    except ValidationError as exc:
+        errors = exc.update_error_dict(errors)
+    try:
+        price_date_check(moment=observation.observed_at, now=now)
+    except ValidationError as exc:
+        errors = exc.update_error_dict(errors)
+    if errors:
+        raise ValidationError(errors)
 
 
 @transaction.atomic
@@ -30,14 +67,10 @@ def price_observation_create(
     observed_at: datetime | None = None,
     created_by=None,
 ) -> PriceObservation:
-    """Record a new observed price. Raises ValidationError with field messages on bad data.
-
-    A price cannot be observed in the future: it would stay "current" until that moment passed.
-    """
+    """Record a new observed price. Raises ValidationError with field messages on bad data."""
     now = timezone.now()
     observed_at = observed_at or now
-    if observed_at > now + FUTURE_TOLERANCE:
-        raise ValidationError({"observed_at": _("A price cannot be observed in the future.")})
+    price_date_check(moment=observed_at, now=now)
     observation = PriceObservation(
         offering=offering,
         unit=unit,
@@ -53,15 +86,69 @@ def price_observation_create(
     return observation
 
 
+@transaction.atomic
+def price_observations_create(
+    *, observations: Sequence[PriceObservation]
+) -> list[PriceObservation]:
+    """Record many new observed prices, each first seen when observed; all or none are written.
+
+    Each must have its offering and source saved. Values and dates are checked as by
+    `price_observation_check`; one price per offering, unit and time is the database's to refuse
+    (IntegrityError).
+    """
+    now = timezone.now()
+    for observation in observations:
+        observation.last_seen_at = observation.observed_at
+        price_observation_check(observation=observation, now=now)
+    return PriceObservation.objects.bulk_create(observations)
+
+
 def price_observation_seen(*, observation: PriceObservation, seen_at: datetime) -> bool:
     """Note that an unchanged price was still listed at `seen_at`; returns whether it moved."""
-    if seen_at <= observation.last_seen_at:
-        return False
-    updated = PriceObservation.objects.filter(pk=observation.pk, last_seen_at__lt=seen_at).update(
-        last_seen_at=seen_at
+    return price_observations_seen(observations=[observation], seen_at=seen_at) > 0
+
+
+def price_observations_seen(*, observations: Sequence[PriceObservation], seen_at: datetime) -> int:
+    """Note that unchanged prices were still listed at `seen_at`; returns how many moved.
+
+    `last_seen_at` only ever moves forward, also against a concurrent write of a later sighting.
+    """
+    price_date_check(moment=seen_at)
+    behind = [observation for observation in observations if seen_at > observation.last_seen_at]
+    ids = [observation.pk for observation in behind]
+    moved = 0
+    for start in range(0, len(ids), _IDS_PER_QUERY):
+        moved += PriceObservation.objects.filter(
+            pk__in=ids[start : start + _IDS_PER_QUERY], last_seen_at__lt=seen_at
+        ).update(last_seen_at=seen_at)
+    for observation in behind:
+        observation.last_seen_at = seen_at
+    return moved
+
+
+def offering_check(*, offering: Offering) -> None:
+    """Check an offering's values without a query; its relations are not looked at.
+
+    Uniqueness and the check constraints are left to the database: validating them in Python is a
+    query each, too slow for a catalog of thousands of rows. Raises ValidationError.
+    """
+    offering.full_clean(
+        exclude=_OFFERING_RELATIONS, validate_unique=False, validate_constraints=False
     )
-    observation.last_seen_at = seen_at
-    return bool(updated)
+
+
+@transaction.atomic
+def offerings_create(*, offerings: Sequence[Offering]) -> list[Offering]:
+    """Add many offerings, each with its platform, accelerator and source saved; all or none."""
+    for offering in offerings:
+        offering_check(offering=offering)
+    return Offering.objects.bulk_create(offerings)
+
+
+def offering_update(*, offering: Offering, fields: Sequence[str]) -> None:
+    """Save the named fields of an existing offering after checking its values."""
+    offering_check(offering=offering)
+    offering.save(update_fields=list(fields))
 
 
 def manual_source() -> Source:
@@ -72,4 +159,22 @@ def manual_source() -> Source:
         url="",
         defaults={"kind": "manual", "publisher": "staff", "confidence": "secondary"},
     )
+    return source
+
+
+def import_source(*, label: str, filename: str, url: str, day: date) -> Source:
+    """The source every price of one import points to: one per (file or URL, format, date)."""
+    title = f"Import of {filename[-200:]} ({label}), {day.isoformat()}"
+    source = Source.objects.filter(title=title, url=url).first()
+    if source is None:
+        source = Source(
+            title=title,
+            url=url,
+            kind=SourceKind.IMPORT,
+            publisher=label,
+            retrieved_on=day,
+            notes="Created by import_offers.",
+        )
+        source.full_clean()
+        source.save()
     return source

@@ -8,7 +8,7 @@ stores them. Rows with gpu_count 0 are CPU instances and are skipped.
 
 from __future__ import annotations
 
-from .base import (
+from .rows import (
     OfferRow,
     Parsed,
     PriceRow,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from platforms.models import BillingUnit, Currency, DeliveryForm, Interconnect, SharingMode
 
-from .base import (
+from .rows import (
     OfferRow,
     Parsed,
     PriceRow,

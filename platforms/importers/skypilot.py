@@ -26,7 +26,7 @@ from decimal import Decimal
 
 from platforms.models import normalise_alias
 
-from .base import (
+from .rows import (
     OfferRow,
     Parsed,
     PriceRow,

@@ -6,7 +6,7 @@ from decimal import Decimal
 
 import pytest
 
-from platforms.importers.base import AcceleratorResolver, Unresolved
+from platforms.importers.accelerators import AcceleratorResolver, Unresolved
 
 from .conftest import run
 

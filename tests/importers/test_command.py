@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from datetime import timedelta
 from io import StringIO
 from pathlib import Path
 
 import pytest
 from django.core.management import CommandError, call_command
+from django.utils import timezone
 
 from platforms.models import Offering, PriceObservation, Source
 
@@ -119,6 +121,26 @@ def test_a_bad_source_url_is_refused_before_anything_is_read(lambda_cloud):
         import_offers(LAMBDA, "--format=skypilot", "--platform=lambda", "--source=not a url")
 
     assert excinfo.value.returncode == 1
+    assert Offering.objects.count() == 0
+
+
+def test_a_date_in_the_future_exits_1_and_writes_nothing(lambda_cloud):
+    tomorrow = timezone.localdate() + timedelta(days=2)
+    out, err = StringIO(), StringIO()
+
+    with pytest.raises(CommandError) as excinfo:
+        call_command(
+            "import_offers",
+            LAMBDA,
+            "--format=skypilot",
+            "--platform=lambda",
+            f"--observed-at={tomorrow}",
+            stdout=out,
+            stderr=err,
+        )
+
+    assert excinfo.value.returncode == 1
+    assert "error: A price cannot be observed in the future." in err.getvalue()
     assert Offering.objects.count() == 0
 
 

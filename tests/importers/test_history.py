@@ -185,7 +185,7 @@ def test_a_write_that_collides_with_a_concurrent_import_rolls_back_the_whole_fil
     run(catalog(a10()), "skypilot", lambda_cloud, day=DAY_1)
     before = snapshot()
     # As if another import created the offering between our reads and our writes.
-    monkeypatch.setattr("platforms.importers.base._existing_offerings", lambda keys: {})
+    monkeypatch.setattr("platforms.importers.plan.existing_offerings", lambda keys: {})
     second = f"gpu_2x_a10,A10,2.0,60.0,400.0,2.58,us-east-1,{A10},"
 
     report = run(catalog(second, a10()), "skypilot", lambda_cloud, day=DAY_2)

@@ -6,7 +6,7 @@ from decimal import Decimal
 
 import pytest
 
-from platforms.importers.base import RowError
+from platforms.importers.rows import RowError
 from platforms.importers.skypilot import gpu_info, memory_per_gpu_gib, parse
 from platforms.models import Accelerator, AcceleratorAlias, Offering, PriceObservation, Source
 

@@ -13,7 +13,7 @@ from django.core.management.base import BaseCommand, CommandError
 from django.utils import timezone
 
 from platforms.importers import FORMAT_LABELS, ImportReport, observed_at_value, offers_import
-from platforms.importers.base import RowError
+from platforms.importers.rows import RowError
 from platforms.models import Platform
 
 # Report progress at most this often, and at least every this many rows.

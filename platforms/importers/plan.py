@@ -1,0 +1,295 @@
+"""Planning an import: every change a parsed file would make to the catalogue, checked against the
+database and the catalogue's rules without writing anything (a dry run stops here).
+
+History is kept, never rewritten: per (offering, billing unit) a price that differs from the one
+observed before becomes a new observation; the same price seen again only moves that observation's
+`last_seen_at` forward, so staleness is right without a row per sighting.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from decimal import Decimal
+
+from django.core.exceptions import ValidationError
+from django.db.models import OuterRef, Subquery
+from django.utils import timezone
+
+from platforms import services
+from platforms.models import Accelerator, DeliveryForm, Offering, Platform, PriceObservation
+
+from .accelerators import AcceleratorResolver, Unresolved
+from .report import Change, ImportReport
+from .rows import OfferRow, PriceRow, RowProblem
+
+# Written only when a row states them (name, accelerator, GPU count, region and spot always are):
+# a catalog that says nothing about interconnect must not undo a correction made in the admin.
+WHEN_STATED = (
+    "vcpus",
+    "ram_gib",
+    "disk_gb",
+    "delivery_form",
+    "sharing_mode",
+    "interconnect",
+    "pooled_vram_gib",
+    "mig_profile",
+)
+# Keys per `IN (...)` query: below SQLite's oldest limit on query parameters (999).
+KEYS_PER_QUERY = 500
+
+
+@dataclass
+class PlannedPrice:
+    price: PriceRow
+    observed_at: datetime
+    # New: an unsaved observation, checked; its offering and source are set when it is written.
+    # Not new: the stored observation the same price is seen again on.
+    observation: PriceObservation
+    is_new: bool
+
+
+@dataclass
+class PlannedOffering:
+    row: OfferRow
+    offering: Offering  # unsaved when new; otherwise the stored one, changed in memory
+    is_new: bool
+    changed_fields: list[str]
+    prices: list[PlannedPrice]
+    change: Change
+
+
+def plan(
+    rows: list[OfferRow],
+    *,
+    report: ImportReport,
+    platform: Platform | None,
+    observed_at: datetime,
+    strict: bool,
+    tick: Callable[[list[int]], None],
+) -> list[PlannedOffering]:
+    """The offerings to write, in row order; every problem found goes into `report`."""
+    now = timezone.now()
+    resolver = AcceleratorResolver()
+    slugs = {row.platform_slug for row in rows if row.platform_slug}
+    platforms = {p.slug: p for p in Platform.objects.filter(slug__in=slugs)}
+    if platform is not None:
+        platforms.setdefault(platform.slug, platform)
+
+    ready: list[tuple[OfferRow, Platform, Accelerator]] = []
+    skipped_lines: set[tuple[int, str]] = set()
+    for row in rows:
+        target = platforms.get(row.platform_slug) if row.platform_slug else platform
+        if target is None:
+            report.errors.append(
+                RowProblem(
+                    row.line,
+                    "unknown platform",
+                    f"no platform with slug {row.platform_slug!r}"
+                    if row.platform_slug
+                    else "no platform: give --platform or a platform column",
+                )
+            )
+            tick(row.lines)
+            continue
+        try:
+            accelerator = resolver.resolve(row.accelerator_name, row.gpu_memory_gib, row.hint)
+        except Unresolved as exc:
+            if strict:
+                report.errors.append(RowProblem(row.line, "unresolved accelerator", str(exc)))
+            else:
+                # The on-demand and spot offers of one line fail alike: report the line once.
+                report.skipped += [
+                    RowProblem(line, str(exc))
+                    for line in row.lines
+                    if (line, str(exc)) not in skipped_lines
+                ]
+                skipped_lines.update((line, str(exc)) for line in row.lines)
+            tick(row.lines)
+            continue
+        ready.append((row, target, accelerator))
+
+    existing = existing_offerings({(p.pk, row.external_id) for row, p, _ in ready})
+    times = {
+        (existing[(p.pk, row.external_id)].pk, price.unit, price.observed_at or observed_at)
+        for row, p, _ in ready
+        if (p.pk, row.external_id) in existing
+        for price in row.prices
+    }
+    previous = previous_observations(times)
+
+    planned_offerings = []
+    for row, target, accelerator in ready:
+        offering = existing.get((target.pk, row.external_id))
+        planned = plan_offering(
+            row, target, accelerator, offering, observed_at, previous, report, now=now
+        )
+        if planned is not None:
+            planned_offerings.append(planned)
+            report.changes.append(planned.change)
+        tick(row.lines)
+    return planned_offerings
+
+
+def existing_offerings(keys: set[tuple[int, str]]) -> dict[tuple[int, str], Offering]:
+    """The stored offerings with these (platform id, catalog key)s."""
+    found = {}
+    by_platform: dict[int, list[str]] = defaultdict(list)
+    for platform_id, external_id in keys:
+        by_platform[platform_id].append(external_id)
+    for platform_id, external_ids in by_platform.items():
+        for start in range(0, len(external_ids), KEYS_PER_QUERY):
+            chunk = external_ids[start : start + KEYS_PER_QUERY]
+            for offering in Offering.objects.filter(
+                platform_id=platform_id, external_id__in=chunk
+            ).select_related("accelerator"):
+                found[(platform_id, offering.external_id)] = offering
+    return found
+
+
+def previous_observations(
+    keys: set[tuple[int, str, datetime]],
+) -> dict[tuple[int, str, datetime], PriceObservation]:
+    """Per (offering, unit, time): the latest observation at or before that time.
+
+    One query per distinct time in the file (a catalog snapshot has one), not per offering.
+    """
+    found = {}
+    by_time: dict[datetime, set[int]] = defaultdict(set)
+    for offering_id, _unit, when in keys:
+        by_time[when].add(offering_id)
+    for when, offering_ids in by_time.items():
+        latest = (
+            PriceObservation.objects.filter(
+                offering=OuterRef("offering"), unit=OuterRef("unit"), observed_at__lte=when
+            )
+            .order_by("-observed_at")
+            .values("observed_at")[:1]
+        )
+        ids = sorted(offering_ids)
+        for start in range(0, len(ids), KEYS_PER_QUERY):
+            for observation in PriceObservation.objects.filter(
+                offering_id__in=ids[start : start + KEYS_PER_QUERY], observed_at=Subquery(latest)
+            ):
+                found[(observation.offering_id, observation.unit, when)] = observation
+    return found
+
+
+def plan_offering(
+    row: OfferRow,
+    platform: Platform,
+    accelerator: Accelerator,
+    offering: Offering | None,
+    observed_at: datetime,
+    previous: dict[tuple[int, str, datetime], PriceObservation],
+    report: ImportReport,
+    *,
+    now: datetime,
+) -> PlannedOffering | None:
+    """What one row does to its offering and prices; None (and errors in `report`) if it cannot."""
+    stated = {
+        "name": row.name,
+        "accelerator": accelerator,
+        "gpu_count": row.gpu_count,
+        "region": row.region,
+        "interruptible": row.interruptible,
+        **{name: getattr(row, name) for name in WHEN_STATED if getattr(row, name) is not None},
+    }
+    is_new = offering is None
+    changed: list[str] = []
+    details: list[str] = []
+    if offering is None:
+        offering = Offering(platform=platform, external_id=row.external_id, **stated)
+        if row.delivery_form is None:
+            offering.delivery_form = default_delivery_form(platform)
+        details.append(f"new offering: {row.gpu_count}x {accelerator.slug}")
+    else:
+        for name, value in stated.items():
+            current = getattr(offering, name)
+            if current != value:
+                changed.append(name)
+                details.append(f"{name}: {_show(current)} -> {_show(value)}")
+                setattr(offering, name, value)
+    try:
+        # Platform and accelerator came from the database and existing offerings were looked up by
+        # key, so the values are what is left to check.
+        services.offering_check(offering=offering)
+    except ValidationError as exc:
+        _refuse(report, row, "invalid offering", exc)
+        return None
+    if row.gpu_count < 1:
+        report.errors.append(RowProblem(row.line, "invalid offering", "gpu_count must be >= 1"))
+        return None
+
+    prices = []
+    for price in row.prices:
+        when = price.observed_at or observed_at
+        prior = None if is_new else previous.get((offering.pk, price.unit, when))
+        label = f"{price.amount:f} {price.currency}/{price.unit}"
+        if prior is not None and (prior.amount, prior.currency) == (price.amount, price.currency):
+            if when > prior.last_seen_at:
+                try:
+                    services.price_date_check(moment=when, now=now)
+                except ValidationError as exc:
+                    _refuse(report, row, "invalid price", exc)
+                    return None
+                prices.append(PlannedPrice(price, when, prior, is_new=False))
+                details.append(f"{label} unchanged, seen again {when:%Y-%m-%d}")
+            continue
+        if prior is not None and prior.observed_at == when:
+            report.errors.append(
+                RowProblem(
+                    row.line,
+                    "conflicting price",
+                    f"{row.external_id!r} already has {prior.amount:f} {prior.currency}/"
+                    f"{price.unit} observed at {when:%Y-%m-%d %H:%M}; history is not rewritten",
+                )
+            )
+            return None
+        observation = PriceObservation(
+            unit=price.unit,
+            amount=price.amount,
+            currency=price.currency,
+            observed_at=when,
+            last_seen_at=when,
+        )
+        try:
+            services.price_observation_check(observation=observation, now=now)
+        except ValidationError as exc:
+            _refuse(report, row, "invalid price", exc)
+            return None
+        prices.append(PlannedPrice(price, when, observation, is_new=True))
+        was = "" if prior is None else f" (was {prior.amount:f} {prior.currency})"
+        details.append(f"price {label}{was}")
+
+    added = [p for p in prices if p.is_new]
+    if is_new:
+        action = "created"
+    elif changed or added:
+        action = "updated"
+    else:
+        action = "unchanged"
+    report.prices_added += len(added)
+    report.prices_seen += len(prices) - len(added)
+    change = Change(action, platform.slug, row.external_id, list(row.lines), details)
+    return PlannedOffering(row, offering, is_new, changed, prices, change)
+
+
+def default_delivery_form(platform: Platform) -> str:
+    forms = [form for form in platform.delivery_forms or [] if form in DeliveryForm.values]
+    return forms[0] if forms else DeliveryForm.CLOUD_VM
+
+
+def _refuse(report: ImportReport, row: OfferRow, reason: str, exc: ValidationError) -> None:
+    for field_name, messages in exc.message_dict.items():
+        report.errors.append(RowProblem(row.line, reason, f"{field_name}: {' '.join(messages)}"))
+
+
+def _show(value) -> str:
+    if isinstance(value, Accelerator):
+        return value.slug
+    if isinstance(value, Decimal):
+        return f"{value.normalize():f}"
+    return str(value)

@@ -1,0 +1,109 @@
+"""The import report: what an import did (or, in a dry run, would do) to each offering, the rows it
+skipped and why, the rows it refused, and the summary the command and the admin print.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from platforms.models import Source
+
+from .registry import FORMAT_LABELS
+from .rows import RowProblem
+
+
+@dataclass
+class Change:
+    """What the import does (or would do) to one offering."""
+
+    action: str  # "created" | "updated" | "unchanged"
+    platform: str
+    external_id: str
+    lines: list[int]
+    details: list[str] = field(default_factory=list)
+
+
+@dataclass
+class ImportReport:
+    fmt: str
+    filename: str
+    dry_run: bool
+    total_rows: int = 0
+    changes: list[Change] = field(default_factory=list)
+    skipped: list[RowProblem] = field(default_factory=list)
+    errors: list[RowProblem] = field(default_factory=list)
+    merged: int = 0
+    prices_added: int = 0
+    prices_seen: int = 0
+    applied: bool = False
+    sources: list[Source] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors
+
+    def count(self, action: str) -> int:
+        return sum(1 for change in self.changes if change.action == action)
+
+    @property
+    def created(self) -> int:
+        return self.count("created")
+
+    @property
+    def updated(self) -> int:
+        return self.count("updated")
+
+    @property
+    def unchanged(self) -> int:
+        return self.count("unchanged")
+
+    @property
+    def skipped_rows(self) -> int:
+        return len({problem.line for problem in self.skipped})
+
+    def skipped_by_reason(self) -> list[tuple[str, int, str]]:
+        """(reason, rows, their lines as ranges), most frequent first."""
+        lines: dict[str, list[int]] = defaultdict(list)
+        for problem in self.skipped:
+            lines[problem.reason].append(problem.line)
+        counts = Counter({reason: len(found) for reason, found in lines.items()})
+        return [(reason, n, line_ranges(lines[reason])) for reason, n in counts.most_common()]
+
+    def summary_lines(self) -> list[str]:
+        verb = "would be " if not self.applied else ""
+        lines = [
+            f"{FORMAT_LABELS.get(self.fmt, self.fmt)} {self.filename}: {self.total_rows} rows"
+            + (" (dry run: nothing written)" if self.dry_run else ""),
+            f"offerings {verb}created {self.created}, updated {self.updated}, "
+            f"unchanged {self.unchanged}",
+            f"prices {verb}added {self.prices_added}, re-seen {self.prices_seen}",
+        ]
+        if self.merged:
+            lines.append(
+                f"merged {self.merged} rows into an earlier row's offering "
+                "(same instance and region, e.g. another zone: lowest price kept)"
+            )
+        lines.append(f"skipped {self.skipped_rows} rows")
+        lines += [
+            f"  {reason}: {n} (lines {ranges})" for reason, n, ranges in self.skipped_by_reason()
+        ]
+        nothing = "; nothing was written" if self.errors else ""
+        lines.append(f"errors {len(self.errors)}{nothing}")
+        return lines
+
+
+def line_ranges(lines: Iterable[int]) -> str:
+    """ "2-18, 40" for [2, 3, ..., 18, 40]."""
+    ordered = sorted(set(lines))
+    parts = []
+    start = prev = None
+    for line in [*ordered, None]:
+        if start is not None and line == prev + 1:
+            prev = line
+            continue
+        if start is not None:
+            parts.append(str(start) if start == prev else f"{start}-{prev}")
+        start = prev = line
+    return ", ".join(parts)

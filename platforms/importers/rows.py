@@ -1,0 +1,334 @@
+"""Reading a catalog file into rows: the row model every format parses into and the readers of CSV
+cells that format modules share.
+
+A format module (skypilot, gpuhunt, native) turns the file's text into `OfferRow`s plus the rows it
+skipped or could not read, each with its line number, in a `Parsed`. Nothing here touches the
+database: a parsed file is checked against the catalogue by `plan`.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field, replace
+from datetime import date, datetime, time
+from decimal import ROUND_HALF_EVEN, Decimal, InvalidOperation
+
+from django.core.exceptions import ValidationError
+from django.core.validators import URLValidator
+from django.db import models
+from django.utils import timezone
+
+from platforms.models import normalise_alias
+
+# Prices are stored to 4 decimal places (PriceObservation.amount); catalogs print more digits
+# (AWS spot "13.020600") that are almost always trailing zeros.
+PRICE_PLACES = Decimal("0.0001")
+RAM_PLACES = Decimal("0.1")
+
+
+class RowError(ValueError):
+    """A value in a row that cannot be read; the message names the column."""
+
+
+class Skip(Exception):
+    """A row that is fine but not an offering we keep (CPU-only, no on-demand price)."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+@dataclass(frozen=True)
+class RowProblem:
+    """A skipped or rejected row. `reason` groups rows in the summary; `message` is per row."""
+
+    line: int
+    reason: str
+    message: str = ""
+
+    def __str__(self) -> str:
+        # Line 0: a problem with the import as a whole (its source URL or date, a concurrent write).
+        where = f"line {self.line}: " if self.line else ""
+        return f"{where}{self.message or self.reason}"
+
+
+@dataclass(frozen=True)
+class PriceRow:
+    unit: str
+    amount: Decimal
+    currency: str
+    observed_at: datetime | None = None
+    source_url: str = ""
+
+
+@dataclass
+class OfferRow:
+    """One offering as a catalog states it.
+
+    None means "the catalog does not say": an existing offering keeps its stored value, a new one
+    gets the model's default (delivery form: the platform's first).
+    """
+
+    lines: list[int]
+    external_id: str
+    name: str
+    accelerator_name: str
+    gpu_count: int
+    prices: list[PriceRow]
+    gpu_memory_gib: Decimal | None = None
+    platform_slug: str = ""
+    vcpus: int | None = None
+    ram_gib: Decimal | None = None
+    disk_gb: int | None = None
+    region: str = ""
+    interruptible: bool = False
+    delivery_form: str | None = None
+    sharing_mode: str | None = None
+    interconnect: str | None = None
+    pooled_vram_gib: Decimal | None = None
+    mig_profile: str | None = None
+    # Other names of the hardware (instance type, the GPU string in GpuInfo): only used to tell
+    # form factors apart when name and memory leave more than one accelerator.
+    hint: str = ""
+
+    @property
+    def line(self) -> int:
+        return self.lines[0]
+
+    def hardware(self) -> tuple:
+        """What must agree between two rows that describe the same offering."""
+        return (
+            normalise_alias(self.accelerator_name),
+            self.gpu_memory_gib,
+            self.gpu_count,
+            self.vcpus,
+            self.ram_gib,
+            self.disk_gb,
+            self.interruptible,
+            self.delivery_form,
+            self.sharing_mode,
+            self.interconnect,
+            self.pooled_vram_gib,
+            self.mig_profile,
+        )
+
+
+@dataclass
+class Parsed:
+    rows: list[OfferRow]
+    total: int
+    skipped: list[RowProblem] = field(default_factory=list)
+    errors: list[RowProblem] = field(default_factory=list)
+    merged: int = 0
+
+
+# --- reading CSV cells --------------------------------------------------------------------------
+
+
+def read_csv(
+    text: str, *, required: Iterable[str], problems: list[RowProblem]
+) -> Iterator[tuple[int, dict[str, str]]]:
+    """Rows as dicts keyed by column name, with the line each row ends on (the header is line 1).
+
+    Columns are found by name: catalogs of one format order them differently per cloud. A missing
+    column is one error at line 1 and no rows.
+    """
+    reader = csv.DictReader(io.StringIO(text, newline=""))
+    header = [name.strip() for name in (reader.fieldnames or [])]
+    missing = [name for name in required if name not in header]
+    if missing:
+        problems.append(
+            RowProblem(1, "missing columns", "missing column(s): " + ", ".join(sorted(missing)))
+        )
+        return
+    reader.fieldnames = header
+    for row in reader:
+        if None in row:
+            problems.append(
+                RowProblem(reader.line_num, "bad row", "more values than the header has columns")
+            )
+            continue
+        if not any((value or "").strip() for value in row.values()):
+            continue  # blank line
+        yield reader.line_num, {key: (value or "").strip() for key, value in row.items()}
+
+
+def count_rows(text: str) -> int:
+    """Data rows in the file (blank lines and the header not counted), for progress."""
+    records = csv.reader(io.StringIO(text, newline=""))
+    return max(0, sum(1 for record in records if any(cell.strip() for cell in record)) - 1)
+
+
+def parse_rows(
+    text: str,
+    *,
+    required: Iterable[str],
+    allowed: Iterable[str] | None = None,
+    offers: Callable[[int, dict[str, str]], list[OfferRow]],
+) -> Parsed:
+    """Run a format's row function over the file, sorting rows into offers, skipped and errors."""
+    parsed = Parsed(rows=[], total=count_rows(text))
+    if allowed is not None:
+        header = next(csv.reader(io.StringIO(text, newline="")), [])
+        unknown = [name for name in header if name.strip() and name.strip() not in set(allowed)]
+        if unknown:
+            parsed.errors.append(
+                RowProblem(1, "unknown columns", "unknown column(s): " + ", ".join(unknown))
+            )
+            return parsed
+    for line, row in read_csv(text, required=required, problems=parsed.errors):
+        try:
+            parsed.rows += offers(line, row)
+        except Skip as exc:
+            parsed.skipped.append(RowProblem(line, exc.reason))
+        except RowError as exc:
+            parsed.errors.append(RowProblem(line, "bad value", str(exc)))
+    return parsed
+
+
+def choice_value(row: dict[str, str], column: str, choices: type[models.TextChoices]) -> str | None:
+    raw = row.get(column, "")
+    if raw == "":
+        return None
+    if raw.lower() in choices.values:
+        return raw.lower()
+    if raw.upper() in choices.values:
+        return raw.upper()
+    raise RowError(f"{column} must be one of {', '.join(choices.values)}, not {raw!r}")
+
+
+def decimal_value(row: dict[str, str], column: str, *, required: bool = True) -> Decimal | None:
+    raw = row.get(column, "")
+    if raw == "":
+        if required:
+            raise RowError(f"{column} is empty")
+        return None
+    try:
+        value = Decimal(raw)
+    except InvalidOperation:
+        raise RowError(f"{column} is not a number: {raw!r}") from None
+    if not value.is_finite():
+        raise RowError(f"{column} is not a finite number: {raw!r}")
+    if value < 0:
+        raise RowError(f"{column} is negative: {raw}")
+    return value
+
+
+def whole_number(row: dict[str, str], column: str, *, required: bool = True) -> int | None:
+    """An integer that catalogs may write as a float ("8.0")."""
+    value = decimal_value(row, column, required=required)
+    if value is None:
+        return None
+    if value != value.to_integral_value():
+        raise RowError(f"{column} is not a whole number: {row[column]}")
+    return int(value)
+
+
+def price_value(row: dict[str, str], column: str) -> Decimal:
+    value = decimal_value(row, column)
+    assert value is not None
+    return value.quantize(PRICE_PLACES, rounding=ROUND_HALF_EVEN)
+
+
+def ram_value(value: Decimal | None) -> Decimal | None:
+    return None if value is None else value.quantize(RAM_PLACES, rounding=ROUND_HALF_EVEN)
+
+
+TRUE_WORDS = {"true", "yes", "1", "y"}
+FALSE_WORDS = {"false", "no", "0", "n", ""}
+
+
+def bool_value(row: dict[str, str], column: str) -> bool:
+    raw = row.get(column, "").lower()
+    if raw in TRUE_WORDS:
+        return True
+    if raw in FALSE_WORDS:
+        return False
+    raise RowError(f"{column} must be true or false, not {row[column]!r}")
+
+
+def observed_at_value(value: date | datetime | str) -> datetime:
+    """A date means the start of that day in the site's time zone; a datetime without a zone too."""
+    if isinstance(value, str):
+        text = value.strip()
+        try:
+            value = datetime.fromisoformat(text) if len(text) > 10 else date.fromisoformat(text)
+        except ValueError:
+            raise RowError(
+                f"not a date (YYYY-MM-DD) or a date and time (ISO 8601): {text!r}"
+            ) from None
+    if not isinstance(value, datetime):
+        value = datetime.combine(value, time.min)
+    if timezone.is_naive(value):
+        value = timezone.make_aware(value)
+    return value
+
+
+def url_value(value: str) -> str:
+    """A source URL as Source.url accepts it (http, https, ftp), or empty."""
+    if value:
+        try:
+            URLValidator()(value)
+        except ValidationError:
+            raise RowError(f"not a web address (http or https): {value!r}") from None
+        if len(value) > 500:
+            raise RowError("source URL is longer than 500 characters")
+    return value
+
+
+# --- one offering per key -----------------------------------------------------------------------
+
+
+def merge_duplicates(parsed: Parsed, *, same_unit: str) -> Parsed:
+    """Fold rows with the same platform and key into one offering.
+
+    `same_unit="lowest"` (catalogs listing one instance type per availability zone): the lowest
+    price per billing unit wins and the folded rows are counted as merged. `same_unit="error"`
+    (native CSV, one row per billing unit): two prices for one unit are an error. Rows whose
+    hardware disagrees are an error either way: one key cannot be two offerings.
+    """
+    merged: dict[tuple[str, str], OfferRow] = {}
+    for row in parsed.rows:
+        key = (row.platform_slug, row.external_id)
+        first = merged.get(key)
+        if first is None:
+            merged[key] = replace(row, lines=list(row.lines), prices=list(row.prices))
+            continue
+        if first.hardware() != row.hardware() or first.name != row.name:
+            parsed.errors.append(
+                RowProblem(
+                    row.line,
+                    "conflicting rows",
+                    f"offering {row.external_id!r} is described differently on line {first.line}",
+                )
+            )
+            continue
+        prices = {price.unit: i for i, price in enumerate(first.prices)}
+        for price in row.prices:
+            if price.unit not in prices:
+                first.prices.append(price)
+                continue
+            if same_unit == "error":
+                parsed.errors.append(
+                    RowProblem(
+                        row.line,
+                        "duplicate price",
+                        f"a {price.unit} price for {row.external_id!r} is already on line "
+                        f"{first.line}",
+                    )
+                )
+                continue
+            kept = first.prices[prices[price.unit]]
+            if (price.currency, price.amount) < (kept.currency, kept.amount):
+                first.prices[prices[price.unit]] = price
+        if row.line not in first.lines:
+            first.lines.append(row.line)
+    parsed.rows = list(merged.values())
+    if same_unit == "lowest":
+        # Lines that made no offering of their own (one row can give an on-demand and a spot
+        # offer, so count lines, not rows).
+        first_lines = {row.line for row in parsed.rows}
+        parsed.merged += len({line for row in parsed.rows for line in row.lines} - first_lines)
+    return parsed

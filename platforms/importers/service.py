@@ -1,0 +1,122 @@
+"""The import service: a catalog file is parsed, planned against the catalogue, and written in one
+transaction only when no row has an error. The command and the admin's "Import offers" page call
+`offers_import`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from datetime import datetime
+
+from django.core.exceptions import ValidationError
+from django.db import IntegrityError, transaction
+
+from platforms import services
+from platforms.models import Platform
+
+from .apply import apply
+from .plan import plan
+from .registry import parser_for
+from .report import ImportReport
+from .rows import RowError, RowProblem, url_value
+
+Progress = Callable[[str, int, int], None]
+
+
+def offers_import(
+    *,
+    text: str,
+    fmt: str,
+    filename: str,
+    observed_at: datetime,
+    platform: Platform | None = None,
+    source_url: str = "",
+    dry_run: bool = False,
+    strict: bool = False,
+    created_by=None,
+    progress: Progress | None = None,
+) -> ImportReport:
+    """Import a catalog file. Nothing is written when `dry_run` or when any row has an error.
+
+    `observed_at` dates every price whose row gives no date of its own. `platform` applies to every
+    row that does not name one (native CSV may). Rows that cannot be used but are not wrong
+    (CPU-only instances, no on-demand price, an accelerator the catalogue does not know) are
+    skipped and reported with their lines; `strict` makes an unknown or ambiguous accelerator an
+    error instead. `progress(phase, done, total)` is called per row in the phases "checking" and
+    "writing".
+    """
+    report = ImportReport(fmt=fmt, filename=filename, dry_run=dry_run)
+    try:
+        source_url = url_value(source_url)
+    except RowError as exc:
+        report.errors.append(RowProblem(0, "bad source URL", str(exc)))
+        return report
+    try:
+        services.price_date_check(moment=observed_at)
+    except ValidationError as exc:
+        # One error for the file, not one per row that takes the import's date.
+        report.errors.append(RowProblem(0, "date in the future", " ".join(exc.messages)))
+        return report
+    parsed = parser_for(fmt)(text)
+    report.total_rows = parsed.total
+    report.skipped += parsed.skipped
+    report.errors += parsed.errors
+    report.merged = parsed.merged
+    counter = _Counter(progress)
+    counter.start("checking", parsed.total)
+    # Rows the parser already settled (skipped or bad) count as checked.
+    counter.tick("checking", [problem.line for problem in parsed.skipped + parsed.errors])
+
+    with transaction.atomic():
+        planned = plan(
+            parsed.rows,
+            report=report,
+            platform=platform,
+            observed_at=observed_at,
+            strict=strict,
+            tick=lambda lines: counter.tick("checking", lines),
+        )
+        report.errors.sort(key=lambda problem: problem.line)
+        report.skipped.sort(key=lambda problem: problem.line)
+        if dry_run or report.errors:
+            return report
+        # Writing covers the lines that make offerings, not the skipped ones.
+        counter.start("writing", len({line for item in planned for line in item.row.lines}))
+        try:
+            report.sources = apply(
+                planned,
+                fmt=fmt,
+                filename=filename,
+                source_url=source_url,
+                created_by=created_by,
+                tick=lambda lines: counter.tick("writing", lines),
+            )
+        except (IntegrityError, ValidationError) as exc:
+            # Someone wrote the same offerings between our reads and our writes. The whole
+            # transaction is rolled back, so running the import again is safe.
+            transaction.set_rollback(True)
+            report.errors.append(
+                RowProblem(0, "conflict", f"the catalogue changed while importing ({exc}); retry")
+            )
+            report.sources = []
+            return report
+    report.applied = True
+    return report
+
+
+class _Counter:
+    """Counts file lines done; one line can feed two offerings (on-demand and spot)."""
+
+    def __init__(self, progress: Progress | None) -> None:
+        self.progress, self.total, self.lines = progress, 0, set()
+
+    def start(self, phase: str, total: int) -> None:
+        self.total = total
+        self.lines.clear()
+        if self.progress is not None:
+            self.progress(phase, 0, total)
+
+    def tick(self, phase: str, lines: Iterable[int]) -> None:
+        self.lines.update(lines)
+        if self.progress is not None:
+            self.progress(phase, min(len(self.lines), self.total), self.total)
