@@ -100,7 +100,7 @@ ESTIMATE_RESPONSE = OpenApiExample(
     },
 )
 
-# The seed article's "组合一：训练+推理混跑": the advisor page's preset, one scenario for both.
+# The vendor article's "组合一：训练+推理混跑": the advisor page's preset, one scenario for both.
 TRAINING_INFERENCE = PRESETS["training-inference"].scenario
 
 ADVISE_REQUEST = OpenApiExample(
