@@ -16,7 +16,6 @@ import random
 import statistics
 import sys
 import time
-from dataclasses import replace
 from datetime import datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
@@ -84,7 +83,7 @@ SCENARIO = {
         {"name": "render", "kind": "fixed", "vram_gib": 20, "when": "burst", "hours_per_month": 40},
         {"name": "notebook", "kind": "fixed", "vram_gib": 6, "isolation": "soft"},
     ],
-    "constraints": {"currency": "CNY"},
+    "constraints": {"currency": "CNY", "storage_gb": 300},
     "objective": "balanced",
 }
 
@@ -163,8 +162,6 @@ def main() -> None:
     accelerators = load_accelerators()
     offerings = synthetic_offerings(accelerators, args.offerings)
     scenario = parse_scenario(SCENARIO)
-    # storage_gb is an engine field (types.Constraints) that the scenario parser may not read yet
-    scenario = replace(scenario, constraints=replace(scenario.constraints, storage_gb=300.0))
 
     kept = PlacementCache()
 
