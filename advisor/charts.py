@@ -1,8 +1,8 @@
 """Figure data for the advisor page's Plotly charts: plain dicts and lists, built outside the views.
 
-Each `*_figure` function is pure (advisor results and catalogue rows in, `{"data", "layout"}` out)
-so tests can check the traces point by point; `catalogue_rows` is the one database read (two
-queries, whatever the catalogue's size) and `advisor_figures` puts them together for the page.
+Each `*_figure` function is pure (the engine's typed results and catalogue rows in,
+`{"data", "layout"}` out) so tests can check the traces point by point; `advisor_figures` puts
+them together for the page from the advisor's report, reusing the catalogue it read (no query).
 The template passes each figure to static/js/charts.js with `json_script`.
 
 Units: memory in GiB (2^30 B), money in the scenario's currency, time in hours; every axis says so.
@@ -12,29 +12,34 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
-from django.conf import settings
 from django.utils.translation import gettext as _
 
+from advisor.engine import vocab
 from advisor.engine.billing import (
     METERED_UNITS,
     break_even_hours,
+    cents,
     convert,
     monthly_cost,
 )
 from advisor.engine.errors import AdvisorError
+from advisor.engine.estimate import Estimate, TaskEstimate
+from advisor.engine.ranking import Recommendation
 from advisor.engine.types import (
-    BILLING_UNIT_SECONDS,
     HOURS_PER_MONTH,
     ExchangeRateSpec,
     GiB,
+    OfferingSpec,
     PriceSpec,
+    Scenario,
 )
-from advisor.services import exchange_rates
-from platforms.models import Offering
+from advisor.messages import render
+from advisor.services import AdviceReport
+from platforms.choices import BILLING_UNIT_LABELS
 
 Figure = dict[str, Any]
 
@@ -61,14 +66,7 @@ def component_labels() -> dict[str, str]:
 
 
 def _unit_labels() -> dict[str, str]:
-    return {
-        "second": _("per second"),
-        "minute": _("per minute"),
-        "hour": _("per hour"),
-        "day": _("per day"),
-        "week": _("per week"),
-        "month": _("per month"),
-    }
+    return {unit.value: str(label) for unit, label in BILLING_UNIT_LABELS.items()}
 
 
 def _layout(x_title: str, y_title: str, **extra: Any) -> dict[str, Any]:
@@ -90,7 +88,7 @@ def _layout(x_title: str, y_title: str, **extra: Any) -> dict[str, Any]:
 class CatalogueRow:
     """A listed offering with its current prices, flattened for the charts."""
 
-    id: int
+    id: int | str
     platform: str
     name: str
     accelerator: str
@@ -99,35 +97,22 @@ class CatalogueRow:
     prices: tuple[PriceSpec, ...]
 
 
-def catalogue_rows(now: datetime) -> list[CatalogueRow]:
-    """Every listed offering with its current prices: two queries (`for_catalog`)."""
-    stale_before = now - timedelta(days=settings.PRICE_STALE_AFTER_DAYS)
-    rows = []
-    for offering in Offering.objects.for_catalog():
-        prices = tuple(
-            PriceSpec(
-                unit=p.unit,
-                amount=p.amount,
-                currency=p.currency,
-                observed_at=p.last_seen_at,
-                source=str(p.source),
-                source_kind=p.source.kind,
-                stale=p.last_seen_at < stale_before,
-            )
-            for p in offering.current_prices
+def catalogue_rows(offerings: Iterable[OfferingSpec]) -> list[CatalogueRow]:
+    """The offerings the advisor read (advisor.services.Catalogue), flattened for the charts: no
+    query of their own."""
+    return [
+        CatalogueRow(
+            id=o.id,
+            platform=o.platform_name,
+            name=o.name,
+            accelerator=o.accelerator.name,
+            gpu_count=o.gpu_count,
+            vram_gib=float(o.pooled_vram_gib or o.accelerator.vram_gib),
+            prices=o.prices,
         )
-        rows.append(
-            CatalogueRow(
-                id=offering.pk,
-                platform=str(offering.platform),
-                name=offering.name,
-                accelerator=offering.accelerator.name,
-                gpu_count=offering.gpu_count,
-                vram_gib=float(offering.vram_per_gpu_gib),
-                prices=prices,
-            )
-        )
-    return rows
+        for o in offerings
+        if o.prices
+    ]
 
 
 def _convert(
@@ -143,31 +128,34 @@ def _convert(
 
 
 def _capacities(
-    estimate: Mapping[str, Any], recommendation: Mapping[str, Any] | None
+    estimate: Estimate, recommendation: Recommendation | None
 ) -> dict[str, tuple[float, str]]:
     """Usable GiB per task on the top recommendation's GPU or slice, or on its `on` hardware."""
     out: dict[str, tuple[float, str]] = {}
     if recommendation is not None:
-        where = f"{recommendation['platform_name']} · {recommendation['offering']}"
-        for a in recommendation["placement"]:
-            label = where + (f" ({a['mig_profile']})" if a.get("mig_profile") else "")
-            out[a["task"]] = (a["usable_bytes"] / GiB, label)
-    for task in estimate["tasks"]:
-        if task["name"] not in out and task.get("fit"):
-            out[task["name"]] = (task["fit"]["usable_bytes"] / GiB, task["on"]["name"])
+        where = f"{recommendation.platform_name} · {recommendation.offering_name}"
+        for a in recommendation.placement.assignments:
+            label = where + (f" ({a.mig_profile})" if a.mig_profile else "")
+            out[a.task] = (a.usable_bytes / GiB, label)
+    for task in estimate.tasks:
+        if task.name not in out and task.fit is not None and task.on is not None:
+            out[task.name] = (task.fit.usable_bytes / GiB, task.on.name)
     return out
 
 
-def memory_figure(
-    estimate: Mapping[str, Any], recommendation: Mapping[str, Any] | None = None
-) -> Figure:
+def _formula(task: TaskEstimate, key: str) -> str:
+    formula = task.plan.formulas.get(key)
+    return "" if formula is None else render(formula)
+
+
+def memory_figure(estimate: Estimate, recommendation: Recommendation | None = None) -> Figure:
     """Stacked per-GPU memory of each task, against the usable memory it would get."""
-    tasks = estimate["tasks"]
-    names = [t["name"] for t in tasks]
+    tasks = estimate.tasks
+    names = [t.name for t in tasks]
     labels = component_labels()
     data: list[dict[str, Any]] = []
     for key, colour in zip(COMPONENTS, COMPONENT_COLOURS, strict=True):
-        values = [t["per_gpu"][key] / GiB for t in tasks]
+        values = [getattr(t.per_gpu, key) / GiB for t in tasks]
         if not any(values):
             continue
         data.append(
@@ -176,7 +164,7 @@ def memory_figure(
                 "name": labels[key],
                 "x": names,
                 "y": [round(v, 3) for v in values],
-                "customdata": [t.get("formulas", {}).get(key, "") for t in tasks],
+                "customdata": [_formula(t, key) for t in tasks],
                 "marker": {"color": colour},
                 "hovertemplate": f"%{{x}}<br>{labels[key]}: %{{y:.2f}} GiB<br>"
                 "%{customdata}<extra></extra>",
@@ -209,8 +197,7 @@ def memory_figure(
 
 def per_gpu_hour(price: PriceSpec, gpu_count: int) -> Decimal:
     """A price per GPU-hour: a period plan as if busy the whole period."""
-    hours = Decimal(BILLING_UNIT_SECONDS[price.unit]) / 3600
-    return price.amount / hours / gpu_count
+    return vocab.price_per_gpu_hour(price.amount, price.unit, gpu_count)
 
 
 def price_vram_figure(
@@ -290,9 +277,9 @@ def price_vram_figure(
     return {"data": data, "layout": layout}
 
 
-def largest_need_gib(estimate: Mapping[str, Any]) -> float:
+def largest_need_gib(estimate: Estimate) -> float:
     """The most memory one GPU of any single task needs (GiB)."""
-    return max(t["per_gpu"]["total"] for t in estimate["tasks"]) / GiB
+    return max(t.per_gpu.total for t in estimate.tasks) / GiB
 
 
 # ---------------------------------------------------------------------------- (3) cost vs time
@@ -300,34 +287,30 @@ def largest_need_gib(estimate: Mapping[str, Any]) -> float:
 
 def pareto_front(points: Iterable[tuple[float, float, Any]]) -> list[Any]:
     """Keys of the (cost, time, key) points that nothing else is cheaper and at least as fast as,
-    or faster and at most as expensive as; in order of cost. Of exact duplicates the first wins."""
-    front = []
-    best_time = float("inf")
-    for _cost, time, key in sorted(points, key=lambda p: (p[0], p[1])):
-        if time < best_time:
-            front.append(key)
-            best_time = time
-    return front
+    or faster and at most as expensive as; in order of cost. Of exact duplicates the first wins
+    (vocab.pareto_front, the engine's rule)."""
+    front = vocab.pareto_front(list(points), cost=lambda p: p[0], time=lambda p: p[1])
+    return [key for _cost, _time, key in front]
 
 
-def cost_time_figure(recommendations: Sequence[Mapping[str, Any]], currency: str) -> Figure | None:
+def cost_time_figure(recommendations: Sequence[Recommendation], currency: str) -> Figure | None:
     """Monthly cost against training time of each ranked offering, with the Pareto front.
 
     None when no recommendation has a training time (no training task with tokens)."""
-    timed = [r for r in recommendations if r.get("time_hours") is not None]
+    timed = [r for r in recommendations if r.time_hours is not None]
     if not timed:
         return None
-    points = [(float(r["monthly_cost"]), float(r["time_hours"]), r["rank"]) for r in timed]
-    by_rank = {r["rank"]: r for r in timed}
+    points = [(float(r.monthly_cost), float(r.time_hours or 0), r.rank) for r in timed]
+    by_rank = {r.rank: r for r in timed}
     front = pareto_front(points)
 
-    def custom(r: Mapping[str, Any]) -> list[Any]:
-        job = r.get("job_cost")
+    def custom(r: Recommendation) -> list[Any]:
+        job = r.job_cost
         return [
-            r["rank"],
-            f"{r['platform_name']} · {r['offering']}",
-            f"{r['instances']} × {r['gpus_per_instance']} GPU",
-            f"{job} {currency}" if job is not None else "–",
+            r.rank,
+            f"{r.platform_name} · {r.offering_name}",
+            f"{r.instances} × {r.gpus_per_instance} GPU",
+            f"{cents(job)} {currency}" if job is not None else "–",
         ]
 
     hover = (
@@ -356,8 +339,8 @@ def cost_time_figure(recommendations: Sequence[Mapping[str, Any]], currency: str
             "type": "scatter",
             "mode": "lines+markers",
             "name": _("Pareto front"),
-            "x": [float(by_rank[k]["time_hours"]) for k in front],
-            "y": [float(by_rank[k]["monthly_cost"]) for k in front],
+            "x": [float(by_rank[k].time_hours or 0) for k in front],
+            "y": [float(by_rank[k].monthly_cost) for k in front],
             "customdata": [custom(by_rank[k]) for k in front],
             "line": {"color": ACCENT, "shape": "hv"},
             "marker": {"color": ACCENT, "size": 12},
@@ -376,20 +359,10 @@ def cost_time_figure(recommendations: Sequence[Mapping[str, Any]], currency: str
 # ------------------------------------------------------------------- (4) cost vs busy hours
 
 
-def busy_hours(scenario: Mapping[str, Any]) -> float:
+def busy_hours(scenario: Scenario) -> float:
     """Busy hours per month of one machine running every task: time-shifted day and night tasks
-    add up, the rest overlap (as ranking.py bills an instance); at most 720 h."""
-    base = day = night = 0.0
-    for task in scenario["tasks"]:
-        hours = float(task.get("hours_per_month", HOURS_PER_MONTH))
-        when = task.get("when", "always")
-        if when == "day":
-            day = max(day, hours)
-        elif when == "night":
-            night = max(night, hours)
-        else:
-            base = max(base, hours)
-    return min(float(HOURS_PER_MONTH), max(base, day + night))
+    add up, the rest overlap (vocab.busy_hours, as ranking.py bills an instance); at most 720 h."""
+    return vocab.busy_hours((vocab.When(t.when), t.hours_per_month) for t in scenario.tasks)
 
 
 def break_even_points(prices: Sequence[PriceSpec]) -> list[tuple[PriceSpec, PriceSpec, Decimal]]:
@@ -495,37 +468,27 @@ def break_even_figure(
 
 
 def top_rows(
-    recommendations: Sequence[Mapping[str, Any]],
+    recommendations: Sequence[Recommendation],
     rows_by_id: Mapping[int | str, CatalogueRow],
     n: int = 3,
 ) -> list[CatalogueRow]:
     """The catalogue rows of the first `n` distinct ranked offerings, plus the best-ranked one
     with a monthly and a metered price if none of those has both: the chart is there to show
     where one plan overtakes the other."""
-    ranked = [
-        rows_by_id[r["offering_id"]] for r in recommendations if r["offering_id"] in rows_by_id
-    ]
+    ranked = [rows_by_id[r.offering_id] for r in recommendations if r.offering_id in rows_by_id]
     out = list(dict.fromkeys(ranked))[:n]
     if not any(break_even_points(row.prices) for row in out):
         out.extend(row for row in ranked if break_even_points(row.prices))
     return list(dict.fromkeys(out))[: n + 1]
 
 
-def advisor_figures(
-    scenario: Mapping[str, Any],
-    estimate: Mapping[str, Any] | None,
-    result: Mapping[str, Any] | None,
-    *,
-    now: datetime,
-) -> dict[str, Figure | None]:
-    """Every chart of the advisor page. Queries: catalogue offerings and their current prices (2),
-    exchange rates (1)."""
-    if estimate is None:
-        return {}
-    currency = scenario.get("constraints", {}).get("currency", "CNY")
-    recs = list(result["recommendations"]) if result else []
-    rows = catalogue_rows(now)
-    rates = exchange_rates()
+def advisor_figures(report: AdviceReport) -> dict[str, Figure | None]:
+    """Every chart of the advisor page, from the advisor's own report: no query of its own."""
+    scenario, estimate = report.scenario, report.estimate
+    currency = scenario.constraints.currency
+    recs = list(report.advice.recommendations) if report.advice else []
+    rows = catalogue_rows(report.catalogue.offerings)
+    rates, now = report.catalogue.rates, report.now
     return {
         "memory": memory_figure(estimate, recs[0] if recs else None),
         "price_vram": price_vram_figure(
@@ -533,7 +496,7 @@ def advisor_figures(
             currency=currency,
             rates=rates,
             now=now,
-            fitting_ids=[r["offering_id"] for r in recs],
+            fitting_ids=[r.offering_id for r in recs],
             need_gib=largest_need_gib(estimate),
         ),
         "cost_time": cost_time_figure(recs, currency),

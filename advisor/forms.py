@@ -1,4 +1,4 @@
-"""The advisor page's scenario form: GET parameters <-> the scenario JSON contract (DESIGN.md).
+"""The advisor page's scenario form: GET parameters <-> the scenario JSON contract (README.md).
 
 The whole scenario lives in the query string, so a result can be shared or bookmarked:
 `tasks` (number of task rows), per task `t<i>-<field>` (`t0-kind`, `t0-model`, ...), the
@@ -21,18 +21,15 @@ from django import forms
 from django.http import QueryDict
 from django.utils.translation import gettext_lazy as _
 
+from advisor.engine import vocab
 from advisor.engine.presets import MODEL_PRESETS, PRESET_INFO
 from advisor.engine.scenario import MAX_TASKS
-from advisor.engine.types import HOURS_PER_MONTH
+from advisor.engine.vocab import HOURS_PER_MONTH
+from platforms import choices
 from platforms.models import Platform
 
-KIND_CHOICES = [
-    ("full_finetune", _("Full fine-tune")),
-    ("lora", _("LoRA fine-tune")),
-    ("qlora", _("QLoRA fine-tune")),
-    ("inference", _("Inference (serving)")),
-    ("fixed", _("Fixed VRAM (rendering, simulation, notebook)")),
-]
+# The closed sets come from advisor/engine/vocab.py, labelled in platforms/choices.py.
+KIND_CHOICES = choices.TaskKind.choices
 PRECISION_CHOICES = [(p, p.upper()) for p in ("bf16", "fp16", "fp32", "fp8", "int8", "int4")]
 OPTIMIZER_CHOICES = [
     ("adamw", _("AdamW")),
@@ -55,26 +52,14 @@ CHECKPOINTING_CHOICES = [
     ("selective", _("Selective")),
     ("full", _("Full (recompute)")),
 ]
-WHEN_CHOICES = [
-    ("always", _("Always")),
-    ("day", _("Daytime")),
-    ("night", _("Night")),
-    ("burst", _("In bursts")),
-]
-ISOLATION_CHOICES = [
-    ("hard", _("Hard (exclusive GPU or MIG)")),
-    ("soft", _("Soft (a pooled or shared GPU is fine)")),
-]
-CURRENCY_CHOICES = [("CNY", _("CNY (¥)")), ("USD", _("USD ($)"))]
-OBJECTIVE_CHOICES = [
-    ("balanced", _("Balanced (cost and time)")),
-    ("cost", _("Lowest cost")),
-    ("time", _("Shortest time")),
-]
+WHEN_CHOICES = choices.When.choices
+ISOLATION_CHOICES = choices.Isolation.choices
+CURRENCY_CHOICES = choices.Currency.choices
+OBJECTIVE_CHOICES = choices.Objective.choices
 MODEL_CHOICES = [("", _("None: give the parameter count"))] + [
     (key, PRESET_INFO[key].name) for key in MODEL_PRESETS
 ]
-TRAINING_KINDS = ("full_finetune", "lora", "qlora")
+TRAINING_KINDS = tuple(k.value for k in vocab.TaskKind if k.trains)
 BILLION = 1e9
 
 
@@ -154,31 +139,32 @@ class TaskForm(forms.Form):
         return self.cleaned_data["on_accelerator"].strip()
 
     def to_task(self) -> dict[str, Any]:
-        """The task as contract JSON; only the fields that apply to its kind."""
+        """The task as contract JSON; only the fields of its kind's groups (vocab.FIELD_GROUPS)."""
         d = self.cleaned_data
         kind = d["kind"]
+        groups = vocab.TaskKind(kind).field_groups
         task: dict[str, Any] = {"kind": kind}
         if d["name"].strip():
             task["name"] = d["name"].strip()
-        if kind == "fixed":
+        if "fixed" in groups:
             task["vram_gib"] = d["vram_gib"]
-        else:
+        if "model" in groups:
             if d["model"]:
                 task["model"] = d["model"]
             if d["params_b"] is not None:
                 task["params"] = d["params_b"]
             task["precision"] = d["precision"]
-        if kind in TRAINING_KINDS:
+        if "training" in groups:
             for key in ("optimizer", "master_weights", "sharding", "offload"):
                 task[key] = d[key]
             task["activation_checkpointing"] = d["activation_checkpointing"]
             task["micro_batch"] = d["micro_batch"]
             task["seq_len"] = d["seq_len"]
-            if kind != "full_finetune":
+            if kind != vocab.TaskKind.FULL_FINETUNE:
                 task["lora_rank"] = d["lora_rank"]
             if d["tokens_b"] is not None:
                 task["tokens"] = d["tokens_b"]
-        if kind == "inference":
+        if "inference" in groups:
             task["context_len"] = d["context_len"]
             task["concurrent_sequences"] = d["concurrent_sequences"]
         for key in ("gpus", "when", "hours_per_month", "isolation"):
@@ -318,7 +304,7 @@ class ScenarioForm:
         return self.is_bound and all(valid) and not self.non_field_errors
 
     def scenario(self) -> dict[str, Any]:
-        """The scenario JSON (DESIGN.md contract); call after is_valid()."""
+        """The scenario JSON (the README.md contract); call after is_valid()."""
         return {
             "tasks": [form.to_task() for form in self.tasks],
             "constraints": self.constraints.to_constraints(),

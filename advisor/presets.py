@@ -1,6 +1,6 @@
-"""Advisor presets: the seed article's scenarios (seed/, "2026多任务GPU平台怎么选").
+"""Advisor presets: the scenarios of the vendor article "2026多任务GPU平台怎么选" (智星云).
 
-Each preset is scenario JSON (the DESIGN.md contract) plus the article's claim about it. Where the
+Each preset is scenario JSON (README.md contract) plus the article's claim about it. Where the
 claim is wrong, `premise_checks` says so with the arithmetic, computed from the engine's own memory
 plan and capacities, never from numbers typed in here: only the article's quoted figures are.
 
@@ -15,14 +15,15 @@ from typing import Any
 
 from django.utils.formats import number_format
 from django.utils.functional import Promise
-from django.utils.translation import gettext as _g
+from django.utils.translation import gettext, gettext_noop
 from django.utils.translation import gettext_lazy as _
 
 from advisor.engine.capacity import usable_bytes
+from advisor.engine.estimate import Estimate
 from advisor.engine.presets import MODEL_PRESETS, PRESET_INFO
 from advisor.engine.types import GB, GiB
 
-# The seed article's rule of thumb, "所需显存≈模型参数量×20 bytes（全参微调）", and its example
+# The vendor article's rule of thumb, "所需显存≈模型参数量×20 bytes（全参微调）", and its example
 # "70B模型约需140GB显存".
 ARTICLE_BYTES_PER_PARAM = 20
 ARTICLE_70B_CLAIM_GB = 140
@@ -40,6 +41,17 @@ class Preset:
     scenario: dict[str, Any]
     article: Promise | None = None  # the article's claim, paraphrased
     checks: tuple[str, ...] = field(default_factory=tuple)  # names in CHECKS
+
+    def translated_scenario(self) -> dict[str, Any]:
+        """`scenario` with its task names in the active language, for the preset's link.
+
+        The names are marked with `gettext_noop`, so `scenario` itself stays the English contract
+        JSON (tests, API examples) and only the page's links carry translated names.
+        """
+        return {
+            **self.scenario,
+            "tasks": [{**task, "name": gettext(task["name"])} for task in self.scenario["tasks"]],
+        }
 
 
 _STALE_OK = {"currency": "CNY", "include_stale": True}
@@ -61,7 +73,7 @@ PRESETS: dict[str, Preset] = {
             scenario={
                 "tasks": [
                     {
-                        "name": "daytime inference",
+                        "name": gettext_noop("daytime inference"),
                         "kind": "inference",
                         "model": "llama-3.1-8b",
                         "precision": "bf16",
@@ -71,7 +83,7 @@ PRESETS: dict[str, Preset] = {
                         "hours_per_month": 360.0,
                     },
                     {
-                        "name": "night fine-tune",
+                        "name": gettext_noop("night fine-tune"),
                         "kind": "full_finetune",
                         "model": "llama-3.1-8b",
                         "precision": "bf16",
@@ -102,14 +114,14 @@ PRESETS: dict[str, Preset] = {
             scenario={
                 "tasks": [
                     {
-                        "name": "rendering",
+                        "name": gettext_noop("rendering"),
                         "kind": "fixed",
                         "vram_gib": 40.0,
                         "when": "always",
                         "hours_per_month": 600.0,
                     },
                     {
-                        "name": "CFD simulation",
+                        "name": gettext_noop("CFD simulation"),
                         "kind": "fixed",
                         "vram_gib": 30.0,
                         "when": "always",
@@ -131,7 +143,7 @@ PRESETS: dict[str, Preset] = {
             scenario={
                 "tasks": [
                     {
-                        "name": "notebook",
+                        "name": gettext_noop("notebook"),
                         "kind": "fixed",
                         "vram_gib": 6.0,
                         "when": "burst",
@@ -139,7 +151,7 @@ PRESETS: dict[str, Preset] = {
                         "isolation": "soft",
                     },
                     {
-                        "name": "QLoRA experiment",
+                        "name": gettext_noop("QLoRA experiment"),
                         "kind": "qlora",
                         "model": "qwen2.5-7b",
                         "precision": "bf16",
@@ -150,7 +162,7 @@ PRESETS: dict[str, Preset] = {
                         "isolation": "soft",
                     },
                     {
-                        "name": "inference test",
+                        "name": gettext_noop("inference test"),
                         "kind": "inference",
                         "model": "mistral-7b",
                         "precision": "int4",
@@ -178,7 +190,7 @@ PRESETS: dict[str, Preset] = {
             scenario={
                 "tasks": [
                     {
-                        "name": "medical 70B full fine-tune",
+                        "name": gettext_noop("medical 70B full fine-tune"),
                         "kind": "full_finetune",
                         "model": "llama-3.1-70b",
                         "precision": "bf16",
@@ -218,7 +230,7 @@ PRESETS: dict[str, Preset] = {
                         "isolation": "soft",
                     },
                     {
-                        "name": "SDXL inference",
+                        "name": gettext_noop("SDXL inference"),
                         "kind": "inference",
                         "model": "sdxl",
                         "precision": "fp16",
@@ -242,7 +254,7 @@ def _num(n: float, places: int = 0) -> str:
     return number_format(n, decimal_pos=places, force_grouping=True)
 
 
-def _rule_of_thumb(scenario: dict[str, Any], estimate: dict[str, Any]) -> dict[str, Any] | None:
+def _rule_of_thumb(scenario: dict[str, Any], estimate: Estimate) -> dict[str, Any] | None:
     task = scenario["tasks"][0]
     arch = MODEL_PRESETS.get(task.get("model", ""))
     if arch is None:
@@ -251,19 +263,19 @@ def _rule_of_thumb(scenario: dict[str, Any], estimate: dict[str, Any]) -> dict[s
     twenty = params * ARTICLE_BYTES_PER_PARAM
     return {
         "ok": False,
-        "claim": _g("“Params × 20 bytes: a 70B model needs about %(gb)s GB.”")
+        "claim": gettext("“Params × 20 bytes: a 70B model needs about %(gb)s GB.”")
         % {"gb": ARTICLE_70B_CLAIM_GB},
         "lines": [
-            _g("%(model)s has %(params)s parameters.")
+            gettext("%(model)s has %(params)s parameters.")
             % {"model": PRESET_INFO[task["model"]].name, "params": _num(params)},
-            _g("%(params)s × 20 B = %(gb)s GB (%(tb)s TB), not %(claim)s GB.")
+            gettext("%(params)s × 20 B = %(gb)s GB (%(tb)s TB), not %(claim)s GB.")
             % {
                 "params": _num(params),
                 "gb": _num(twenty / GB),
                 "tb": _num(twenty / 1e12, 2),
                 "claim": ARTICLE_70B_CLAIM_GB,
             },
-            _g(
+            gettext(
                 "%(claim)s GB is only the weights in BF16 (%(params)s × 2 B = %(w)s GB); "
                 "gradients, AdamW states and the FP32 master copy add 14 B more per parameter."
             )
@@ -276,49 +288,48 @@ def _rule_of_thumb(scenario: dict[str, Any], estimate: dict[str, Any]) -> dict[s
     }
 
 
-def _fit_on(scenario: dict[str, Any], estimate: dict[str, Any]) -> dict[str, Any] | None:
-    task = estimate["tasks"][0]
-    fit = task.get("fit")
-    if fit is None:
+def _fit_on(scenario: dict[str, Any], estimate: Estimate) -> dict[str, Any] | None:
+    task = estimate.tasks[0]
+    fit, on = task.fit, task.on
+    if fit is None or on is None:
         return None
-    per_gpu = task["per_gpu"]["total"]
-    on = task["on"]
+    per_gpu = task.per_gpu.total
     lines = [
-        _g(
+        gettext(
             "Sharded over %(gpus)s GPUs, each GPU needs %(need)s GiB; "
             "all %(gpus)s hold %(all)s GiB."
         )
-        % {"gpus": task["gpus"], "need": _gib(per_gpu), "all": _gib(per_gpu * task["gpus"])},
-        _g("A %(gpu)s has %(usable)s GiB usable, so it %(verdict)s.")
+        % {"gpus": task.gpus, "need": _gib(per_gpu), "all": _gib(per_gpu * task.gpus)},
+        gettext("A %(gpu)s has %(usable)s GiB usable, so it %(verdict)s.")
         % {
-            "gpu": on["name"],
-            "usable": _gib(fit["usable_bytes"]),
-            "verdict": _g("fits") if fit["fits"] else _g("does not fit"),
+            "gpu": on.name,
+            "usable": _gib(fit.usable_bytes),
+            "verdict": gettext("fits") if fit.fits else gettext("does not fit"),
         },
     ]
-    if fit.get("suggestions"):
-        lines.append(_g("The memory plan below lists what would fit."))
+    if fit.suggestions:
+        lines.append(gettext("The memory plan below lists what would fit."))
     return {
-        "ok": bool(fit["fits"]),
-        "claim": _g("“A 70B full fine-tune runs on one 8× A100 80G machine.”"),
+        "ok": fit.fits,
+        "claim": gettext("“A 70B full fine-tune runs on one 8× A100 80G machine.”"),
         "lines": lines,
     }
 
 
-def _case_cost(scenario: dict[str, Any], estimate: dict[str, Any]) -> dict[str, Any]:
+def _case_cost(scenario: dict[str, Any], estimate: Estimate) -> dict[str, Any]:
     prorated = ARTICLE_CASE_MONTHLY * ARTICLE_CASE_DAYS / 30
     return {
         "ok": False,
-        "claim": _g("“8 days on a %(monthly)s CNY/month machine cost about %(total)s CNY.”")
+        "claim": gettext("“8 days on a %(monthly)s CNY/month machine cost about %(total)s CNY.”")
         % {"monthly": _num(ARTICLE_CASE_MONTHLY), "total": _num(ARTICLE_CASE_TOTAL)},
         "lines": [
-            _g("%(monthly)s × %(days)s / 30 days = %(prorated)s CNY if billed by the day;")
+            gettext("%(monthly)s × %(days)s / 30 days = %(prorated)s CNY if billed by the day;")
             % {
                 "monthly": _num(ARTICLE_CASE_MONTHLY),
                 "days": ARTICLE_CASE_DAYS,
                 "prorated": _num(round(prorated)),
             },
-            _g("%(total)s CNY is %(days)s days' worth; a monthly plan is bought whole.")
+            gettext("%(total)s CNY is %(days)s days' worth; a monthly plan is bought whole.")
             % {
                 "total": _num(ARTICLE_CASE_TOTAL),
                 "days": _num(ARTICLE_CASE_TOTAL * 30 / ARTICLE_CASE_MONTHLY, 1),
@@ -327,11 +338,11 @@ def _case_cost(scenario: dict[str, Any], estimate: dict[str, Any]) -> dict[str, 
     }
 
 
-def _one_card(scenario: dict[str, Any], estimate: dict[str, Any]) -> dict[str, Any]:
-    tasks = estimate["tasks"]
-    together = sum(t["per_gpu"]["total"] for t in tasks)
+def _one_card(scenario: dict[str, Any], estimate: Estimate) -> dict[str, Any]:
+    tasks = estimate.tasks
+    together = sum(t.per_gpu.total for t in tasks)
     lines = [
-        " + ".join(f"{_gib(t['per_gpu']['total'])} GiB ({t['name']})" for t in tasks)
+        " + ".join(f"{_gib(t.per_gpu.total)} GiB ({t.name})" for t in tasks)
         + f" = {_gib(together)} GiB"
     ]
     verdicts = []
@@ -340,16 +351,16 @@ def _one_card(scenario: dict[str, Any], estimate: dict[str, Any]) -> dict[str, A
         fits = together <= usable
         verdicts.append(fits)
         lines.append(
-            _g("%(cap)s GB card: %(usable)s GiB usable, so both at once %(verdict)s.")
+            gettext("%(cap)s GB card: %(usable)s GiB usable, so both at once %(verdict)s.")
             % {
                 "cap": capacity,
                 "usable": _gib(usable),
-                "verdict": _g("fit") if fits else _g("do not fit"),
+                "verdict": gettext("fit") if fits else gettext("do not fit"),
             }
         )
     return {
         "ok": verdicts == [False, True],
-        "claim": _g("“24 GB is probably not enough for both; 48 GB has room.”"),
+        "claim": gettext("“24 GB is probably not enough for both; 48 GB has room.”"),
         "lines": lines,
     }
 
@@ -362,7 +373,7 @@ CHECKS = {
 }
 
 
-def premise_checks(slug: str, scenario: dict[str, Any], estimate: dict[str, Any] | None) -> list:
+def premise_checks(slug: str, scenario: dict[str, Any], estimate: Estimate | None) -> list:
     """The article's claims for preset `slug`, each with the arithmetic from `estimate`."""
     preset = PRESETS.get(slug)
     if preset is None or estimate is None:

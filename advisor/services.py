@@ -10,17 +10,20 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Mapping
-from datetime import UTC, datetime, timedelta
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
 from typing import Any
 
 from django.conf import settings
 from django.db.models import Prefetch
 from django.utils import timezone
 
-from advisor.engine.errors import AdvisorError
-from advisor.engine.estimate import estimate
+from advisor.engine import vocab
+from advisor.engine.errors import AdvisorError, NoFit
+from advisor.engine.estimate import Estimate, estimate
 from advisor.engine.hardware import accelerators_from_dicts
-from advisor.engine.ranking import advise
+from advisor.engine.placement import PlacementCache
+from advisor.engine.ranking import Advice, advise
 from advisor.engine.scenario import parse_scenario
 from advisor.engine.types import (
     AcceleratorSpec,
@@ -40,9 +43,17 @@ from platforms.models import (
     PriceObservation,
     Source,
     StoragePrice,
+    in_page_language,
 )
 
-__all__ = ["AdvisorError", "accelerator_specs", "advise_scenario", "estimate_scenario"]
+__all__ = [
+    "AdviceReport",
+    "AdvisorError",
+    "Catalogue",
+    "accelerator_specs",
+    "advise_scenario",
+    "estimate_scenario",
+]
 
 
 def _accelerator_row(acc: Accelerator) -> dict[str, Any]:
@@ -114,6 +125,7 @@ _OFFERING_COLUMNS = (
     "accelerator__slug",
     "source__kind",
     "name",
+    "name_zh",
     "gpu_count",
     "pooled_vram_gib",
     "mig_profile",
@@ -149,7 +161,7 @@ def offering_specs(
         prices[price["offering_id"]].append(price)
     cited = Source.objects.in_bulk({p["source_id"] for group in prices.values() for p in group})
     sources = {pk: (str(source), source.kind) for pk, source in cited.items()}
-    stale_before = now - timedelta(days=settings.PRICE_STALE_AFTER_DAYS)
+    stale_before = vocab.stale_before(now, settings.PRICE_STALE_AFTER_DAYS)
     return [
         _offering_spec(
             row, platform_of[row["platform_id"]], accelerators, prices, sources, stale_before
@@ -172,7 +184,7 @@ def _offering_spec(
         id=row["pk"],
         platform=platform.slug,
         platform_name=str(platform),
-        name=row["name"],
+        name=in_page_language(row["name"], row["name_zh"]),
         accelerator=accelerator,
         gpu_count=row["gpu_count"],
         sharing=row["sharing_mode"],
@@ -225,32 +237,76 @@ def storage_specs() -> list[StoragePriceSpec]:
     ]
 
 
+@dataclass(frozen=True)
+class Catalogue:
+    """The engine's inputs read from the database once per request: the page's charts reuse them."""
+
+    accelerators: dict[str, AcceleratorSpec]
+    offerings: list[OfferingSpec]
+    rates: list[ExchangeRateSpec]
+    storage: list[StoragePriceSpec]
+
+
+@dataclass(frozen=True)
+class AdviceReport:
+    """What the advisor says of a valid scenario: its memory plan, and either the ranked advice
+    or why nothing fits (`no_fit`), with the catalogue both were computed on."""
+
+    scenario: Scenario
+    estimate: Estimate
+    catalogue: Catalogue
+    now: datetime
+    advice: Advice | None = None
+    no_fit: NoFit | None = None
+
+
+# Placements depend only on the tasks and the offering's shape, never on prices or time: one
+# bounded cache per process lets a scenario asked again (a page reload, a preset) skip them.
+PLACEMENTS = PlacementCache()
+
+
 def parse(data: Any) -> Scenario:
     """Validate scenario JSON; raises InvalidWorkload naming the field."""
     return parse_scenario(data)
 
 
-def estimate_scenario(data: Any) -> dict[str, Any]:
-    """Memory (and, with `on`, fit, time and decode rate) per task, as the CLI prints it."""
+def estimate_scenario(data: Any) -> Estimate:
+    """Memory (and, with `on`, fit, time and decode rate) per task."""
     return estimate(parse(data), accelerator_specs())
 
 
-def advise_scenario(data: Any, *, now: datetime | None = None) -> dict[str, Any]:
-    """The memory plan and ranked recommendations for a scenario, JSON-ready.
+def load_catalogue(scenario: Scenario, *, now: datetime) -> Catalogue:
+    accelerators = accelerator_specs()
+    return Catalogue(
+        accelerators=accelerators,
+        offerings=offering_specs(accelerators, now=now, platforms=scenario.constraints.platforms),
+        rates=exchange_rates(),
+        storage=storage_specs(),
+    )
 
-    Raises AdvisorError (InvalidWorkload or NoFit) with a message a person can act on.
+
+def advise_scenario(data: Any, *, now: datetime | None = None) -> AdviceReport:
+    """The memory plan and ranked recommendations for a scenario.
+
+    Raises InvalidWorkload (a field the user can fix); nothing that fits is `report.no_fit`, so
+    the page can still show the memory plan. The catalogue is read once.
     """
     scenario = parse(data)
     now = now or timezone.now()
-    accelerators = accelerator_specs()
-    plan = estimate(scenario, accelerators)
-    advice = advise(
-        scenario,
-        offering_specs(accelerators, now=now, platforms=scenario.constraints.platforms),
-        accelerators,
-        now=now,
-        rates=exchange_rates(),
-        storage_prices=storage_specs(),
-        stale_after_days=settings.PRICE_STALE_AFTER_DAYS,
-    )
-    return {"estimate": plan, **advice.to_dict()}
+    catalogue = load_catalogue(scenario, now=now)
+    plan = estimate(scenario, catalogue.accelerators)
+    report = AdviceReport(scenario, plan, catalogue, now)
+    try:
+        advice = advise(
+            scenario,
+            catalogue.offerings,
+            catalogue.accelerators,
+            now=now,
+            placements=PLACEMENTS,
+            rates=catalogue.rates,
+            storage_prices=catalogue.storage,
+            stale_after_days=settings.PRICE_STALE_AFTER_DAYS,
+        )
+    except NoFit as error:
+        return replace(report, no_fit=error)
+    return replace(report, advice=advice)

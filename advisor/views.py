@@ -2,8 +2,8 @@
 
 form -> `advisor.services.advise_scenario` -> render. User errors (InvalidWorkload) go back to
 the form next to the field they name; NoFit shows its reason with the memory plan still.
-Queries for a page with results, whatever the catalogue's size: platforms for the form (1), the
-service (7: see advisor/services.py), the charts' catalogue and exchange rates (3).
+Queries for a page with results, whatever the catalogue's size: platforms for the form (1) and
+the service (see advisor/services.py); the charts reuse the catalogue the service read.
 """
 
 from __future__ import annotations
@@ -15,13 +15,17 @@ from typing import Any
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from advisor import charts, forms, presets
-from advisor.engine.errors import AdvisorError, NoFit
+from advisor import charts, forms, messages, presets
+from advisor.engine.billing import cents
+from advisor.engine.errors import AdvisorError
+from advisor.engine.estimate import Estimate
+from advisor.engine.ranking import Advice, Recommendation
 from advisor.engine.types import GiB
-from advisor.services import advise_scenario, estimate_scenario
+from advisor.engine.vocab import BillingUnit, PlacementMode
+from advisor.services import AdviceReport, advise_scenario
+from platforms.choices import BILLING_UNIT_LABELS
 from platforms.models import SourceKind
 
 
@@ -29,31 +33,24 @@ from platforms.models import SourceKind
 class Outcome:
     """What the service said about a valid form."""
 
-    scenario: dict[str, Any]
-    result: dict[str, Any] | None = None  # advise_scenario's answer
-    estimate: dict[str, Any] | None = None  # the memory plan (also on NoFit)
+    report: AdviceReport
     no_fit: str = ""
     checks: list[dict[str, Any]] = field(default_factory=list)
 
 
 def _advise(form: forms.ScenarioForm) -> Outcome | None:
     scenario = form.scenario()
-    outcome = Outcome(scenario)
     try:
-        outcome.result = advise_scenario(scenario)
-        outcome.estimate = outcome.result["estimate"]
-    except NoFit as error:
-        outcome.no_fit = error.message
-        if error.field:
-            form.add_engine_error(error.field, error.message)
-        try:
-            outcome.estimate = estimate_scenario(scenario)
-        except AdvisorError:
-            outcome.estimate = None  # the estimate's own error is already the NoFit's cause
+        report = advise_scenario(scenario)
     except AdvisorError as error:
-        form.add_engine_error(error.field, error.message)
+        form.add_engine_error(error.field, messages.render(error.detail))
         return None
-    outcome.checks = presets.premise_checks(form.preset, scenario, outcome.estimate)
+    outcome = Outcome(report)
+    if report.no_fit is not None:
+        outcome.no_fit = messages.render(report.no_fit.detail)
+        if report.no_fit.field:
+            form.add_engine_error(report.no_fit.field, outcome.no_fit)
+    outcome.checks = presets.premise_checks(form.preset, scenario, report.estimate)
     return outcome
 
 
@@ -66,15 +63,10 @@ def index(request: HttpRequest) -> HttpResponse:
         request.GET if submitted else None, platforms=forms.platform_choices()
     )
     outcome = _advise(form) if form.is_valid() else None
-    if outcome and outcome.result and request.GET.get("format") == "csv":
-        return _csv(outcome.result)
-    figures = (
-        charts.advisor_figures(
-            outcome.scenario, outcome.estimate, outcome.result, now=timezone.now()
-        )
-        if outcome
-        else {}
-    )
+    advice = outcome.report.advice if outcome else None
+    if advice is not None and request.GET.get("format") == "csv":
+        return _csv(advice)
+    figures = charts.advisor_figures(outcome.report) if outcome else {}
     query = request.GET.copy()
     query["format"] = "csv"
     return render(
@@ -84,13 +76,14 @@ def index(request: HttpRequest) -> HttpResponse:
             "form": form,
             "empty_task": forms.TaskForm(prefix="t__index__"),
             "single_task": len(form.tasks) == 1,
-            "plan": _plan(outcome.estimate) if outcome and outcome.estimate else [],
+            "plan": _plan(outcome.report.estimate) if outcome else [],
             "outcome": outcome,
-            "rows": _rows(outcome.result) if outcome and outcome.result else [],
+            "advice": advice,
+            "rows": _rows(advice) if advice else [],
             "figures": figures,
             "csv_query": query.urlencode(),
             "presets": [
-                (p, forms.scenario_query(p.scenario, preset=p.slug).urlencode())
+                (p, forms.scenario_query(p.translated_scenario(), preset=p.slug).urlencode())
                 for p in presets.PRESETS.values()
             ],
             "active_preset": presets.PRESETS.get(form.preset),
@@ -98,54 +91,76 @@ def index(request: HttpRequest) -> HttpResponse:
     )
 
 
-def _plan(estimate: dict[str, Any]) -> list[dict[str, Any]]:
-    """Each task's memory plan as table rows: component, GiB per GPU, the formula behind it."""
+def _plan(estimate: Estimate) -> list[dict[str, Any]]:
+    """Each task's memory plan as table rows: component, GiB per GPU, the formula behind it; and
+    its fit, suggestions and notes as sentences."""
     labels = charts.component_labels()
     out = []
-    for task in estimate["tasks"]:
-        formulas = task.get("formulas", {})
+    for task in estimate.tasks:
+        formulas = task.plan.formulas
         parts = [
             {
                 "key": key,
                 "label": labels[key],
-                "gib": task["per_gpu"][key] / GiB,
-                "formula": formulas.get(key, ""),
+                "gib": getattr(task.per_gpu, key) / GiB,
+                "formula": messages.render(formulas[key]) if key in formulas else "",
             }
             for key in charts.COMPONENTS
-            if task["per_gpu"][key] or formulas.get(key)
+            if getattr(task.per_gpu, key) or key in formulas
         ]
-        out.append({**task, "parts": parts, "total_gib": task["per_gpu"]["total"] / GiB})
+        fit = task.fit
+        out.append(
+            {
+                "name": task.name,
+                "gpus": task.gpus,
+                "on": task.on,
+                "fit": fit,
+                "fit_reason": messages.render(fit.reason) if fit else "",
+                "suggestions": messages.render_all(fit.suggestions) if fit else [],
+                "time": task.time,
+                "notes": messages.render_all(task.plan.notes),
+                "parts": parts,
+                "total_gib": task.per_gpu.total / GiB,
+            }
+        )
     return out
 
 
-def _placement(rec: dict[str, Any]) -> list[str]:
+def _placement(rec: Recommendation) -> list[str]:
     out = []
-    for a in rec["placement"]:
-        gpus = ", ".join(str(g) for g in a["gpus"])
-        where = _("instance %(i)s, GPU %(gpus)s") % {"i": a["instance"] + 1, "gpus": gpus}
-        if a["mode"] == "mig":
-            where += f" · MIG {a['mig_profile']}"
-        elif a["mode"] == "pooled" and a["pooled_share"] is not None:
-            where += " · " + _("pooled %(share)s%%") % {"share": round(a["pooled_share"] * 100)}
-        elif a["mode"] == "shared":
+    for a in rec.placement.assignments:
+        gpus = ", ".join(str(g) for g in a.gpus)
+        where = _("instance %(i)s, GPU %(gpus)s") % {"i": a.instance + 1, "gpus": gpus}
+        if a.mode == PlacementMode.MIG:
+            where += f" · MIG {a.mig_profile}"
+        elif a.mode == PlacementMode.POOLED and a.pooled_share is not None:
+            where += " · " + _("pooled %(share)s%%") % {"share": round(a.pooled_share * 100)}
+        elif a.mode == PlacementMode.SHARED:
             where += " · " + _("shared")
-        out.append(f"{a['task']} → {where}")
+        out.append(f"{a.task} → {where}")
     return out
 
 
-def _rows(result: dict[str, Any]) -> list[dict[str, Any]]:
-    """Recommendations with what the table shows precomputed (GiB, placement text)."""
+def _rows(advice: Advice) -> list[dict[str, Any]]:
+    """Recommendations with what the table shows precomputed (GiB, sentences, labels)."""
     return [
         {
-            **rec,
-            "headroom_gib": None if rec["headroom_bytes"] is None else rec["headroom_bytes"] / GiB,
+            "rec": rec,
+            "headroom_gib": None if rec.headroom_bytes is None else rec.headroom_bytes / GiB,
             "placement_text": _placement(rec),
-            "price_source_kind_label": _source_kind_label(rec["price_source_kind"]),
-            "vendor_claim": rec["price_source_kind"] == "vendor_claim"
-            or any("vendor claim" in w for w in rec["warnings"]),
+            "plan_label": _plan_label(rec),
+            "price_source_kind_label": _source_kind_label(rec.price_source_kind),
+            "reasons": messages.render_all(rec.reasons),
+            "warnings": messages.render_all(rec.warnings),
         }
-        for rec in result["recommendations"]
+        for rec in advice.recommendations
     ]
+
+
+def _plan_label(rec: Recommendation) -> str:
+    if rec.plan.unit == "mixed":
+        return _("mixed plan")
+    return str(BILLING_UNIT_LABELS[BillingUnit(rec.plan.unit)])
 
 
 def _source_kind_label(kind: str) -> str:
@@ -177,33 +192,34 @@ CSV_COLUMNS = (
 )
 
 
-def _csv(result: dict[str, Any]) -> HttpResponse:
+def _csv(advice: Advice) -> HttpResponse:
     response = HttpResponse(content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = 'attachment; filename="gpu-advisor-results.csv"'
     # A byte-order mark so that spreadsheet programs read the Chinese platform names as UTF-8.
     response.write("\ufeff")
     writer = csv.writer(response)
     writer.writerow(CSV_COLUMNS)
-    for row in _rows(result):
+    for row in _rows(advice):
+        rec: Recommendation = row["rec"]
         writer.writerow(
             [
-                row["rank"],
-                row["platform_name"],
-                row["offering"],
-                row["accelerator"],
-                row["instances"],
-                row["gpus_per_instance"],
-                row["plan"]["unit"],
-                row["monthly_cost"],
-                row["job_cost"] or "",
-                result["currency"],
-                "" if row["time_hours"] is None else row["time_hours"],
+                rec.rank,
+                rec.platform_name,
+                rec.offering_name,
+                rec.accelerator,
+                rec.instances,
+                rec.gpus_per_instance,
+                rec.plan.unit,
+                cents(rec.monthly_cost),
+                "" if rec.job_cost is None else cents(rec.job_cost),
+                advice.currency,
+                "" if rec.time_hours is None else round(rec.time_hours, 3),
                 "" if row["headroom_gib"] is None else f"{row['headroom_gib']:.2f}",
-                "yes" if row["pareto"] else "no",
+                "yes" if rec.pareto else "no",
                 "; ".join(row["placement_text"]),
-                row["price_age_days"],
-                row["price_source"],
-                row["price_source_kind"],
+                rec.price_age_days,
+                rec.price_source,
+                rec.price_source_kind,
                 "; ".join(row["warnings"]),
             ]
         )

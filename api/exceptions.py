@@ -6,8 +6,10 @@
 `fields` maps a field path (dotted, with `[i]` for list items, the engine's own notation) to its
 messages; it is empty when the error is not about a field. The engine's `InvalidWorkload` (and any
 plain `AdvisorError`) is a 400 naming its field; `NoFit` is a 422: the scenario is valid, but
-nothing in the catalogue (or the named hardware) can run it. Anything else unexpected is left to
-Django, so a bug is a logged 500 and a failing test rather than a polite message.
+nothing in the catalogue (or the named hardware) can run it. Both carry the engine's message as
+`detail`: `{"code", "params", "message"}`, the message in the request's language. Anything else
+unexpected is left to Django, so a bug is a logged 500 and a failing test rather than a polite
+message.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from rest_framework.settings import api_settings
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from advisor.engine.errors import AdvisorError, NoFit
+from advisor.messages import as_json, render
 
 NON_FIELD = api_settings.NON_FIELD_ERRORS_KEY
 
@@ -38,11 +41,14 @@ class NothingFits(exceptions.APIException):
 
 
 def _as_drf_exception(exc: Exception) -> Exception:
-    """Domain and model errors become DRF exceptions; everything else passes through unchanged."""
-    if isinstance(exc, NoFit):
-        return NothingFits({exc.field or NON_FIELD: [exc.message]})
+    """Domain and model errors become DRF exceptions; everything else passes through unchanged.
+    An engine error keeps its message (code and parameters) for the body's `detail`."""
     if isinstance(exc, AdvisorError):
-        return exceptions.ValidationError({exc.field or NON_FIELD: [exc.message]})
+        text = render(exc.detail)
+        cls = NothingFits if isinstance(exc, NoFit) else exceptions.ValidationError
+        drf = cls({exc.field or NON_FIELD: [text]})
+        drf.engine_message = exc.detail  # type: ignore[attr-defined]
+        return drf
     if isinstance(exc, DjangoValidationError):
         return exceptions.ValidationError(as_serializer_error(exc))
     if isinstance(exc, Http404):
@@ -107,7 +113,16 @@ def error_body(exc: exceptions.APIException, status_code: int) -> dict[str, Any]
         code = "invalid"
     else:
         code = next(_codes(exc.get_codes()), exc.default_code)
-    return {"status": status_code, "code": code, "message": message, "fields": fields}
+    body: dict[str, Any] = {
+        "status": status_code,
+        "code": code,
+        "message": message,
+        "fields": fields,
+    }
+    engine_message = getattr(exc, "engine_message", None)
+    if engine_message is not None:
+        body["detail"] = as_json(engine_message)
+    return body
 
 
 def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:

@@ -33,7 +33,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 from rest_framework import serializers
 
-from advisor.engine.types import HOURS_PER_MONTH
+from advisor.engine import vocab
 from platforms.models import (
     BillingUnit,
     Currency,
@@ -43,14 +43,8 @@ from platforms.models import (
     SharingMode,
 )
 
-HOURS_PER_UNIT = {
-    BillingUnit.SECOND: 1 / 3600,
-    BillingUnit.MINUTE: 1 / 60,
-    BillingUnit.HOUR: 1.0,
-    BillingUnit.DAY: 24.0,
-    BillingUnit.WEEK: 168.0,
-    BillingUnit.MONTH: float(HOURS_PER_MONTH),
-}
+# Hours in one billing unit, for the SQL price per GPU-hour (a month is 720 h: vocab).
+HOURS_PER_UNIT = {unit.value: float(unit.hours) for unit in vocab.BillingUnit}
 DEFAULT_UNIT = BillingUnit.HOUR
 
 OFFERING_ORDERINGS = {

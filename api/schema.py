@@ -14,7 +14,9 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
 from rest_framework import serializers
 
-from advisor.engine import scenario
+from advisor.engine import scenario, vocab
+from api.advice import MessageSerializer
+from platforms.choices import values
 from platforms.models import (
     BillingUnit,
     Confidence,
@@ -38,7 +40,8 @@ NAMED_ENUMS = {
     tuple(Confidence.values): "Confidence",
     tuple(DeliveryForm.values): "DeliveryForm",
     tuple(Interconnect.values): "Interconnect",
-    tuple(scenario.KINDS): "TaskKind",
+    tuple(values(vocab.TaskKind)): "TaskKind",
+    tuple(values(vocab.PlacementMode)): "PlacementMode",
     tuple(scenario.PRECISIONS): "Precision",
 }
 
@@ -55,6 +58,11 @@ class ErrorBodySerializer(serializers.Serializer):
         child=serializers.ListField(child=serializers.CharField()),
         help_text="Messages per field path, e.g. `tasks[0].precision` or `amount`; "
         "empty when the error is not about a field.",
+    )
+    detail = MessageSerializer(
+        required=False,
+        help_text="For the advisor's own errors (400 on a scenario, 422 no fit): the "
+        "engine's message as a code with parameters.",
     )
 
 

@@ -18,7 +18,8 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 from rest_framework.settings import api_settings
 
-from advisor.engine import scenario
+from advisor.engine import scenario, vocab
+from platforms.choices import values
 from platforms.models import (
     Accelerator,
     BillingUnit,
@@ -38,6 +39,11 @@ from platforms.models import (
 from platforms.selectors import current_prices_by_unit
 
 NON_FIELD = api_settings.NON_FIELD_ERRORS_KEY
+# The scenario's closed sets (advisor/engine/vocab.py), as the values the JSON carries.
+KINDS = values(vocab.TaskKind)
+WHENS = values(vocab.When)
+ISOLATIONS = values(vocab.Isolation)
+OBJECTIVES = values(vocab.Objective)
 # Instants whose conversion to UTC (and any time zone) stays inside datetime's range.
 EARLIEST_INSTANT = datetime(1900, 1, 1, tzinfo=UTC)
 LATEST_INSTANT = datetime(9999, 12, 30, tzinfo=UTC)
@@ -420,7 +426,7 @@ class PriceObservationCreateSerializer(serializers.Serializer):
         return value
 
 
-# The advisor: the scenario (DESIGN.md "The scenario") and the engine's answers. These serializers
+# The advisor: the scenario (README.md, "The scenario") and the engine's answers. These serializers
 # document the JSON for the schema; the engine validates the scenario and writes the answers.
 
 
@@ -450,7 +456,7 @@ class OnHardwareSerializer(serializers.Serializer):
 
 class TaskSerializer(serializers.Serializer):
     name = serializers.CharField(**OPTIONAL)
-    kind = serializers.ChoiceField(choices=scenario.KINDS)
+    kind = serializers.ChoiceField(choices=KINDS)
     model = serializers.CharField(**OPTIONAL, help_text="Preset id, e.g. llama-3.1-70b.")
     params = serializers.FloatField(**OPTIONAL, help_text="Parameter count, without `model`.")
     arch = ArchSerializer(**OPTIONAL)
@@ -471,9 +477,9 @@ class TaskSerializer(serializers.Serializer):
     kv_precision = serializers.ChoiceField(choices=scenario.PRECISIONS, **OPTIONAL)
     vram_gib = serializers.FloatField(**OPTIONAL, help_text='Memory of a "fixed" task.')
     gpus = serializers.IntegerField(**OPTIONAL, help_text="GPUs the task spans; default 1.")
-    when = serializers.ChoiceField(choices=scenario.WHENS, **OPTIONAL)
+    when = serializers.ChoiceField(choices=WHENS, **OPTIONAL)
     hours_per_month = serializers.FloatField(**OPTIONAL)
-    isolation = serializers.ChoiceField(choices=scenario.ISOLATIONS, **OPTIONAL)
+    isolation = serializers.ChoiceField(choices=ISOLATIONS, **OPTIONAL)
     on = OnHardwareSerializer(**OPTIONAL, help_text="Evaluate on this hardware.")
 
 
@@ -490,11 +496,11 @@ class ConstraintsSerializer(serializers.Serializer):
 
 
 class ScenarioSerializer(serializers.Serializer):
-    """One or more tasks, constraints and an objective (DESIGN.md "The scenario")."""
+    """One or more tasks, constraints and an objective (README.md, "The scenario")."""
 
     tasks = TaskSerializer(many=True)
     constraints = ConstraintsSerializer(**OPTIONAL)
-    objective = serializers.ChoiceField(choices=scenario.OBJECTIVES, **OPTIONAL)
+    objective = serializers.ChoiceField(choices=OBJECTIVES, **OPTIONAL)
 
     def to_internal_value(self, data):
         # The engine is the one authority on scenarios (the CLI and the form use it too), so
@@ -504,148 +510,3 @@ class ScenarioSerializer(serializers.Serializer):
                 {NON_FIELD: [_("Send the scenario as a JSON object with a tasks list.")]}
             )
         return dict(data)
-
-
-class MemorySerializer(serializers.Serializer):
-    weights = serializers.IntegerField()
-    gradients = serializers.IntegerField()
-    optimizer = serializers.IntegerField()
-    activations = serializers.IntegerField()
-    kv_cache = serializers.IntegerField()
-    overhead = serializers.IntegerField()
-    total = serializers.IntegerField()
-
-
-class MemoryGibSerializer(serializers.Serializer):
-    weights = serializers.FloatField()
-    gradients = serializers.FloatField()
-    optimizer = serializers.FloatField()
-    activations = serializers.FloatField()
-    kv_cache = serializers.FloatField()
-    overhead = serializers.FloatField()
-    total = serializers.FloatField()
-
-
-class OnResultSerializer(serializers.Serializer):
-    accelerator = serializers.CharField()
-    name = serializers.CharField()
-    count = serializers.IntegerField()
-    mig_profile = serializers.CharField(allow_null=True)
-    capacity_gib = serializers.FloatField()
-    confidence = serializers.ChoiceField(choices=Confidence.choices)
-
-
-class FitSerializer(serializers.Serializer):
-    fits = serializers.BooleanField()
-    usable_bytes = serializers.IntegerField()
-    headroom_bytes = serializers.IntegerField(help_text="Negative when it does not fit.")
-    reason = serializers.CharField()
-    suggestions = serializers.ListField(child=serializers.CharField())
-
-
-class TimeSerializer(serializers.Serializer):
-    hours = serializers.FloatField()
-    mfu = serializers.FloatField()
-    compute_seconds = serializers.FloatField()
-    comm_seconds = serializers.FloatField()
-    scaling_efficiency = serializers.FloatField()
-    warnings = serializers.ListField(child=serializers.CharField())
-    notes = serializers.ListField(child=serializers.CharField())
-
-
-class TaskEstimateSerializer(serializers.Serializer):
-    name = serializers.CharField()
-    kind = serializers.ChoiceField(choices=scenario.KINDS)
-    gpus = serializers.IntegerField()
-    per_gpu = MemorySerializer(help_text="Bytes on each GPU by component.")
-    per_gpu_gib = MemoryGibSerializer(help_text="The same in GiB, rounded.")
-    sharded = serializers.BooleanField()
-    notes = serializers.ListField(child=serializers.CharField())
-    formulas = serializers.DictField(
-        child=serializers.CharField(), help_text="The arithmetic behind each component."
-    )
-    offloaded_bytes = serializers.IntegerField(required=False, help_text="Held in host RAM.")
-    on = OnResultSerializer(required=False, help_text="With `on`: the hardware evaluated.")
-    fit = FitSerializer(required=False, help_text="With `on`: whether the task fits.")
-    time = TimeSerializer(required=False, help_text="With `on`, for training with `tokens`.")
-    decode_tokens_per_s = serializers.FloatField(
-        required=False, help_text="With `on`, for inference: an upper bound."
-    )
-
-
-class EstimateResponseSerializer(serializers.Serializer):
-    tasks = TaskEstimateSerializer(many=True)
-    warnings = serializers.ListField(child=serializers.CharField())
-
-
-MONEY_STRING = {"max_digits": None, "decimal_places": 2}
-
-
-class PlanSerializer(serializers.Serializer):
-    unit = serializers.CharField(help_text='A billing unit, or "mixed".')
-    units = serializers.ListField(
-        child=serializers.CharField(), help_text="The unit each instance is billed by."
-    )
-    price = serializers.DecimalField(**MONEY_STRING, allow_null=True)
-    monthly = serializers.DecimalField(**MONEY_STRING)
-    currency = serializers.ChoiceField(choices=Currency.choices)
-    converted = serializers.DecimalField(**MONEY_STRING)
-    converted_currency = serializers.ChoiceField(choices=Currency.choices)
-    rate = serializers.CharField(allow_null=True)
-    rate_date = serializers.DateField(allow_null=True)
-    rate_source = serializers.CharField(allow_blank=True)
-
-
-class AssignmentSerializer(serializers.Serializer):
-    task = serializers.CharField()
-    instance = serializers.IntegerField(help_text="0-based.")
-    gpus = serializers.ListField(child=serializers.IntegerField())
-    mode = serializers.CharField()
-    mig_profile = serializers.CharField(allow_null=True)
-    mig_start = serializers.IntegerField(allow_null=True)
-    pooled_share = serializers.FloatField(allow_null=True)
-    usable_bytes = serializers.IntegerField()
-    used_bytes = serializers.IntegerField()
-    headroom_bytes = serializers.IntegerField()
-
-
-class RecommendationSerializer(serializers.Serializer):
-    rank = serializers.IntegerField()
-    offering_id = serializers.IntegerField()
-    offering = serializers.CharField()
-    platform = serializers.CharField()
-    platform_name = serializers.CharField()
-    accelerator = serializers.CharField()
-    instances = serializers.IntegerField()
-    gpus_per_instance = serializers.IntegerField()
-    plan = PlanSerializer()
-    monthly_cost = serializers.DecimalField(**MONEY_STRING)
-    storage_cost = serializers.DecimalField(**MONEY_STRING, allow_null=True)
-    job_cost = serializers.DecimalField(**MONEY_STRING, allow_null=True)
-    time_hours = serializers.FloatField(allow_null=True)
-    headroom_bytes = serializers.IntegerField(allow_null=True)
-    isolation = serializers.ListField(child=serializers.CharField())
-    price_age_days = serializers.IntegerField()
-    price_source = serializers.CharField()
-    price_source_kind = serializers.CharField()
-    pareto = serializers.BooleanField()
-    placement = AssignmentSerializer(many=True)
-    decode_tokens_per_s = serializers.DictField(child=serializers.FloatField())
-    reasons = serializers.ListField(child=serializers.CharField())
-    warnings = serializers.ListField(child=serializers.CharField())
-
-
-class AdviseResponseSerializer(serializers.Serializer):
-    estimate = EstimateResponseSerializer()
-    as_of = serializers.DateTimeField()
-    objective = serializers.ChoiceField(choices=scenario.OBJECTIVES)
-    currency = serializers.ChoiceField(choices=Currency.choices)
-    considered = serializers.IntegerField(help_text="Offerings that passed the constraints.")
-    fitting = serializers.IntegerField(help_text="Offerings that can run the scenario.")
-    rejected = serializers.DictField(
-        child=serializers.IntegerField(), help_text="Offerings left out, by reason."
-    )
-    pareto = serializers.ListField(
-        child=serializers.IntegerField(), help_text="Offering ids on the cost/time Pareto front."
-    )
-    recommendations = RecommendationSerializer(many=True)

@@ -40,6 +40,7 @@ from platforms.models import (
 from platforms.services import manual_source, price_observation_create
 
 from . import examples
+from .advice import AdviceReportSerializer, EstimateSerializer
 from .filters import (
     DEFAULT_UNIT,
     OfferingQuerySerializer,
@@ -55,8 +56,6 @@ from .parsers import StrictJSONParser
 from .schema import ApiAutoSchema, ErrorSerializer
 from .serializers import (
     AcceleratorSerializer,
-    AdviseResponseSerializer,
-    EstimateResponseSerializer,
     ExchangeRateSerializer,
     OfferingSerializer,
     PlatformDetailSerializer,
@@ -282,11 +281,11 @@ class EstimateView(AdvisorView):
         description="No catalogue and no prices: what each task needs. A field the engine rejects "
         "is a 400 whose `fields` names it (e.g. `tasks[0].precision`).",
         request=ScenarioSerializer,
-        responses=EstimateResponseSerializer,
+        responses=EstimateSerializer,
         examples=[examples.ESTIMATE_REQUEST, examples.ESTIMATE_RESPONSE, examples.INVALID_FIELD],
     )
     def post(self, request: Request) -> Response:
-        return Response(estimate_scenario(self.scenario(request)))
+        return Response(EstimateSerializer(estimate_scenario(self.scenario(request))).data)
 
 
 class AdviseView(AdvisorView):
@@ -297,7 +296,7 @@ class AdviseView(AdvisorView):
         "scenario; a 400 names the field the engine rejected.",
         request=ScenarioSerializer,
         responses={
-            200: AdviseResponseSerializer,
+            200: AdviceReportSerializer,
             422: OpenApiResponse(ErrorSerializer, description="Nothing in the catalogue fits."),
         },
         examples=[
@@ -308,7 +307,10 @@ class AdviseView(AdvisorView):
         ],
     )
     def post(self, request: Request) -> Response:
-        return Response(advise_scenario(self.scenario(request)))
+        report = advise_scenario(self.scenario(request))
+        if report.no_fit is not None:
+            raise report.no_fit
+        return Response(AdviceReportSerializer(report).data)
 
 
 class NotFoundView(APIView):

@@ -199,11 +199,10 @@ def main() -> None:
     print(f"offerings: {len(offerings)}, tasks: {len(scenario.tasks)}, runs: {args.runs}")
     print(f"warm (placement cache kept) p50 {p50:.1f} ms, p95 {p95:.1f} ms, min {times[0]:.1f} ms")
     print(f"throughput at p50: {len(offerings) / (p50 / 1000):,.0f} offerings/s")
-    summary = advice.to_dict()  # type: ignore[attr-defined]
-    print(f"fitting: {summary['fitting']}, pareto: {len(summary['pareto'])}")
-    print(f"rejected: {summary['rejected']}")
-    top = summary["recommendations"][0]
-    print(f"top: {top['offering']} on {top['platform_name']}, {top['monthly_cost']} CNY/month")
+    print(f"fitting: {advice.fitting}, pareto: {len(advice.pareto)}")
+    print(f"rejected: { {code.value: n for code, n in advice.rejected.items()} }")
+    top = advice.recommendations[0]
+    print(f"top: {top.offering_name} on {top.platform_name}, {top.monthly_cost:.2f} CNY/month")
 
 
 if __name__ == "__main__":

@@ -88,6 +88,7 @@ class OfferingAdminForm(forms.ModelForm):
             "platform",
             "accelerator",
             "name",
+            "name_zh",
             "external_id",
             "source",
             "gpu_count",
@@ -235,12 +236,22 @@ class OfferingAdmin(admin.ModelAdmin):
         "interruptible",
         "is_active",
     ]
-    search_fields = ["name", "external_id", "region", "platform__name", "accelerator__name"]
+    search_fields = [
+        "name",
+        "name_zh",
+        "external_id",
+        "region",
+        "platform__name",
+        "accelerator__name",
+    ]
     list_select_related = ["platform", "accelerator"]
     autocomplete_fields = ["platform", "accelerator", "source"]
     inlines = [PriceHistoryInline]
     fieldsets = [
-        (None, {"fields": ["platform", "accelerator", "name", "external_id", "source"]}),
+        (
+            None,
+            {"fields": ["platform", "accelerator", "name", "name_zh", "external_id", "source"]},
+        ),
         (
             _("Hardware"),
             {
@@ -444,7 +455,7 @@ class AcceleratorAdmin(admin.ModelAdmin):
 class SourceAdmin(admin.ModelAdmin):
     list_display = ["title", "publisher", "kind", "confidence", "published_on", "retrieved_on"]
     list_filter = ["kind", "confidence"]
-    search_fields = ["title", "url", "publisher"]
+    search_fields = ["title", "title_zh", "url", "publisher"]
 
 
 @admin.register(StoragePrice)

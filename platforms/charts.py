@@ -15,7 +15,10 @@ from django.db.models import F
 from django.utils import timezone
 from django.utils.translation import gettext
 
-from .models import BillingUnit, Platform, PriceObservation
+from advisor.engine import vocab
+
+from .choices import label
+from .models import Platform, PriceObservation, in_page_language
 from .templatetags.catalogue import amount as format_amount
 
 # A platform's prices per second and per month differ ten-thousandfold; past this spread the y axis
@@ -25,7 +28,7 @@ LOG_AXIS_SPREAD = 20
 # history is in the API (offerings/{id}/prices/) and on the chart.
 TABLE_POINTS = 20
 # Hover labels write a price the way a reader of a price list expects it: ¥1.88, $2.49.
-CURRENCY_SYMBOL = {"CNY": "¥", "USD": "$"}
+CURRENCY_SYMBOL = {currency.value: currency.symbol for currency in vocab.Currency}
 
 
 @dataclass
@@ -40,7 +43,7 @@ class PriceSeries:
 
     @property
     def unit_label(self) -> str:
-        return str(BillingUnit(self.unit).label)
+        return label(vocab.BillingUnit(self.unit))
 
     @property
     def recent_points(self) -> list[PriceObservation]:
@@ -65,12 +68,18 @@ def price_history(platform: Platform) -> list[PriceSeries]:
     observations = (
         PriceObservation.objects.filter(offering__platform=platform, offering__is_active=True)
         .select_related("source")
-        .annotate(offering_name=F("offering__name"))
+        .annotate(offering_name=F("offering__name"), offering_name_zh=F("offering__name_zh"))
         .order_by("offering__name", "offering_id", "unit", "currency", "observed_at", "pk")
     )
     series = []
     for (offering_id, name, unit, currency), group in groupby(
-        observations, key=lambda o: (o.offering_id, o.offering_name, o.unit, o.currency)
+        observations,
+        key=lambda o: (
+            o.offering_id,
+            in_page_language(o.offering_name, o.offering_name_zh),
+            o.unit,
+            o.currency,
+        ),
     ):
         series.append(PriceSeries(offering_id, name, unit, currency, list(group)))
     return series
@@ -85,10 +94,10 @@ def current_prices(series: list[PriceSeries]) -> dict[int, list[PriceObservation
         known = latest.get((s.offering_id, s.unit))
         if known is None or (last.observed_at, last.pk) > (known.observed_at, known.pk):
             latest[(s.offering_id, s.unit)] = last
-    order = list(BillingUnit.values)
+    order = {unit.value: i for i, unit in enumerate(vocab.BillingUnit)}
     by_offering: dict[int, list[PriceObservation]] = {}
     for (offering_id, _unit), price in sorted(
-        latest.items(), key=lambda item: (item[0][0], order.index(item[0][1]))
+        latest.items(), key=lambda item: (item[0][0], order[item[0][1]])
     ):
         by_offering.setdefault(offering_id, []).append(price)
     return by_offering
@@ -109,7 +118,8 @@ def price_history_figure(series: list[PriceSeries], now: datetime | None = None)
         ys = [float(p.amount) for p in s.points]
         symbol = CURRENCY_SYMBOL.get(s.currency, f"{s.currency} ")
         texts = [
-            f"{symbol}{format_amount(p.amount)} {s.unit_label} · {p.source.title}" for p in s.points
+            f"{symbol}{format_amount(p.amount)} {s.unit_label} · {p.source.title_text}"
+            for p in s.points
         ]
         sizes = [7] * len(xs)
         if now > s.points[-1].observed_at:

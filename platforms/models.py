@@ -6,7 +6,6 @@ latest observation. Invariants live in the database as named constraints with me
 
 from __future__ import annotations
 
-from datetime import timedelta
 from decimal import Decimal
 
 from django.conf import settings
@@ -15,14 +14,15 @@ from django.db import models
 from django.db.models import F, OuterRef, Q, Subquery
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
+from advisor.engine import vocab
 from advisor.engine.hardware import normalise_name
 
-
-class Currency(models.TextChoices):
-    CNY = "CNY", _("CNY (¥)")
-    USD = "USD", _("USD ($)")
+# The closed sets shared with the engine: derived from advisor/engine/vocab.py with their labels
+# in platforms/choices.py, and importable from here as before.
+from .choices import BillingUnit, Currency, Interconnect, MultiTask, SharingMode, StorageUnit
 
 
 class Confidence(models.TextChoices):
@@ -46,55 +46,34 @@ class DeliveryForm(models.TextChoices):
     POOLED_CONTAINER = "pooled_container", _("pooled container")
 
 
-class SharingMode(models.TextChoices):
-    EXCLUSIVE = "exclusive", _("exclusive whole GPU")
-    MIG = "mig", _("MIG slice")
-    POOLED = "pooled", _("pooled slice")
-    VIRTUALIZED = "virtualized", _("virtualized (passthrough)")
-
-
-class MultiTask(models.TextChoices):
-    MIG = "mig", _("MIG (hardware partitions)")
-    POOLED = "pooled", _("pooled slices (sGPU)")
-    INSTANCE = "instance", _("instance level (one task per instance)")
-
-
-class Interconnect(models.TextChoices):
-    NVLINK = "nvlink", _("NVLink / NVSwitch")
-    PCIE = "pcie", _("PCIe")
-    NONE = "none", _("none")
-
-
-class BillingUnit(models.TextChoices):
-    SECOND = "second", _("per second")
-    MINUTE = "minute", _("per minute")
-    HOUR = "hour", _("per hour")
-    DAY = "day", _("per day")
-    WEEK = "week", _("per week")
-    MONTH = "month", _("per month")
-
-
 class StorageKind(models.TextChoices):
     SYSTEM_DISK = "system_disk", _("system disk")
     DATA_DISK = "data_disk", _("data disk")
     SHARED = "shared", _("shared / cluster storage")
 
 
-class StorageUnit(models.TextChoices):
-    GB_HOUR = "gb_hour", _("per GB-hour")
-    GB_DAY = "gb_day", _("per GB-day")
-    GB_MONTH = "gb_month", _("per GB-month")
-    TB_MONTH = "tb_month", _("per TB-month")
-
-
 def _choices_check(field: str, choices: type[models.TextChoices]) -> Q:
     return Q(**{f"{field}__in": choices.values})
+
+
+def in_page_language(english: str, chinese: str) -> str:
+    """Catalogue text kept in both languages: the Chinese one on a Chinese page, where there is
+    one, else the English one."""
+    if chinese and (get_language() or "").startswith("zh"):
+        return chinese
+    return english
 
 
 class Source(models.Model):
     """Provenance of a fact or price: a page, article, file or person."""
 
     title = models.CharField(_("title"), max_length=300)
+    title_zh = models.CharField(
+        _("title (Chinese)"),
+        max_length=300,
+        blank=True,
+        help_text=_("Shown on Chinese pages where the title is a description, not a quotation."),
+    )
     url = models.URLField(_("URL"), max_length=500, blank=True)
     publisher = models.CharField(_("publisher"), max_length=200, blank=True)
     published_on = models.DateField(_("published on"), null=True, blank=True)
@@ -127,8 +106,13 @@ class Source(models.Model):
         ]
 
     def __str__(self) -> str:
+        """The title in the page's language, with the source's date."""
         date = self.published_on or self.retrieved_on
-        return f"{self.title} ({date})" if date else self.title
+        return f"{self.title_text} ({date})" if date else self.title_text
+
+    @property
+    def title_text(self) -> str:
+        return in_page_language(self.title, self.title_zh)
 
     @property
     def date(self):
@@ -165,8 +149,11 @@ class Platform(models.Model):
         _("keeps data after expiry"), null=True, blank=True
     )
     data_retention = models.TextField(_("data-retention policy"), blank=True)
+    data_retention_zh = models.TextField(_("data-retention policy (Chinese)"), blank=True)
     idle_policy = models.TextField(_("idle / shutdown policy"), blank=True)
+    idle_policy_zh = models.TextField(_("idle / shutdown policy (Chinese)"), blank=True)
     notes = models.TextField(_("notes"), blank=True)
+    notes_zh = models.TextField(_("notes (Chinese)"), blank=True)
     source = models.ForeignKey(
         Source, on_delete=models.PROTECT, related_name="platforms", verbose_name=_("source")
     )
@@ -189,6 +176,19 @@ class Platform(models.Model):
 
     def get_absolute_url(self) -> str:
         return reverse("platforms:detail", args=[self.slug])
+
+    # The policies in the page's language (the Chinese text where there is one).
+    @property
+    def data_retention_text(self) -> str:
+        return in_page_language(self.data_retention, self.data_retention_zh)
+
+    @property
+    def idle_policy_text(self) -> str:
+        return in_page_language(self.idle_policy, self.idle_policy_zh)
+
+    @property
+    def notes_text(self) -> str:
+        return in_page_language(self.notes, self.notes_zh)
 
     def clean(self) -> None:
         errors = {}
@@ -251,6 +251,11 @@ class PlatformFact(models.Model):
 
     def __str__(self) -> str:
         return f"{self.platform}: {self.get_attribute_display()} = {self.value}"
+
+    @property
+    def text(self) -> str:
+        """The value in the page's language (the Chinese value where there is one)."""
+        return in_page_language(self.value, self.value_zh)
 
 
 class Accelerator(models.Model):
@@ -356,7 +361,7 @@ class AcceleratorAlias(models.Model):
 
 
 class MigProfile(models.Model):
-    """A MIG GPU-instance profile of an accelerator and where it may start (hardware.md §7)."""
+    """A MIG GPU-instance profile of an accelerator and where it may start (MIG User Guide)."""
 
     accelerator = models.ForeignKey(
         Accelerator,
@@ -421,6 +426,7 @@ class Offering(models.Model):
         verbose_name=_("accelerator"),
     )
     name = models.CharField(_("name"), max_length=200)
+    name_zh = models.CharField(_("name (Chinese)"), max_length=200, blank=True)
     external_id = models.CharField(
         _("catalog key"),
         max_length=200,
@@ -507,6 +513,11 @@ class Offering(models.Model):
         return f"{self.platform.name} · {self.name}"
 
     @property
+    def name_text(self) -> str:
+        """The name in the page's language (the Chinese name where there is one)."""
+        return in_page_language(self.name, self.name_zh)
+
+    @property
     def vram_per_gpu_gib(self) -> Decimal:
         return self.pooled_vram_gib or self.accelerator.vram_gib
 
@@ -555,7 +566,7 @@ class PriceObservationQuerySet(models.QuerySet):
     def stale(self, days: int | None = None) -> PriceObservationQuerySet:
         """Prices last seen more than `days` (default PRICE_STALE_AFTER_DAYS) days ago."""
         days = settings.PRICE_STALE_AFTER_DAYS if days is None else days
-        return self.filter(last_seen_at__lt=timezone.now() - timedelta(days=days))
+        return self.filter(last_seen_at__lt=vocab.stale_before(timezone.now(), days))
 
 
 class PriceObservation(models.Model):
@@ -637,7 +648,7 @@ class PriceObservation(models.Model):
     def is_stale(self, now=None) -> bool:
         """Last seen more than PRICE_STALE_AFTER_DAYS days ago (the engine's rule too)."""
         now = now or timezone.now()
-        return now - self.last_seen_at > timedelta(days=settings.PRICE_STALE_AFTER_DAYS)
+        return vocab.is_stale(self.last_seen_at, now, settings.PRICE_STALE_AFTER_DAYS)
 
 
 class StoragePrice(models.Model):
@@ -659,6 +670,7 @@ class StoragePrice(models.Model):
     )
     observed_at = models.DateTimeField(_("observed at"), default=timezone.now)
     notes = models.CharField(_("notes"), max_length=300, blank=True)
+    notes_zh = models.CharField(_("notes (Chinese)"), max_length=300, blank=True)
     source = models.ForeignKey(
         Source, on_delete=models.PROTECT, related_name="storage_prices", verbose_name=_("source")
     )
@@ -705,6 +717,10 @@ class StoragePrice(models.Model):
     def __str__(self) -> str:
         kind, unit = self.get_kind_display(), self.get_unit_display()
         return f"{self.platform.name}: {kind} {self.amount} {self.currency} {unit}"
+
+    @property
+    def notes_text(self) -> str:
+        return in_page_language(self.notes, self.notes_zh)
 
 
 class ExchangeRate(models.Model):

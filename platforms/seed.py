@@ -32,6 +32,7 @@ from .models import (
 FIXTURES = Path(settings.BASE_DIR) / "fixtures"
 ACCELERATOR_SOURCE = {
     "title": "GPU specification table: public datasheets, NVIDIA MIG guide, measured NCCL figures",
+    "title_zh": "GPU 规格表：公开数据手册、NVIDIA MIG 指南、实测 NCCL 数据",
     "url": "",
     "publisher": "compiled from public sources (per-figure grades on each accelerator)",
     "kind": "third_party",
@@ -127,6 +128,7 @@ def _sources(rows: list[dict], report: SeedReport) -> dict[str, Source]:
             title=row["title"],
             url=row.get("url", ""),
             defaults={
+                "title_zh": row.get("title_zh", ""),
                 "publisher": row.get("publisher", ""),
                 "published_on": _date(row.get("published_on")),
                 "retrieved_on": _date(row.get("retrieved_on")),
@@ -161,6 +163,10 @@ def _platform(row: dict, sources: dict[str, Source], report: SeedReport) -> Plat
             "notes",
         )
     }
+    # Chinese texts of the descriptions, where the catalogue has them.
+    fields.update(
+        {key: row.get(key, "") for key in ("data_retention_zh", "idle_policy_zh", "notes_zh")}
+    )
     platform, created = Platform.objects.get_or_create(
         slug=row["slug"], defaults={**fields, "source": sources[row["source"]]}
     )
@@ -188,6 +194,7 @@ def _platform(row: dict, sources: dict[str, Source], report: SeedReport) -> Plat
                 "free_gb": storage.get("free_gb", 0),
                 "billed_when_stopped": storage.get("billed_when_stopped"),
                 "notes": storage.get("notes", ""),
+                "notes_zh": storage.get("notes_zh", ""),
                 "source": sources[storage["source"]],
             },
         )
@@ -208,6 +215,7 @@ def _offering(
         defaults={
             "accelerator": accelerators[row["accelerator"]],
             "name": row["name"],
+            "name_zh": row.get("name_zh", ""),
             "gpu_count": row.get("gpu_count", 1),
             "vcpus": row.get("vcpus"),
             "ram_gib": Decimal(row["ram_gib"]) if row.get("ram_gib") else None,

@@ -25,11 +25,11 @@ from django.db.models import (
     When,
 )
 from django.db.models.functions import Cast, Coalesce, NullIf
-from django.utils.translation import get_language
+
+from advisor.engine import vocab
 
 from .models import (
     Accelerator,
-    BillingUnit,
     Currency,
     ExchangeRate,
     Offering,
@@ -56,11 +56,7 @@ class Cell:
 
     @property
     def text(self) -> str:
-        if self.fact is None:
-            return ""
-        if (get_language() or "").startswith("zh") and self.fact.value_zh:
-            return self.fact.value_zh
-        return self.fact.value
+        return "" if self.fact is None else self.fact.text
 
 
 @dataclass(frozen=True)
@@ -81,7 +77,7 @@ def platforms_with_facts(slugs: list[str] | None = None) -> QuerySet[Platform]:
 
 
 def comparison_table(platforms: list[Platform]) -> list[ComparisonRow]:
-    """The seed article's comparison table: one row per attribute, one column per platform."""
+    """The vendor article's comparison table: one row per attribute, one column per platform."""
     rows = []
     for attribute in COMPARISON_ATTRIBUTES:
         cells = []
@@ -130,28 +126,23 @@ def platform_detail(slug: str) -> Platform:
     )
 
 
+# Billing units from the shortest to the longest (vocab's declaration order).
+UNIT_ORDER = {unit.value: i for i, unit in enumerate(vocab.BillingUnit)}
+
+
 def current_prices_by_unit(offering: Offering) -> list[PriceObservation]:
-    order = ["second", "minute", "hour", "day", "week", "month"]
-    return sorted(offering.current_prices, key=lambda p: order.index(p.unit))
+    return sorted(offering.current_prices, key=lambda p: UNIT_ORDER[p.unit])
 
 
 # Hours in one billing unit, for prices per hour. A month is 30 days (720 h) and a week 168 h: the
 # convention the platforms themselves use when they quote a monthly price as "per card-hour".
-HOURS_PER_UNIT: dict[str, Fraction] = {
-    BillingUnit.SECOND: Fraction(1, 3600),
-    BillingUnit.MINUTE: Fraction(1, 60),
-    BillingUnit.HOUR: Fraction(1),
-    BillingUnit.DAY: Fraction(24),
-    BillingUnit.WEEK: Fraction(168),
-    BillingUnit.MONTH: Fraction(720),
-}
+HOURS_PER_UNIT: dict[str, Fraction] = {unit.value: unit.hours for unit in vocab.BillingUnit}
 EXPLORER_PAGE_SIZE = 25
 MONEY_PLACES = Decimal("0.0001")
 
 
 def per_hour(amount: Decimal, unit: str) -> Decimal:
-    hours = HOURS_PER_UNIT[unit]
-    return amount * hours.denominator / hours.numerator
+    return vocab.price_per_gpu_hour(amount, unit, 1)
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
 """What a price plan charges: rounding per billing unit, monthly and job cost, break-even, storage
 and currency conversion. Mixed plans (a reserved base plus on-demand bursts) are chosen in ranking.
 
-Billing rules (reference/china-prices.md §2, platforms.md §5.2):
+Billing rules (docs/billing-rules.md, with the platforms' billing pages they come from):
 * Pay-as-you-go hourly prices on AutoDL, 恒源云 and the AutoDL clones are metered per second and
   settled hourly, with a minimum charge of ¥0.01; so an hourly price defaults to per-second
   metering. A platform that charges per started hour sets `PriceSpec.granularity_seconds = 3600`.
@@ -23,7 +23,9 @@ from datetime import datetime
 from decimal import ROUND_CEILING, ROUND_HALF_UP, Context, Decimal
 from functools import lru_cache
 
+from advisor.engine import vocab
 from advisor.engine.errors import InvalidWorkload, NoFit
+from advisor.engine.messages import Code
 from advisor.engine.types import (
     BILLING_UNIT_SECONDS,
     HOURS_PER_MONTH,
@@ -32,25 +34,17 @@ from advisor.engine.types import (
     StoragePriceSpec,
 )
 
-# Default metering step per unit (module docstring; china-prices.md §2: "duration in seconds").
+# Default metering step per unit (module docstring; AutoDL bills "duration in seconds").
 DEFAULT_GRANULARITY_SECONDS: dict[str, int] = {
-    "second": 1,
-    "minute": 1,
-    "hour": 1,
-    "day": BILLING_UNIT_SECONDS["day"],
-    "week": BILLING_UNIT_SECONDS["week"],
-    "month": BILLING_UNIT_SECONDS["month"],
+    unit.value: unit.default_granularity_seconds for unit in vocab.BillingUnit
 }
-METERED_UNITS = frozenset({"second", "minute", "hour"})
-PREPAID_UNITS = frozenset({"day", "week", "month"})
+METERED_UNITS = vocab.METERED_UNITS
+PREPAID_UNITS = vocab.PREPAID_UNITS
 
-# Storage rates per GB-hour. TB = 1000 GB: storage is sold in decimal units (the seed article's
-# "200元/T/月"; china-prices.md §1 rows are per GB). A storage month is 720 h like a billing month.
+# Storage rates per GB-hour. TB = 1000 GB: storage is sold in decimal units (the vendor article's
+# "200元/T/月"; the platforms price disks per GB). A storage month is 720 h like a billing month.
 _STORAGE_UNIT_HOURS: dict[str, tuple[int, int]] = {  # unit -> (GB per unit, hours per unit)
-    "gb_hour": (1, 1),
-    "gb_day": (1, 24),
-    "gb_month": (1, HOURS_PER_MONTH),
-    "tb_month": (1000, HOURS_PER_MONTH),
+    unit.value: (unit.gb, unit.hours) for unit in vocab.StorageUnit
 }
 
 CENT = Decimal("0.01")
@@ -72,7 +66,7 @@ def granularity(price: PriceSpec) -> int:
 def billed_units(unit: str, granularity_seconds: int, seconds: float) -> Decimal:
     """How many of `unit` a session of `seconds` is charged: rounded up to the metering step."""
     if seconds < 0 or math.isnan(seconds):
-        raise InvalidWorkload(f"time must be zero or more, got {seconds}", "hours_per_month")
+        raise InvalidWorkload(Code.TIME_NOT_NEGATIVE, "hours_per_month", seconds=seconds)
     if seconds == 0:
         return ZERO
     steps = math.ceil(seconds / granularity_seconds)
@@ -95,7 +89,7 @@ def charge(price: PriceSpec, units: Decimal) -> Decimal:
 def job_cost(price: PriceSpec, seconds: float, *, sessions: int = 1) -> Decimal:
     """Cost of running `seconds` in `sessions` equal sessions, each rounded up separately."""
     if sessions < 1:
-        raise InvalidWorkload("sessions must be at least 1", "sessions")
+        raise InvalidWorkload(Code.SESSIONS_AT_LEAST_ONE, "sessions")
     per_session = billed_units(price.unit, granularity(price), seconds / sessions)
     return charge(price, per_session) * sessions
 
@@ -107,14 +101,13 @@ def month_units(
     """Units of `unit` charged for a month with `busy_hours` of use (module docstring)."""
     if not 0 <= busy_hours <= HOURS_PER_MONTH:
         raise InvalidWorkload(
-            f"busy hours per month must be between 0 and {HOURS_PER_MONTH}, got {busy_hours:g}",
-            "hours_per_month",
+            Code.BUSY_HOURS_RANGE, "hours_per_month", high=HOURS_PER_MONTH, hours=busy_hours
         )
     if busy_hours == 0:
         return ZERO
     if unit in METERED_UNITS:
         return billed_units(unit, granularity_seconds, busy_hours * 3600)
-    if unit == "month":
+    if unit == vocab.BillingUnit.MONTH:
         return Decimal(1)
     unit_hours = BILLING_UNIT_SECONDS[unit] // 3600
     # max(1, ...): a tiny busy time can underflow the division to 0; any use buys one unit
@@ -151,8 +144,7 @@ def break_even_hours(price_a: PriceSpec, price_b: PriceSpec) -> Decimal | None:
     """
     if price_a.currency != price_b.currency:
         raise InvalidWorkload(
-            f"break-even needs one currency; got {price_a.currency} and {price_b.currency}",
-            "currency",
+            Code.BREAK_EVEN_ONE_CURRENCY, "currency", a=price_a.currency, b=price_b.currency
         )
     short, long = sorted((price_a, price_b), key=lambda p: BILLING_UNIT_SECONDS[p.unit])
     if short.unit == long.unit or short.amount <= 0:
@@ -166,9 +158,13 @@ def storage_monthly_cost(
 ) -> Decimal:
     """Monthly cost of keeping `gb` GB, above the free quota, billed per `price`'s rules."""
     if gb < 0:
-        raise InvalidWorkload("storage must be zero GB or more", "storage_gb")
+        raise InvalidWorkload(Code.STORAGE_NOT_NEGATIVE, "storage_gb")
     billable = Decimal(str(max(gb - price.free_gb, 0.0)))
-    hours = HOURS_PER_MONTH if price.billed_while_stopped else min(busy_hours_per_month, 720)
+    hours = (
+        HOURS_PER_MONTH
+        if price.billed_while_stopped
+        else min(busy_hours_per_month, HOURS_PER_MONTH)
+    )
     gb_per_unit, hours_per_unit = _STORAGE_UNIT_HOURS[price.unit]
     gb_hours = _CEIL.multiply(billable, Decimal(str(hours)))
     cost = _CEIL.divide(
@@ -193,8 +189,10 @@ def find_rate(
         if {r.base, r.quote} == {from_ccy, to_ccy} and (as_of is None or r.as_of <= as_of)
     ]
     if not usable:
-        when = f" dated on or before {as_of:%Y-%m-%d}" if as_of else ""
-        raise NoFit(f"no {from_ccy}/{to_ccy} exchange rate{when}; add one", "currency")
+        if as_of is None:
+            raise NoFit(Code.NO_EXCHANGE_RATE_ANY, "currency", base=from_ccy, quote=to_ccy)
+        date = f"{as_of:%Y-%m-%d}"
+        raise NoFit(Code.NO_EXCHANGE_RATE, "currency", base=from_ccy, quote=to_ccy, date=date)
     return max(usable, key=lambda r: (r.as_of, r.base == from_ccy))
 
 

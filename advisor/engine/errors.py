@@ -1,20 +1,32 @@
 """The engine's user-facing errors.
 
-`AdvisorError` and its subclasses carry a message a person can act on; views and the API turn them
-into 400 responses with field messages, the CLI into a non-zero exit. Any other exception from the
-engine is a bug.
+`AdvisorError` and its subclasses carry a `Message` (a code with parameters) a person can act on,
+and the scenario field it is about; views and the API render the message in the reader's language
+and answer 400 (422 for `NoFit`), the CLI prints it in English and exits non-zero. Any other
+exception from the engine is a bug.
 """
 
 from __future__ import annotations
+
+from advisor.engine.messages import Code, Message, Param
 
 
 class AdvisorError(Exception):
     """Something the user can fix: bad input, an impossible combination, nothing fits."""
 
-    def __init__(self, message: str, field: str | None = None) -> None:
-        super().__init__(message)
-        self.message = message
+    def __init__(self, detail: Message | Code, field: str | None = None, **params: Param) -> None:
+        self.detail = detail if isinstance(detail, Message) else Message(detail, params)
         self.field = field
+        super().__init__(self.message)
+
+    @property
+    def code(self) -> Code:
+        return self.detail.code
+
+    @property
+    def message(self) -> str:
+        """The message in English (the CLI's language); the edge renders `detail` per language."""
+        return self.detail.english()
 
     def as_dict(self) -> dict[str, str]:
         return {"field": self.field or "non_field_errors", "message": self.message}

@@ -1,86 +1,108 @@
-"""`estimate`: the memory, fit and time of each task of a scenario, as the JSON `manage.py estimate`
-prints (DESIGN.md "The scenario"). No catalogue and no prices: only the accelerator table.
+"""`estimate`: the memory, fit and time of each task of a scenario (what `manage.py estimate`
+prints, through the API's output serializers). No catalogue and no prices: only the accelerator
+table.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import fields, replace
-from typing import Any
+from dataclasses import dataclass, replace
 
 from advisor.engine.capacity import OOM_RISK_FRACTION, usable_bytes
 from advisor.engine.errors import AdvisorError, InvalidWorkload
 from advisor.engine.hardware import resolve_accelerator
-from advisor.engine.memory import (
-    TRAINING_KINDS,
-    MemoryBreakdown,
-    MemoryPlan,
-    suggest_fixes,
-    task_memory,
-)
-from advisor.engine.timing import decode_tokens_per_s, training_time
-from advisor.engine.types import AcceleratorSpec, GiB, Interconnect, MigProfile, Scenario, Task
-
-MIG_NO_P2P = (
-    "MIG slices have no GPU-to-GPU peer-to-peer (PCIe or NVLink), so a task spanning several "
-    "GPUs cannot run on slices (hardware.md §7)"
-)
+from advisor.engine.memory import MemoryBreakdown, MemoryPlan, suggest_fixes, task_memory
+from advisor.engine.messages import Code, Message, gib, msg
+from advisor.engine.timing import TimeEstimate, decode_tokens_per_s, training_time
+from advisor.engine.types import AcceleratorSpec, MigProfile, Scenario, Task
+from advisor.engine.vocab import Interconnect, TaskKind
 
 
-def estimate(scenario: Scenario, accelerators: Mapping[str, AcceleratorSpec]) -> dict[str, Any]:
+@dataclass(frozen=True)
+class OnResult:
+    """The hardware a task was evaluated on (`on`): a card, or one MIG slice of it."""
+
+    accelerator: str  # slug
+    name: str
+    count: int
+    mig_profile: str | None
+    capacity_gib: float
+    confidence: str
+
+
+@dataclass(frozen=True)
+class Fit:
+    fits: bool
+    usable_bytes: int
+    headroom_bytes: int  # negative when it does not fit
+    reason: Message
+    suggestions: tuple[Message, ...] = ()
+
+
+@dataclass(frozen=True)
+class TaskEstimate:
+    """One task's memory plan and, with `on`, its fit, training time and decode speed there."""
+
+    name: str
+    kind: TaskKind
+    plan: MemoryPlan
+    on: OnResult | None = None
+    fit: Fit | None = None
+    time: TimeEstimate | None = None
+    decode_tokens_per_s: float | None = None
+
+    @property
+    def gpus(self) -> int:
+        return self.plan.gpus
+
+    @property
+    def per_gpu(self) -> MemoryBreakdown:
+        return self.plan.per_gpu
+
+
+@dataclass(frozen=True)
+class Estimate:
+    tasks: tuple[TaskEstimate, ...]
+    warnings: tuple[Message, ...] = ()
+
+
+def estimate(scenario: Scenario, accelerators: Mapping[str, AcceleratorSpec]) -> Estimate:
     """Per-task memory breakdown and, where `on` names hardware, fit, time and decode speed."""
-    warnings: list[str] = []
-    tasks = [
+    warnings: list[Message] = []
+    tasks = tuple(
         _task_estimate(task, index, accelerators, warnings)
         for index, task in enumerate(scenario.tasks)
-    ]
-    return {"tasks": tasks, "warnings": warnings}
-
-
-def _breakdown(per_gpu: MemoryBreakdown) -> dict[str, int]:
-    out = {f.name: int(getattr(per_gpu, f.name)) for f in fields(per_gpu)}
-    out["total"] = per_gpu.total
-    return out
+    )
+    return Estimate(tasks, tuple(warnings))
 
 
 def _task_estimate(
     task: Task,
     index: int,
     accelerators: Mapping[str, AcceleratorSpec],
-    warnings: list[str],
-) -> dict[str, Any]:
+    warnings: list[Message],
+) -> TaskEstimate:
     plan = task_memory(task)
-    per_gpu = _breakdown(plan.per_gpu)
-    out: dict[str, Any] = {
-        "name": task.name,
-        "kind": task.kind,
-        "gpus": plan.gpus,
-        "per_gpu": per_gpu,
-        "per_gpu_gib": {key: round(value / GiB, 2) for key, value in per_gpu.items()},
-        "sharded": plan.sharded,
-        "notes": list(plan.notes),
-        "formulas": plan.formulas,
-    }
-    if plan.offloaded_bytes:
-        out["offloaded_bytes"] = plan.offloaded_bytes
-    if task.on is not None:
-        out.update(_on_hardware(task, index, plan, accelerators, warnings))
-    return out
+    if task.on is None:
+        return TaskEstimate(task.name, TaskKind(task.kind), plan)
+    return _on_hardware(task, index, plan, accelerators, warnings)
 
 
 def _mig_profile(accel: AcceleratorSpec, name: str, field: str) -> MigProfile:
     if not accel.mig_profiles:
-        raise InvalidWorkload(f"{accel.name} does not support MIG", field)
+        raise InvalidWorkload(Code.NO_MIG, field, accelerator=accel.name)
     for profile in accel.mig_profiles:
         if profile.name.lower() == name.strip().lower():
             return profile
-    names = ", ".join(p.name for p in accel.mig_profiles)
-    raise InvalidWorkload(f"{accel.name} has no MIG profile {name!r}; it has {names}", field)
+    names = tuple(p.name for p in accel.mig_profiles)
+    raise InvalidWorkload(
+        Code.NO_MIG_PROFILE, field, accelerator=accel.name, profile=name, profiles=names
+    )
 
 
 def slice_spec(accel: AcceleratorSpec, profile: MigProfile) -> AcceleratorSpec:
     """The accelerator as one MIG slice sees it: a memory slice is ~1/8 of capacity and
-    bandwidth, an SM slice ~1/7 of the SMs (hardware.md §7 "Concepts")."""
+    bandwidth, an SM slice ~1/7 of the SMs (NVIDIA MIG User Guide, "Concepts")."""
     compute = profile.compute_slices / (accel.mig_max_compute or 1)
     memory = profile.memory_slices / (accel.mig_slots or 1)
     return replace(
@@ -93,63 +115,48 @@ def slice_spec(accel: AcceleratorSpec, profile: MigProfile) -> AcceleratorSpec:
     )
 
 
-def _fit(task: Task, plan: MemoryPlan, usable: int, on_slices: bool) -> dict[str, Any]:
+def _fit(task: Task, plan: MemoryPlan, usable: int, on_slices: bool) -> Fit:
     total = plan.per_gpu.total
-    fit: dict[str, Any] = {
-        "fits": total <= usable,
-        "usable_bytes": usable,
-        "headroom_bytes": usable - total,
-        "suggestions": [],
-    }
-    need, have = f"{total / GiB:.2f} GiB", f"{usable / GiB:.2f} GiB"
-    if on_slices and task.gpus > 1 and task.kind != "fixed":
-        fit.update(fits=False, reason=MIG_NO_P2P)
-    elif total > usable:
-        fit["reason"] = f"needs {need} per GPU, {have} usable"
-        fit["suggestions"] = suggest_fixes(task, usable)
-    elif total > OOM_RISK_FRACTION * usable:
-        fit["reason"] = f"fits ({need} of {have} usable), above 90 %: OOM risk"
-    else:
-        fit["reason"] = f"fits: {need} of {have} usable per GPU"
-    return fit
+    need, have = gib(total), gib(usable)
+    if on_slices and task.gpus > 1 and task.kind != TaskKind.FIXED:
+        return Fit(False, usable, usable - total, msg(Code.FIT_MIG_NO_P2P))
+    if total > usable:
+        reason = msg(Code.FIT_NEEDS, need=need, usable=have)
+        return Fit(False, usable, usable - total, reason, tuple(suggest_fixes(task, usable)))
+    if total > OOM_RISK_FRACTION * usable:
+        return Fit(True, usable, usable - total, msg(Code.FIT_OOM_RISK, need=need, usable=have))
+    return Fit(True, usable, usable - total, msg(Code.FIT_FITS, need=need, usable=have))
 
 
 def _interconnect(accel: AcceleratorSpec, gpus: int) -> Interconnect:
     if gpus <= 1:
-        return "none"
-    return "nvlink" if accel.nvlink else "pcie"
+        return Interconnect.NONE
+    return Interconnect.NVLINK if accel.nvlink else Interconnect.PCIE
 
 
-def _time(task: Task, index: int, accel: AcceleratorSpec, warnings: list[str]) -> dict[str, Any]:
+def _time(
+    task: Task, index: int, accel: AcceleratorSpec, warnings: list[Message]
+) -> TimeEstimate | None:
     assert task.on is not None
     try:
-        result = training_time(
+        return training_time(
             task, accel, task.gpus, _interconnect(accel, task.gpus), task.on.mfu, index=index
         )
     except AdvisorError as error:
-        warnings.append(f"{task.name}: no time estimate: {error.message}")
-        return {}
-    return {
-        "time": {
-            "hours": round(result.hours, 2),
-            "mfu": result.mfu,
-            "compute_seconds": round(result.compute_seconds, 1),
-            "comm_seconds": round(result.comm_seconds, 1),
-            "scaling_efficiency": round(result.scaling_efficiency, 3),
-            "warnings": list(result.warnings),
-            "notes": list(result.notes),
-        }
-    }
+        no_time = msg(Code.WARN_NO_TIME_ESTIMATE_HERE, reason=error.detail)
+        warnings.append(msg(Code.WARN_TASK, task=task.name, message=no_time))
+        return None
 
 
-def _decode(task: Task, accel: AcceleratorSpec, warnings: list[str]) -> dict[str, Any]:
+def _decode(task: Task, accel: AcceleratorSpec, warnings: list[Message]) -> float | None:
     if task.arch is None or task.arch.family == "diffusion":
-        return {}
+        return None
     try:
-        return {"decode_tokens_per_s": round(decode_tokens_per_s(task, accel, task.gpus), 1)}
+        return decode_tokens_per_s(task, accel, task.gpus)
     except AdvisorError as error:
-        warnings.append(f"{task.name}: no decode estimate: {error.message}")
-        return {}
+        no_decode = msg(Code.WARN_NO_DECODE_ESTIMATE, reason=error.detail)
+        warnings.append(msg(Code.WARN_TASK, task=task.name, message=no_decode))
+        return None
 
 
 def _on_hardware(
@@ -157,8 +164,8 @@ def _on_hardware(
     index: int,
     plan: MemoryPlan,
     accelerators: Mapping[str, AcceleratorSpec],
-    warnings: list[str],
-) -> dict[str, Any]:
+    warnings: list[Message],
+) -> TaskEstimate:
     assert task.on is not None
     path = f"tasks[{index}].on"
     accel = resolve_accelerator(task.on.accelerator, accelerators, field=f"{path}.accelerator")
@@ -167,23 +174,20 @@ def _on_hardware(
         profile = _mig_profile(accel, task.on.mig_profile, f"{path}.mig_profile")
         accel = slice_spec(accel, profile)
     fit = _fit(task, plan, usable_bytes(accel.vram_gib), profile is not None)
-    if fit["fits"] and fit["headroom_bytes"] < (1 - OOM_RISK_FRACTION) * fit["usable_bytes"]:
-        warnings.append(f"{task.name}: {fit['reason']}")
+    if fit.fits and fit.headroom_bytes < (1 - OOM_RISK_FRACTION) * fit.usable_bytes:
+        warnings.append(msg(Code.WARN_TASK, task=task.name, message=fit.reason))
     if accel.confidence == "unverified":
-        warnings.append(f"{task.name}: figures for {accel.name} are unverified (hardware.md §6)")
-    out: dict[str, Any] = {
-        "on": {
-            "accelerator": accel.slug,
-            "name": accel.name,
-            "count": task.on.count,
-            "mig_profile": profile.name if profile else None,
-            "capacity_gib": accel.vram_gib,
-            "confidence": accel.confidence,
-        },
-        "fit": fit,
-    }
-    if task.kind in TRAINING_KINDS and task.tokens is not None:
-        out.update(_time(task, index, accel, warnings))
-    if task.kind == "inference":
-        out.update(_decode(task, accel, warnings))
-    return out
+        unverified = msg(Code.WARN_UNVERIFIED_FIGURES, accelerator=accel.name)
+        warnings.append(msg(Code.WARN_TASK, task=task.name, message=unverified))
+    on = OnResult(
+        accelerator=accel.slug,
+        name=accel.name,
+        count=task.on.count,
+        mig_profile=profile.name if profile else None,
+        capacity_gib=accel.vram_gib,
+        confidence=accel.confidence,
+    )
+    kind = TaskKind(task.kind)
+    time = _time(task, index, accel, warnings) if kind.trains and task.tokens is not None else None
+    decode = _decode(task, accel, warnings) if kind is TaskKind.INFERENCE else None
+    return TaskEstimate(task.name, kind, plan, on, fit, time, decode)

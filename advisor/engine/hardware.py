@@ -1,8 +1,9 @@
 """Accelerator reference data: loading fixtures/accelerators.json and resolving names to specs.
 
-The JSON file is the single source of the figures (reference/hardware.md §6-7): the engine reads it
-directly when there is no database (the CLI), and the seed loader copies it into the database, from
-which the service layer rebuilds the same specs with `accelerators_from_dicts`.
+The JSON file is the single source of the figures (each row names its sources; docs/accelerators.md
+says how they were chosen and graded): the engine reads it directly when there is no database
+(the CLI), and the seed loader copies it into the database, from which the service layer rebuilds
+the same specs with `accelerators_from_dicts`.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from advisor.engine.errors import InvalidWorkload
+from advisor.engine.messages import Code
 from advisor.engine.types import AcceleratorSpec, Confidence, MigProfile
 
 DEFAULT_PATH = Path(__file__).resolve().parents[2] / "fixtures" / "accelerators.json"
@@ -105,5 +107,8 @@ def resolve_accelerator(
         return index[key]
     close = difflib.get_close_matches(key, list(index), n=5, cutoff=0.6)
     slugs = sorted({index[c].slug for c in close})
-    hint = f"; did you mean {', '.join(slugs)}?" if slugs else ""
-    raise InvalidWorkload(f"unknown accelerator {name!r}{hint}", field)
+    if slugs:
+        raise InvalidWorkload(
+            Code.UNKNOWN_ACCELERATOR_DID_YOU_MEAN, field, name=name, suggestions=tuple(slugs)
+        )
+    raise InvalidWorkload(Code.UNKNOWN_ACCELERATOR, field, name=name)

@@ -14,7 +14,9 @@ import math
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from advisor.engine.messages import Code, Message, Quantity, Unit, gib, msg
 from advisor.engine.types import GiB, ModelArch, Precision, Task
+from advisor.engine.vocab import TaskKind
 
 # Bytes per stored value (Transformer Math 101). int4 is 4 bits plus one fp16 scale per group of
 # 32 weights = 4.5 bits, inside the usual 0.5-0.56 bytes of 4-bit formats with their scales.
@@ -57,7 +59,7 @@ ASSUMED_HEAD_DIM = 128  # every LLM preset (presets.py, from the models' configs
 # pixels).
 DIFFUSION_ACTIVATION_BYTES = GiB
 SDXL_CLASS_PARAMS = 2_000_000_000
-TRAINING_KINDS = ("full_finetune", "lora", "qlora")
+SDXL_CLASS_ACTIVATION_FACTOR = 4
 COMPUTE_PRECISIONS = ("fp32", "bf16", "fp16")
 
 
@@ -96,8 +98,8 @@ class MemoryPlan:
     gpus: int
     per_gpu: MemoryBreakdown
     sharded: bool
-    notes: tuple[str, ...] = ()
-    formulas: dict[str, str] = field(default_factory=dict)
+    notes: tuple[Message, ...] = ()
+    formulas: dict[str, Message] = field(default_factory=dict)  # component -> formula
     offloaded_bytes: int = 0
 
 
@@ -114,13 +116,20 @@ class Dims:
     approximated: bool
 
 
-def gib(n: float) -> str:
-    """Bytes as a GiB label for formulas."""
-    return f"{n / GiB:.2f} GiB"
+def _params(n: float) -> Message:
+    """A parameter count as formulas show it, to 4 significant digits: 7.5B, 350M params."""
+    if n >= 1e8:
+        return msg(Code.PARAMS_BILLIONS, billions=float(f"{n / 1e9:.4g}"))
+    return msg(Code.PARAMS_MILLIONS, millions=float(f"{n / 1e6:.4g}"))
 
 
-def _params_label(n: float) -> str:
-    return f"{n / 1e9:.4g}B params" if n >= 1e8 else f"{n / 1e6:.4g}M params"
+def _result(formula: Message, n: int) -> Message:
+    """`formula = n` with `n` in bytes."""
+    return msg(Code.FORMULA_RESULT, formula=formula, bytes=gib(n))
+
+
+def _overhead_formula() -> Message:
+    return msg(Code.FORMULA_OVERHEAD, bytes=gib(OVERHEAD_BYTES))
 
 
 def dims_of(arch: ModelArch) -> Dims:
@@ -217,8 +226,8 @@ def task_memory(task: Task) -> MemoryPlan:
             gpus=task.gpus,
             per_gpu=MemoryBreakdown(overhead=stated),
             sharded=False,
-            notes=("stated working set of a non-ML workload (vram_gib), taken as given",),
-            formulas={"overhead": f"vram_gib {task.vram_gib} × 2^30 = {gib(stated)}"},
+            notes=(msg(Code.MEMORY_NOTE_FIXED_STATED),),
+            formulas={"overhead": _result(msg(Code.FORMULA_FIXED, vram_gib=task.vram_gib), stated)},
         )
     if task.kind == "inference":
         return _inference_memory(task)
@@ -236,8 +245,8 @@ class _States:
     gradients: int
     optimizer: int
     trainable: int
-    formulas: dict[str, str]
-    notes: tuple[str, ...]
+    formulas: dict[str, Message]
+    notes: tuple[Message, ...]
 
 
 def _optimizer_bytes(task: Task, precision: Precision) -> int:
@@ -245,20 +254,27 @@ def _optimizer_bytes(task: Task, precision: Precision) -> int:
     return OPTIMIZER_STATE_BYTES[task.optimizer] + master
 
 
-def _base_weights(task: Task, arch: ModelArch) -> tuple[int, str, str | None]:
+def _base_weights(task: Task, arch: ModelArch) -> tuple[int, Message, Message | None]:
     """Bytes of the full model's weights as stored for training, formula, and a note."""
     if task.kind == "qlora":
         dims = dims_of(arch)
         kept = _embedding_params(arch, dims)
         quantized = arch.params - kept
         total = math.ceil(quantized * NF4_BYTES_PER_PARAM) + kept * 2
-        formula = (
-            f"{_params_label(quantized)} × {NF4_BYTES_PER_PARAM:.4f} B (NF4 + double quant)"
-            f" + {_params_label(kept)} embeddings × 2 B (bf16)"
+        formula = msg(
+            Code.FORMULA_WEIGHTS_NF4,
+            quantized=_params(quantized),
+            bytes_per_param=Quantity(NF4_BYTES_PER_PARAM, Unit.COUNT, 4),
+            kept=_params(kept),
         )
-        return total, formula, "QLoRA keeps embeddings and LM head in bf16; linear layers in NF4"
+        return total, formula, msg(Code.MEMORY_NOTE_QLORA_BF16)
     size = PRECISION_BYTES[task.precision]
-    formula = f"{_params_label(arch.params)} × {size:g} B ({task.precision})"
+    formula = msg(
+        Code.FORMULA_WEIGHTS,
+        params=_params(arch.params),
+        bytes_per_param=size,
+        precision=task.precision,
+    )
     return math.ceil(arch.params * size), formula, None
 
 
@@ -273,12 +289,21 @@ def _model_states(task: Task, arch: ModelArch) -> _States:
     else:
         trainable = lora_adapter_params(arch, task.lora_rank)
         weights += math.ceil(trainable * weight_size)
-        w_formula += f" + {_params_label(trainable)} adapters × {weight_size:g} B"
-        notes.append(
-            f"LoRA rank {task.lora_rank} on q, k, v, o of every layer: "
-            f"{trainable:,} trainable params (Σ r·(d_in + d_out))"
+        w_formula = msg(
+            Code.FORMULA_PLUS_ADAPTERS,
+            formula=w_formula,
+            adapters=_params(trainable),
+            bytes_per_param=weight_size,
         )
-    label = _params_label(trainable)
+        notes.append(
+            msg(
+                Code.MEMORY_NOTE_LORA_ADAPTERS,
+                rank=task.lora_rank,
+                trainable=Quantity(trainable, Unit.COUNT),
+            )
+        )
+    label = _params(trainable)
+    master = opt_size > OPTIMIZER_STATE_BYTES[task.optimizer]
     return _States(
         weights=weights,
         gradients=math.ceil(trainable * weight_size),
@@ -286,10 +311,18 @@ def _model_states(task: Task, arch: ModelArch) -> _States:
         trainable=trainable,
         formulas={
             "weights": w_formula,
-            "gradients": f"{label} × {weight_size:g} B ({precision} gradients)",
-            "optimizer": f"{label} × {opt_size} B ({task.optimizer}"
-            + (", fp32 master copy" if opt_size > OPTIMIZER_STATE_BYTES[task.optimizer] else "")
-            + ")",
+            "gradients": msg(
+                Code.FORMULA_GRADIENTS,
+                params=label,
+                bytes_per_param=weight_size,
+                precision=precision,
+            ),
+            "optimizer": msg(
+                Code.FORMULA_OPTIMIZER_MASTER if master else Code.FORMULA_OPTIMIZER,
+                params=label,
+                bytes_per_param=opt_size,
+                optimizer=task.optimizer,
+            ),
         },
         notes=tuple(notes),
     )
@@ -306,7 +339,7 @@ def _divisors(task: Task) -> tuple[int, int, int]:
     }[task.sharding]
 
 
-def _activation_bytes_16bit(task: Task, dims: Dims) -> tuple[int, str]:
+def _activation_bytes_16bit(task: Task, dims: Dims) -> tuple[int, Message]:
     """Korthikanti et al. activation bytes for one micro-batch over all layers."""
     s, b, h, a, layers = task.seq_len, task.micro_batch, dims.hidden, dims.heads, dims.layers
     sbh = s * b * h
@@ -314,56 +347,57 @@ def _activation_bytes_16bit(task: Task, dims: Dims) -> tuple[int, str]:
     if task.activation_checkpointing == "none":
         return (
             one_layer * layers,
-            f"s·b·h·L·(34 + 5·a·s/h) with s={s}, b={b}, h={h}, a={a}, L={layers}",
+            msg(Code.FORMULA_ACTIVATIONS_NONE, s=s, b=b, h=h, a=a, L=layers),
         )
     if task.activation_checkpointing == "selective":
         return (
             LINEAR_ACTIVATION_FACTOR * sbh * layers,
-            f"34·s·b·h·L (selective recomputation) with s={s}, b={b}, h={h}, L={layers}",
+            msg(Code.FORMULA_ACTIVATIONS_SELECTIVE, s=s, b=b, h=h, L=layers),
         )
     return (
         FULL_RECOMPUTE_FACTOR * sbh * layers + one_layer,
-        f"2·s·b·h·L + one layer's s·b·h·(34 + 5·a·s/h) (full recomputation) with s={s}, b={b},"
-        f" h={h}, a={a}, L={layers}",
+        msg(Code.FORMULA_ACTIVATIONS_FULL, s=s, b=b, h=h, a=a, L=layers),
     )
 
 
-def _training_activations(task: Task, arch: ModelArch) -> tuple[int, str, list[str]]:
+def _training_activations(task: Task, arch: ModelArch) -> tuple[int, Message, list[Message]]:
     if arch.family == "diffusion":
         allowance = _diffusion_allowance(arch) * task.micro_batch
         return (
             allowance,
-            f"allowance {gib(allowance)} per micro-batch of {task.micro_batch}",
-            ["diffusion activations are an allowance, not modelled; training may need more"],
+            msg(
+                Code.FORMULA_ALLOWANCE_PER_MICRO_BATCH,
+                bytes=gib(allowance),
+                micro_batch=task.micro_batch,
+            ),
+            [msg(Code.MEMORY_NOTE_DIFFUSION_TRAINING)],
         )
     dims = dims_of(arch)
     layer_bytes, formula = _activation_bytes_16bit(task, dims)
     scale = 2 if compute_precision(task) == "fp32" else 1  # the formulas assume 2-byte values
     logits = task.seq_len * task.micro_batch * dims.vocab * LOGIT_BYTES
     notes = [
-        "activations per Korthikanti et al. (34 + 5as/h per layer) are an upper bound for "
-        "LLaMA-style SwiGLU models with FlashAttention, which store no s² attention scores",
-        "each data-parallel GPU holds the activations of its own micro-batch",
+        msg(Code.MEMORY_NOTE_ACTIVATIONS_UPPER_BOUND),
+        msg(Code.MEMORY_NOTE_ACTIVATIONS_PER_GPU),
     ]
-    formula = f"{formula}{' × 2 (fp32)' if scale == 2 else ''} + logits s·b·vocab × 4 B"
+    if scale == 2:
+        formula = msg(Code.FORMULA_FP32_DOUBLED, formula=formula)
+    formula = msg(Code.FORMULA_PLUS_LOGITS, formula=formula)
     return layer_bytes * scale + logits, formula, notes
 
 
 def _diffusion_allowance(arch: ModelArch) -> int:
-    factor = 4 if arch.params >= SDXL_CLASS_PARAMS else 1
+    factor = SDXL_CLASS_ACTIVATION_FACTOR if arch.params >= SDXL_CLASS_PARAMS else 1
     return DIFFUSION_ACTIVATION_BYTES * factor
 
 
-def _approximation_notes(arch: ModelArch) -> list[str]:
+def _approximation_notes(arch: ModelArch) -> list[Message]:
     if arch.family == "diffusion":
         return []
     dims = dims_of(arch)
     if not dims.approximated:
         return []
-    return [
-        f"shape not given: assumed params ≈ 12·L·h² with h = 128·L, giving L={dims.layers}, "
-        f"h={dims.hidden} (activation, LoRA and ZeRO-3 layer figures are approximate)"
-    ]
+    return [msg(Code.MEMORY_NOTE_SHAPE_ASSUMED, layers=dims.layers, hidden=dims.hidden)]
 
 
 def _training_memory(task: Task) -> MemoryPlan:
@@ -376,7 +410,9 @@ def _training_memory(task: Task) -> MemoryPlan:
     formulas = dict(states.formulas)
     for key, div in (("weights", div_w), ("gradients", div_g), ("optimizer", div_o)):
         if div > 1:
-            formulas[key] += f" ÷ {div} GPUs ({task.sharding})"
+            formulas[key] = msg(
+                Code.FORMULA_SHARDED, formula=formulas[key], gpus=div, sharding=task.sharding
+            )
     notes = [*states.notes, *_approximation_notes(arch)]
     offloaded = 0
     if task.offload != "none":
@@ -384,21 +420,21 @@ def _training_memory(task: Task) -> MemoryPlan:
         # 16-bit parameters only (ZeRO-2 offload gpu = 2P).
         offloaded = states.optimizer + states.trainable * 4
         optimizer = gradients = 0
-        formulas["optimizer"] = "offloaded to CPU"
-        formulas["gradients"] = "streamed to CPU in buckets (DeepSpeed ZeRO-Offload)"
+        formulas["optimizer"] = msg(Code.FORMULA_OPTIMIZER_OFFLOADED)
+        formulas["gradients"] = msg(Code.FORMULA_GRADIENTS_STREAMED)
     if task.offload == "optimizer_and_params":
         offloaded += states.weights
         weights = 0
-        formulas["weights"] = "offloaded to CPU (ZeRO-Infinity/FSDP CPU offload)"
+        formulas["weights"] = msg(Code.FORMULA_WEIGHTS_OFFLOADED)
     overhead, o_formula = _training_overhead(task, arch)
     activations, a_formula, a_notes = _training_activations(task, arch)
     notes += a_notes
     if offloaded:
-        notes.append(f"needs ~{gib(offloaded)} of host RAM for offloaded states, job-wide")
-    formulas.update(activations=f"{a_formula} = {gib(activations)}", overhead=o_formula)
+        notes.append(msg(Code.MEMORY_NOTE_HOST_RAM, host=gib(offloaded)))
+    formulas.update(activations=_result(a_formula, activations), overhead=o_formula)
     for key, value in (("weights", weights), ("gradients", gradients), ("optimizer", optimizer)):
         if value:
-            formulas[key] += f" = {gib(value)}"
+            formulas[key] = _result(formulas[key], value)
     return MemoryPlan(
         gpus=task.gpus,
         per_gpu=MemoryBreakdown(weights, gradients, optimizer, activations, 0, overhead),
@@ -409,17 +445,16 @@ def _training_memory(task: Task) -> MemoryPlan:
     )
 
 
-def _training_overhead(task: Task, arch: ModelArch) -> tuple[int, str]:
-    formula = f"CUDA context + allocator {gib(OVERHEAD_BYTES)}"
+def _training_overhead(task: Task, arch: ModelArch) -> tuple[int, Message]:
+    formula = _overhead_formula()
     gathers = task.sharding == "zero3" and (task.gpus > 1 or task.offload == "optimizer_and_params")
     if not gathers:
         return OVERHEAD_BYTES, formula
     layer = ZERO3_LAYER_BYTES * largest_layer_params(arch)
-    return (
-        OVERHEAD_BYTES + layer,
-        f"{formula} + ZeRO-3 gathered layer 4 B × {_params_label(largest_layer_params(arch))}"
-        f" = {gib(OVERHEAD_BYTES + layer)}",
+    gathered = msg(
+        Code.FORMULA_PLUS_ZERO3_LAYER, formula=formula, params=_params(largest_layer_params(arch))
     )
+    return OVERHEAD_BYTES + layer, _result(gathered, OVERHEAD_BYTES + layer)
 
 
 # ---------------------------------------------------------------------------------------- inference
@@ -430,39 +465,57 @@ def _inference_memory(task: Task) -> MemoryPlan:
     n = task.gpus
     size = PRECISION_BYTES[task.precision]
     weights = math.ceil(arch.params * size / n)
-    split = f" ÷ {n} GPUs (tensor parallel)" if n > 1 else ""
+
+    def split(formula: Message) -> Message:
+        return msg(Code.FORMULA_TENSOR_PARALLEL, formula=formula, gpus=n) if n > 1 else formula
+
+    weights_formula = msg(
+        Code.FORMULA_WEIGHTS,
+        params=_params(arch.params),
+        bytes_per_param=size,
+        precision=task.precision,
+    )
     formulas = {
-        "weights": f"{_params_label(arch.params)} × {size:g} B ({task.precision}){split}"
-        f" = {gib(weights)}",
-        "overhead": f"CUDA context + allocator {gib(OVERHEAD_BYTES)}",
+        "weights": _result(split(weights_formula), weights),
+        "overhead": _overhead_formula(),
     }
     notes = _approximation_notes(arch)
     if arch.active_params:
-        notes.append("mixture of experts: every expert is held in memory, not only active ones")
+        notes.append(msg(Code.MEMORY_NOTE_MOE_ALL_EXPERTS))
     if arch.family == "diffusion":
         activations = _diffusion_allowance(arch) * task.concurrent_sequences
         kv = 0
-        formulas["activations"] = (
-            f"allowance {gib(_diffusion_allowance(arch))} per image × "
-            f"{task.concurrent_sequences} concurrent"
+        formulas["activations"] = msg(
+            Code.FORMULA_ALLOWANCE_PER_IMAGE,
+            bytes=gib(_diffusion_allowance(arch)),
+            concurrent=task.concurrent_sequences,
         )
-        notes.append("diffusion activation memory is an allowance (1 GiB at 512², 4 GiB at 1024²)")
+        notes.append(
+            msg(
+                Code.MEMORY_NOTE_DIFFUSION_INFERENCE,
+                small=Quantity(DIFFUSION_ACTIVATION_BYTES, Unit.BYTES, 0),
+                large=Quantity(
+                    SDXL_CLASS_ACTIVATION_FACTOR * DIFFUSION_ACTIVATION_BYTES, Unit.BYTES, 0
+                ),
+            )
+        )
     else:
         per_token = kv_bytes_per_token(arch, task.kv_precision)
         tokens = task.context_len * task.concurrent_sequences
         kv = math.ceil(per_token * tokens / n)
-        formulas["kv_cache"] = (
-            f"{per_token:,} B/token ({task.kv_precision}) × {task.context_len} context × "
-            f"{task.concurrent_sequences} sequences{split} = {gib(kv)}"
+        kv_formula = msg(
+            Code.FORMULA_KV_CACHE,
+            bytes_per_token=Quantity(per_token, Unit.COUNT),
+            kv_precision=task.kv_precision,
+            context_len=task.context_len,
+            sequences=task.concurrent_sequences,
         )
+        formulas["kv_cache"] = _result(split(kv_formula), kv)
         dims = dims_of(arch)
         activations = task.context_len * dims.hidden * INFERENCE_ACTIVATION_FACTOR + (
             task.concurrent_sequences * dims.vocab * LOGIT_BYTES
         )
-        formulas["activations"] = (
-            f"prefill workspace ctx·h·10 B (gpu_poor, no s² scores with FlashAttention) + "
-            f"last-token logits sequences·vocab·4 B = {gib(activations)}"
-        )
+        formulas["activations"] = _result(msg(Code.FORMULA_INFERENCE_ACTIVATIONS), activations)
     return MemoryPlan(
         gpus=n,
         per_gpu=MemoryBreakdown(weights, 0, 0, activations, kv, OVERHEAD_BYTES),
@@ -529,78 +582,100 @@ def _machines(count: int, max_gpus: int) -> int:
     return count if count <= max_gpus else math.ceil(count / max_gpus) * max_gpus
 
 
-def _training_fixes(task: Task, capacity: int, max_gpus: int) -> list[str]:
-    candidates: list[tuple[str, Task]] = []
+def _per_gpu(fix: Message, total: int, host: int = 0) -> Message:
+    """`fix: <total> per GPU`, with the host RAM it needs when it offloads."""
+    if host:
+        return msg(Code.FIX_PER_GPU_HOST_RAM, fix=fix, per_gpu=gib(total), host=gib(host))
+    return msg(Code.FIX_PER_GPU, fix=fix, per_gpu=gib(total))
+
+
+def _training_fixes(task: Task, capacity: int, max_gpus: int) -> list[Message]:
+    candidates: list[tuple[Message, Task]] = []
     if task.activation_checkpointing != "full":
         candidates.append(
-            ("full activation checkpointing", replace(task, activation_checkpointing="full"))
+            (msg(Code.FIX_FULL_CHECKPOINTING), replace(task, activation_checkpointing="full"))
         )
     if task.offload == "none":
-        candidates.append(("offload optimizer states to CPU", replace(task, offload="optimizer")))
+        candidates.append((msg(Code.FIX_OFFLOAD_OPTIMIZER), replace(task, offload="optimizer")))
     if task.offload != "optimizer_and_params":
         candidates.append(
             (
-                "ZeRO-3 with optimizer and parameters offloaded to CPU",
+                msg(Code.FIX_ZERO3_OFFLOAD),
                 replace(task, sharding="zero3", offload="optimizer_and_params"),
             )
         )
     if task.kind == "full_finetune":
-        candidates.append((f"LoRA (rank {task.lora_rank})", replace(task, kind="lora")))
+        candidates.append(
+            (msg(Code.FIX_LORA, rank=task.lora_rank), replace(task, kind=TaskKind.LORA))
+        )
     if task.kind in ("full_finetune", "lora"):
-        candidates.append((f"QLoRA (NF4, rank {task.lora_rank})", replace(task, kind="qlora")))
-    fixes: list[str] = []
+        candidates.append(
+            (msg(Code.FIX_QLORA, rank=task.lora_rank), replace(task, kind=TaskKind.QLORA))
+        )
+    fixes: list[Message] = []
     for label, variant in candidates:
         found = _with_checkpointing(variant, capacity)
         if found is None:
             continue
         fitted, total = found
-        extra = (
-            " with full activation checkpointing"
-            if fitted.activation_checkpointing != variant.activation_checkpointing
-            else ""
-        )
-        host = task_memory(fitted).offloaded_bytes
-        ram = f", needs ~{gib(host)} of host RAM" if host else ""
-        fixes.append(f"{label}{extra}: {gib(total)} per GPU{ram}")
+        if fitted.activation_checkpointing != variant.activation_checkpointing:
+            label = msg(Code.FIX_WITH_FULL_CHECKPOINTING, fix=label)
+        fixes.append(_per_gpu(label, total, task_memory(fitted).offloaded_bytes))
     fixes.extend(_more_gpus_fix(task, capacity, max_gpus, sharding="zero3"))
     return fixes
 
 
-def _more_gpus_fix(task: Task, capacity: int, max_gpus: int, **changes: Any) -> list[str]:
+def _more_gpus_fix(task: Task, capacity: int, max_gpus: int, **changes: Any) -> list[Message]:
     least = _min_gpus(task, capacity, **changes)
-    how = "tensor parallel" if task.kind == "inference" else "ZeRO-3 (FSDP)"
-    if least is None and task.kind != "inference" and task.activation_checkpointing != "full":
+    inference = task.kind == "inference"
+    how = msg(Code.FIX_HOW_TENSOR_PARALLEL if inference else Code.FIX_HOW_ZERO3)
+    if least is None and not inference and task.activation_checkpointing != "full":
         changes["activation_checkpointing"] = "full"
         least = _min_gpus(task, capacity, **changes)
-        how += " with full activation checkpointing"
+        how = msg(Code.FIX_WITH_FULL_CHECKPOINTING, fix=how)
     if least is None:
         return []
     count = _machines(least, max_gpus)
     total = task_memory(replace(task, gpus=count, **changes)).per_gpu.total
-    where = ""
-    if count > max_gpus:
-        minimum = f"; {least} is the minimum" if count != least else ""
-        where = f" ({count // max_gpus} machines of {max_gpus}{minimum})"
-    return [f"{how} over {count} GPUs of this size{where}: {gib(total)} per GPU"]
+    if count <= max_gpus:
+        what = msg(Code.FIX_MORE_GPUS, how=how, gpus=count)
+    elif count != least:
+        what = msg(
+            Code.FIX_MORE_GPUS_MACHINES_MINIMUM,
+            how=how,
+            gpus=count,
+            machines=count // max_gpus,
+            per_machine=max_gpus,
+            minimum=least,
+        )
+    else:
+        what = msg(
+            Code.FIX_MORE_GPUS_MACHINES,
+            how=how,
+            gpus=count,
+            machines=count // max_gpus,
+            per_machine=max_gpus,
+        )
+    return [_per_gpu(what, total)]
 
 
-def _inference_fixes(task: Task, capacity: int, max_gpus: int) -> list[str]:
-    fixes: list[str] = []
+def _inference_fixes(task: Task, capacity: int, max_gpus: int) -> list[Message]:
+    fixes: list[Message] = []
     for precision in ("int8", "int4"):
         if PRECISION_BYTES[precision] < PRECISION_BYTES[task.precision]:
             total = _fits(replace(task, precision=precision), capacity)
             if total is not None:
-                fixes.append(f"{precision} weights: {gib(total)} per GPU")
+                fixes.append(_per_gpu(msg(Code.FIX_WEIGHTS_PRECISION, precision=precision), total))
     if PRECISION_BYTES["fp8"] < PRECISION_BYTES[task.kv_precision]:
         total = _fits(replace(task, kv_precision="fp8"), capacity)
         if total is not None:
-            fixes.append(f"fp8 KV cache: {gib(total)} per GPU")
+            fixes.append(_per_gpu(msg(Code.FIX_KV_PRECISION, precision="fp8"), total))
     fixes.extend(_max_sequences_fix(task, capacity))
     fixes.extend(_more_gpus_fix(task, capacity, max_gpus))
     return fixes
 
 
-def _max_sequences_fix(task: Task, capacity: int) -> list[str]:
+def _max_sequences_fix(task: Task, capacity: int) -> list[Message]:
     if task.concurrent_sequences <= 1:
         return []
     one = task_memory(replace(task, concurrent_sequences=1)).per_gpu.total
@@ -608,17 +683,17 @@ def _max_sequences_fix(task: Task, capacity: int) -> list[str]:
     if one > capacity or per_sequence <= 0:
         return []
     most = 1 + (capacity - one) // per_sequence
-    return [f"at most {most} concurrent sequences of {task.context_len} tokens fit"]
+    return [msg(Code.FIX_MAX_SEQUENCES, sequences=most, context_len=task.context_len)]
 
 
-def suggest_fixes(task: Task, capacity_bytes_per_gpu: int, max_gpus: int = 8) -> list[str]:
+def suggest_fixes(task: Task, capacity_bytes_per_gpu: int, max_gpus: int = 8) -> list[Message]:
     """What would make `task` fit GPUs of `capacity_bytes_per_gpu` usable bytes, computed.
 
     `max_gpus` is the GPUs in one machine: counts above it are rounded up to whole machines.
     """
     if task.kind == "fixed":
         need = task_memory(task).per_gpu.total
-        return [f"a GPU with at least {gib(need)} of usable memory"]
+        return [msg(Code.FIX_BIGGER_GPU, bytes=gib(need))]
     if task.kind == "inference":
         return _inference_fixes(task, capacity_bytes_per_gpu, max_gpus)
     return _training_fixes(task, capacity_bytes_per_gpu, max_gpus)

@@ -1,10 +1,11 @@
 """MIG layouts: which sets of GPU-instance profiles one card can hold at once, and where.
 
-NVIDIA's placement rule (reference/hardware.md §7, from `nvidia-smi mig -lgipp`): each GPU instance
-(GI) occupies `memory_slices` consecutive memory slots starting at one of its profile's allowed
-start slots; GIs may not overlap; the compute slices ("g") of all GIs add up to at most the card's
-maximum (7 on A100/H100 class, 4 on A30); at most one "+me" profile per card; each profile at most
-`max_count` times. A set of profiles is valid iff some assignment of starts satisfies all of that.
+NVIDIA's placement rule (NVIDIA MIG User Guide; `nvidia-smi mig -lgipp`; docs/accelerators.md):
+each GPU instance (GI) occupies `memory_slices` consecutive memory slots starting at one of its
+profile's allowed start slots; GIs may not overlap; the compute slices ("g") of all GIs add up to
+at most the card's maximum (7 on A100/H100 class, 4 on A30); at most one "+me" profile per card;
+each profile at most `max_count` times. A set of profiles is valid iff some assignment of starts
+satisfies all of that.
 
 `pack_tasks` goes the other way: given the memory each task needs, it picks a profile per task
 (the smallest that holds it, upgrading when the smallest choices do not lay out) and a start slot.
@@ -20,10 +21,12 @@ from functools import lru_cache
 
 from advisor.engine.capacity import usable_bytes
 from advisor.engine.errors import InvalidWorkload
+from advisor.engine.messages import Code
 from advisor.engine.types import AcceleratorSpec, MigProfile
 
 # Before driver R510 a 4-memory/4-compute GI could not be combined with a 4-memory/3-compute one
-# ("4g.20gb + 3g.20gb ✓ on driver ≥ R510, ✗ before"; hardware.md §7 and memory-and-time.md §0).
+# (4g.20gb + 3g.20gb); the NVIDIA MIG User Guide, "Concepts": "This restriction no longer applies
+# on newer drivers".
 _PRE_R510_FORBIDDEN = frozenset({(4, 4), (4, 3)})
 
 Layout = tuple[tuple[str, int], ...]
@@ -63,9 +66,14 @@ def profile(accel: AcceleratorSpec, name: str) -> MigProfile:
     for p in accel.mig_profiles:
         if p.name == name:
             return p
-    known = ", ".join(p.name for p in accel.mig_profiles) or "none (no MIG)"
+    if not accel.mig_profiles:
+        raise InvalidWorkload(Code.NO_MIG, "mig_profile", accelerator=accel.name)
     raise InvalidWorkload(
-        f"{accel.name} has no MIG profile {name!r}; it has {known}", "mig_profile"
+        Code.NO_MIG_PROFILE,
+        "mig_profile",
+        accelerator=accel.name,
+        profile=name,
+        profiles=tuple(p.name for p in accel.mig_profiles),
     )
 
 

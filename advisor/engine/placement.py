@@ -1,11 +1,11 @@
 """Can these tasks run on this offering, and how: which task on which instance, GPU, slice or share.
 
-Rules (DESIGN.md "How the advisor decides", reference/hardware.md §7, platforms.md §5.2):
+Rules (docs/advisor-rules.md, "Placement"; MIG: the NVIDIA MIG User Guide, docs/accelerators.md):
 
 * Memory is compared per GPU against the usable memory of one GPU or slice (capacity.usable_bytes),
   never summed across cards. A sharded or tensor-parallel task states its per-GPU share already.
 * A task spanning N GPUs needs N whole GPUs of one instance. It never goes on MIG or pooled slices,
-  because there is no peer-to-peer between slices (hardware.md §7: "no GPU-to-GPU P2P").
+  because there is no peer-to-peer between slices (MIG User Guide: no GPU-to-GPU P2P in MIG mode).
 * Time: "always" overlaps everything; "day" and "night" do not overlap each other; "burst" is
   treated as overlapping everything (we do not know when a burst comes, so we reserve for it).
   Tasks that overlap must fit at the same time; "day" and "night" tasks fit separately on the
@@ -14,10 +14,11 @@ Rules (DESIGN.md "How the advisor decides", reference/hardware.md §7, platforms
   share a GPU (or a slice the offering sells) with other soft tasks of the same user, memory
   summed: on a platform whose multi-task granularity is "pooled" this is a pooled share with a
   memory limit; elsewhere it is several of the user's own processes on one GPU, which CUDA allows.
-  Decision: a platform's granularity ("instance", 一卡一任务 in the seed article) is about what the
-  platform isolates between rentals, not about what a user runs inside the instance they rent, so
-  soft tasks may share a GPU on any platform. Hard tasks never share a whole GPU, so five hard
-  tasks on an instance-level platform need five GPUs, as the seed article says of 矩池云.
+  Decision: a platform's granularity ("instance", 一卡一任务 in the vendor article "2026多任务GPU
+  平台怎么选") is about what the platform isolates between rentals, not about what a user runs
+  inside the instance they rent, so soft tasks may share a GPU on any platform. Hard tasks never
+  share a whole GPU, so five hard tasks on an instance-level platform need five GPUs, as the
+  vendor article says of 矩池云.
 * MIG splitting of a rented whole GPU needs an accelerator with MIG profiles and an offering sold
   as MIG or a platform whose granularity is "mig". An offering that is itself one MIG slice or one
   pooled slice has that slice's memory as its capacity.
@@ -32,11 +33,13 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from advisor.engine.capacity import OOM_RISK_FRACTION, usable_bytes
+from advisor.engine.messages import Code, Message, Quantity, Unit, fraction, msg
 from advisor.engine.mig import Layout, MigSlot, has_mig, pack_tasks
 from advisor.engine.mig import profile as mig_profile
-from advisor.engine.types import GiB, Isolation, OfferingSpec, When
+from advisor.engine.types import GiB, OfferingSpec
+from advisor.engine.vocab import Isolation, PlacementMode, When
 
-Mode = Literal["whole", "mig", "pooled", "shared"]
+Mode = PlacementMode
 
 # Tasks active in each time window (module docstring). Phase "base" holds what runs in every window.
 _BASE_WHEN = frozenset({"always", "burst"})
@@ -51,8 +54,8 @@ class TaskNeed:
     per_gpu_bytes: int
     gpus: int = 1
     sharded: bool = False  # ZeRO-3 or tensor-parallel: memory split over its GPUs
-    when: When = "always"
-    isolation: Isolation = "hard"
+    when: When = When.ALWAYS
+    isolation: Isolation = Isolation.HARD
 
     @property
     def spans_gpus(self) -> bool:
@@ -79,8 +82,8 @@ class Placement:
     instances: int
     gpus_per_instance: int
     assignments: tuple[Assignment, ...] = ()
-    warnings: tuple[str, ...] = ()
-    reason: str | None = None
+    warnings: tuple[Message, ...] = ()
+    reason: Message | None = None
     shortfall_bytes: int | None = None  # how far the worst memory miss is over, when that is why
 
     @property
@@ -113,7 +116,7 @@ class _Target:
 
     offering: OfferingSpec
     usable: int
-    capacity_label: str
+    capacity_label: Message
     mig_split: bool  # whole GPUs may be split into MIG slices
     is_slice: bool  # the offering is itself a MIG or pooled slice
     pooled: bool  # soft sharing is a pooled share with a memory limit
@@ -178,14 +181,18 @@ def signature(offering: OfferingSpec) -> tuple[object, ...]:
 def _target(offering: OfferingSpec) -> _Target:
     accel = offering.accelerator
     if offering.mig_profile is not None:
-        gib = mig_profile(accel, offering.mig_profile).memory_gib
-        label = f"a {accel.name} MIG {offering.mig_profile} slice"
+        size = mig_profile(accel, offering.mig_profile).memory_gib
+        label = msg(Code.CAPACITY_MIG_SLICE, accelerator=accel.name, profile=offering.mig_profile)
     elif offering.sharing == "pooled" and offering.pooled_vram_gib is not None:
-        gib = offering.pooled_vram_gib
-        label = f"a pooled {gib:g} GiB share of a {accel.name}"
+        size = offering.pooled_vram_gib
+        label = msg(
+            Code.CAPACITY_POOLED_SHARE,
+            size=Quantity(size * GiB, Unit.BYTES, places=0 if size == int(size) else None),
+            accelerator=accel.name,
+        )
     else:
-        gib = accel.vram_gib
-        label = f"a {accel.name}"
+        size = accel.vram_gib
+        label = msg(Code.CAPACITY_GPU, accelerator=accel.name)
     is_slice = offering.mig_profile is not None or offering.sharing == "pooled"
     mig_split = (
         not is_slice
@@ -193,28 +200,35 @@ def _target(offering: OfferingSpec) -> _Target:
         and (offering.sharing == "mig" or offering.multi_task == "mig")
     )
     pooled = offering.sharing == "pooled" or offering.multi_task == "pooled"
-    return _Target(offering, usable_bytes(gib), label, mig_split, is_slice, pooled)
+    return _Target(offering, usable_bytes(size), label, mig_split, is_slice, pooled)
 
 
-def _first_miss(target: _Target, tasks: Sequence[TaskNeed]) -> tuple[str, int | None] | None:
+def _first_miss(target: _Target, tasks: Sequence[TaskNeed]) -> tuple[Message, int | None] | None:
     """Why some task cannot go on any instance of this offering, or None."""
     off = target.offering
     over = [(t.per_gpu_bytes - target.usable, t) for t in tasks if t.per_gpu_bytes > target.usable]
     if over:
         shortfall, t = max(over, key=lambda x: x[0])
-        return (
-            f"{t.name} needs {_gib(t.per_gpu_bytes)} per GPU; {target.capacity_label} holds "
-            f"{_gib(target.usable)} usable",
-            shortfall,
+        reason = msg(
+            Code.MISS_MEMORY,
+            task=t.name,
+            need=_gib(t.per_gpu_bytes),
+            capacity=target.capacity_label,
+            usable=_gib(target.usable),
         )
+        return reason, shortfall
     for t in tasks:
         if t.spans_gpus and target.is_slice:
-            what = "is sharded" if t.sharded else f"spans {t.gpus} GPUs"
-            return (f"{t.name} {what}; slices have no peer-to-peer between them", None)
+            if t.sharded:
+                return msg(Code.MISS_SHARDED_ON_SLICES, task=t.name), None
+            return msg(Code.MISS_SPANS_ON_SLICES, task=t.name, gpus=t.gpus), None
         if t.gpus > off.gpu_count:
-            return (f"{t.name} spans {t.gpus} GPUs; an instance has {off.gpu_count}", None)
+            miss = msg(
+                Code.MISS_SPANS_MORE_GPUS, task=t.name, gpus=t.gpus, instance_gpus=off.gpu_count
+            )
+            return miss, None
         if t.isolation == "hard" and off.sharing == "pooled":
-            return (f"{t.name} needs hard isolation; a pooled share is soft-isolated", None)
+            return msg(Code.MISS_HARD_ON_POOLED, task=t.name), None
     return None
 
 
@@ -318,7 +332,7 @@ def _gpu_assignments(
                     t.name,
                     n,
                     (k,),
-                    "mig",
+                    PlacementMode.MIG,
                     s.usable_bytes,
                     s.need_bytes,
                     s.headroom_bytes,
@@ -326,7 +340,7 @@ def _gpu_assignments(
                     mig_start=s.start,
                 )
             elif g.mode == "shared" and (len(g.members) > 1 or target.offering.sharing == "pooled"):
-                mode: Mode = "pooled" if target.pooled else "shared"
+                mode = PlacementMode.POOLED if target.pooled else PlacementMode.SHARED
                 share = t.per_gpu_bytes / target.usable if target.pooled else None
                 a = Assignment(
                     t.name,
@@ -344,7 +358,7 @@ def _gpu_assignments(
                     t.name,
                     n,
                     gpus,
-                    "whole",
+                    PlacementMode.WHOLE,
                     target.usable,
                     t.per_gpu_bytes,
                     target.usable - t.per_gpu_bytes,
@@ -355,30 +369,30 @@ def _gpu_assignments(
 
 def _warnings(
     target: _Target, tasks: Sequence[TaskNeed], assignments: Sequence[Assignment]
-) -> tuple[str, ...]:
-    out: list[str] = []
+) -> tuple[Message, ...]:
+    out: list[Message] = []
     for a in assignments:
         filled = a.usable_bytes - a.headroom_bytes
         if filled > OOM_RISK_FRACTION * a.usable_bytes:
             out.append(
-                f"OOM risk: {a.task} leaves {_gib(a.headroom_bytes)} of {_gib(a.usable_bytes)} "
-                f"usable ({filled / a.usable_bytes:.0%} full, above {OOM_RISK_FRACTION:.0%})"
+                msg(
+                    Code.WARN_OOM_RISK,
+                    task=a.task,
+                    headroom=_gib(a.headroom_bytes),
+                    usable=_gib(a.usable_bytes),
+                    filled=fraction(filled / a.usable_bytes),
+                    limit=fraction(OOM_RISK_FRACTION),
+                )
             )
     modes = {a.mode for a in assignments}
     if "pooled" in modes or target.offering.sharing == "pooled":
-        out.append(
-            "Pooled sharing is soft isolation: memory limits only, a shared scheduler, "
-            "and neighbours can slow each other down"
-        )
+        out.append(msg(Code.WARN_POOLED_SOFT))
     if "shared" in modes:
-        out.append(
-            "Several of your tasks share one GPU without isolation: one task's memory spike "
-            "can stop the others"
-        )
+        out.append(msg(Code.WARN_SHARED_NO_ISOLATION))
     if "mig" in modes or target.offering.mig_profile is not None:
-        out.append("MIG slices have no peer-to-peer (NVLink or PCIe) between them")
+        out.append(msg(Code.WARN_MIG_NO_P2P))
     return tuple(out)
 
 
-def _gib(n: int) -> str:
-    return f"{n / GiB:.1f} GiB"
+def _gib(n: int) -> Quantity:
+    return Quantity(n, Unit.BYTES, places=1)

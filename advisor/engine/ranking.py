@@ -5,15 +5,15 @@ training time (timing.py), price every billing unit it has (billing.py) and keep
 or a mixed plan when reserving some instances and paying others by the hour is cheaper. Then filter
 by budget and deadline, rank by the objective and mark the Pareto front of (monthly cost, time).
 
-Ranking (DESIGN.md "Ranking"):
+Ranking (docs/advisor-rules.md, "Ranking"):
 * cost: monthly cost, then time.
 * time: training time, then monthly cost.
 * balanced: the sum of monthly cost and time, each divided by its best value among the fitting
   offerings (so 1 + 1 = 2 is an offering that is both cheapest and fastest). A sum, not a product,
   so that a free offering cannot win on cost alone. Without training tasks this is the cost order.
 
-Speed (DESIGN.md targets: 5 tasks × 10,000 offerings in ≤ 100 ms): memory is computed once per task
-(it does not depend on the accelerator); placement once per placement signature (a
+Speed (target, docs/advisor-rules.md: 5 tasks × 10,000 offerings in ≤ 100 ms): memory is computed
+once per task (it does not depend on the accelerator); placement once per placement signature (a
 placement.PlacementCache, per call or kept by the caller); time and month units once per offering
 kind; per offering only the price arithmetic remains. Full Recommendation objects are built only
 for the offerings shown (`limit`) and the Pareto front. bench/bench_advise.py measures it.
@@ -32,7 +32,7 @@ from datetime import datetime, timedelta
 from decimal import Decimal
 from typing import Any
 
-from advisor.engine import timing
+from advisor.engine import timing, vocab
 from advisor.engine.billing import (
     PREPAID_UNITS,
     ZERO,
@@ -49,11 +49,21 @@ from advisor.engine.billing import (
 from advisor.engine.errors import AdvisorError, NoFit
 from advisor.engine.hardware import resolve_accelerator
 from advisor.engine.memory import task_memory
+from advisor.engine.messages import (
+    Code,
+    Message,
+    Money,
+    Param,
+    Quantity,
+    Unit,
+    fraction,
+    hours,
+    msg,
+)
 from advisor.engine.mig import max_compute
 from advisor.engine.mig import profile as mig_profile
 from advisor.engine.placement import Assignment, Placement, PlacementCache, TaskNeed
 from advisor.engine.types import (
-    HOURS_PER_MONTH,
     AcceleratorSpec,
     ExchangeRateSpec,
     OfferingSpec,
@@ -62,17 +72,22 @@ from advisor.engine.types import (
     StoragePriceSpec,
     Task,
 )
+from advisor.engine.vocab import (
+    TRAINING_KINDS,
+    BillingUnit,
+    Objective,
+    PlacementMode,
+    When,
+)
 
-TRAINING_KINDS = frozenset({"full_finetune", "lora", "qlora"})
 # PCIe scaling and MFU above 60 % are flagged by timing.training_time (its warnings are passed on).
 DEFAULT_LIMIT = 20
-ISOLATION_LABELS = {
-    "whole": "exclusive GPU",
-    "mig": "MIG slice (hardware isolation)",
-    "pooled": "pooled share (soft isolation)",
-    "shared": "shared GPU (no isolation between your tasks)",
-}
 _INF = float("inf")
+_BEST_BY = {
+    Objective.COST: Code.REASON_BEST_BY_COST,
+    Objective.TIME: Code.REASON_BEST_BY_TIME,
+    Objective.BALANCED: Code.REASON_BEST_BY_BALANCED,
+}
 
 
 @dataclass(frozen=True)
@@ -108,38 +123,29 @@ class Recommendation:
     time_hours: float | None
     placement: Placement
     headroom_bytes: int | None
-    isolation: tuple[str, ...]
+    isolation: tuple[PlacementMode, ...]
     price_age_days: int
     price_source: str
     price_source_kind: str
     pareto: bool
-    reasons: tuple[str, ...]
-    warnings: tuple[str, ...]
+    reasons: tuple[Message, ...]
+    warnings: tuple[Message, ...]
     decode_tokens_per_s: tuple[tuple[str, float], ...] = ()
+    # Facts or prices of this offering come from its platform's own marketing.
+    vendor_claim: bool = False
+    stale: bool = False  # one of its chosen prices is stale
 
 
 @dataclass(frozen=True)
 class Advice:
     recommendations: tuple[Recommendation, ...]
     pareto: tuple[int | str, ...]
-    rejected: dict[str, int]
+    rejected: dict[Code, int]  # offerings left out, by the reason's code
     considered: int
     fitting: int
     currency: str
     objective: str
     as_of: datetime
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "as_of": self.as_of.isoformat(),
-            "objective": self.objective,
-            "currency": self.currency,
-            "considered": self.considered,
-            "fitting": self.fitting,
-            "rejected": dict(self.rejected),
-            "pareto": list(self.pareto),
-            "recommendations": [_rec_dict(r) for r in self.recommendations],
-        }
 
 
 @dataclass(frozen=True)
@@ -150,7 +156,7 @@ class _Fit:
     busy: tuple[tuple[float, int], ...]  # (busy hours, instances) groups
     time: float | None
     efficiency: float | None
-    time_warnings: tuple[str, ...]
+    time_warnings: tuple[Message, ...]
     # (unit, granularity) -> month units per busy group and their instance-weighted sum
     units: dict[tuple[str, int], tuple[tuple[Decimal, ...], Decimal]] = field(default_factory=dict)
     float_units: dict[tuple[str, int], tuple[tuple[float, ...], float]] = field(
@@ -227,22 +233,22 @@ class _Context:
             or self.c.physically_exclusive
             or self.on_slugs
         )
-        self.rejected: Counter[str] = Counter()
-        self.misses: dict[str, tuple[float, str]] = {}
+        self.rejected: Counter[Code] = Counter()
+        self.misses: dict[Code, tuple[float, Message]] = {}
 
     def reject(
         self,
-        reason: str,
+        reason: Code,
         closeness: float = _INF,
         offering: OfferingSpec | None = None,
-        detail: str | Callable[[], str] | None = None,
+        detail: Param | Callable[[], Param] = None,
     ) -> None:
         """Count a rejection; remember the closest miss per reason (smaller `closeness`)."""
         self.rejected[reason] += 1
         known = self.misses.get(reason)
         if offering is not None and (known is None or closeness < known[0]):
-            text = detail() if callable(detail) else detail or ""
-            self.misses[reason] = (closeness, f"{_label(offering)}: {text}")
+            value = detail() if callable(detail) else detail
+            self.misses[reason] = (closeness, _label(offering, value))
 
     def rate(self, currency: str) -> ExchangeRateSpec | None:
         if currency not in self.rate_of:
@@ -309,18 +315,22 @@ def _evaluate(ctx: _Context, off: OfferingSpec) -> _Candidate | None:
             return None
     prices = off.prices if ctx.c.include_stale else _current(ctx, off.prices)
     if not prices:
-        ctx.reject("no current price")
+        ctx.reject(Code.REJECT_NO_CURRENT_PRICE)
         return None
     fit = _fit(ctx, off)
     if not fit.placement.fits:
         shortfall = fit.placement.shortfall_bytes
         ctx.reject(
-            "does not fit", _INF if shortfall is None else shortfall, off, fit.placement.reason
+            Code.REJECT_DOES_NOT_FIT,
+            _INF if shortfall is None else shortfall,
+            off,
+            fit.placement.reason,
         )
         return None
     deadline = ctx.c.deadline_hours
     if deadline is not None and fit.time is not None and fit.time > deadline:
-        ctx.reject("misses the deadline", fit.time, off, lambda: f"{fit.time:.1f} h")
+        time = fit.time
+        ctx.reject(Code.REJECT_MISSES_DEADLINE, time, off, lambda: hours(time))
         return None
     plan_total, chosen = _cheapest(ctx, prices, fit)
     storage = _storage(ctx, off.platform, fit.busy) if ctx.c.storage_gb > 0 else None
@@ -336,35 +346,40 @@ def _evaluate(ctx: _Context, off: OfferingSpec) -> _Candidate | None:
         and (total > budget + 0.01 or _exact_total(ctx, candidate) > exact_budget)
     ):
         ccy = ctx.c.currency
-        ctx.reject("over budget", total, off, lambda: f"{total:.2f} {ccy}/month")
+        ctx.reject(
+            Code.REJECT_OVER_BUDGET,
+            total,
+            off,
+            lambda: Money(Decimal(f"{total:.2f}"), ccy, per=BillingUnit.MONTH),
+        )
         return None
     return candidate
 
 
 def _current(ctx: _Context, prices: tuple[PriceSpec, ...]) -> tuple[PriceSpec, ...]:
-    before = ctx.stale_before
     for p in prices:
-        if p.stale or p.observed_at < before:
-            return tuple(p for p in prices if not (p.stale or p.observed_at < before))
+        if _stale(ctx, p):
+            return tuple(p for p in prices if not _stale(ctx, p))
     return prices
 
 
-def _constraint_miss(ctx: _Context, off: OfferingSpec) -> str | None:
+def _constraint_miss(ctx: _Context, off: OfferingSpec) -> Code | None:
     c = ctx.c
     if c.platforms and off.platform not in c.platforms:
-        return "not on the chosen platforms"
+        return Code.REJECT_NOT_ON_PLATFORMS
     if c.domestic_only and not off.accelerator.domestic:
-        return "not a domestic accelerator"
+        return Code.REJECT_NOT_DOMESTIC
     if c.require_nvlink and off.interconnect != "nvlink":
-        return "no NVLink"
+        return Code.REJECT_NO_NVLINK
     if c.physically_exclusive and not off.physically_exclusive:
-        return "not physically exclusive"
+        return Code.REJECT_NOT_EXCLUSIVE
     if ctx.on_slugs and off.accelerator.slug not in ctx.on_slugs:
-        return "not the requested hardware"
+        return Code.REJECT_NOT_REQUESTED_HARDWARE
     return None
 
 
 def _stale(ctx: _Context, price: PriceSpec) -> bool:
+    """The staleness rule (vocab.is_stale), or the flag the loader set with the same rule."""
     return price.stale or price.observed_at < ctx.stale_before
 
 
@@ -396,40 +411,39 @@ def _compute_fit(ctx: _Context, off: OfferingSpec) -> _Fit:
 
 
 def _busy_groups(tasks: Sequence[Task], placement: Placement) -> tuple[tuple[float, int], ...]:
-    hours: list[dict[str, float]] = [{} for _ in range(placement.instances)]
+    """(busy hours, instances) groups: each instance's hours by the one busy-hours rule."""
+    slots: list[list[tuple[When, float]]] = [[] for _ in range(placement.instances)]
     for t, a in zip(tasks, placement.assignments, strict=True):
-        slot = "base" if t.when in ("always", "burst") else t.when
-        hours[a.instance][slot] = max(hours[a.instance].get(slot, 0.0), t.hours_per_month)
-    per_instance = (
-        min(HOURS_PER_MONTH, max(h.get("base", 0.0), h.get("day", 0.0) + h.get("night", 0.0)))
-        for h in hours
-    )
+        slots[a.instance].append((When(t.when), t.hours_per_month))
+    per_instance = (vocab.busy_hours(s) for s in slots)
     return tuple(sorted(Counter(per_instance).items(), reverse=True))
 
 
 def _training_time(
     ctx: _Context, off: OfferingSpec, placement: Placement
-) -> tuple[float | None, float | None, tuple[str, ...]]:
+) -> tuple[float | None, float | None, tuple[Message, ...]]:
     """Longest training time of the scenario's training tasks on this offering (they overlap)."""
     worst: float | None = None
     efficiency: float | None = None
-    warnings: list[str] = []
+    warnings: list[Message] = []
     for i, (t, a) in enumerate(zip(ctx.tasks, placement.assignments, strict=True)):
         if t.kind not in TRAINING_KINDS or not t.tokens:
             continue
         try:
             est = _task_time(ctx, i, t, off.accelerator, len(a.gpus), off.interconnect)
         except AdvisorError as e:
-            warnings.append(f"{t.name}: no time estimate on {off.accelerator.name} ({e.message})")
-            continue
-        hours = est.hours * _compute_share(off, a)
-        warnings.extend(f"{t.name}: {w}" for w in est.warnings)
-        if a.mode in ("pooled", "shared"):
-            warnings.append(
-                f"{t.name}: time assumes the task has the shared GPU's compute to itself"
+            no_time = msg(
+                Code.WARN_NO_TIME_ESTIMATE, accelerator=off.accelerator.name, reason=e.detail
             )
-        if worst is None or hours > worst:
-            worst, efficiency = hours, est.scaling_efficiency
+            warnings.append(msg(Code.WARN_TASK, task=t.name, message=no_time))
+            continue
+        task_hours = est.hours * _compute_share(off, a)
+        warnings.extend(msg(Code.WARN_TASK, task=t.name, message=w) for w in est.warnings)
+        if a.mode in (PlacementMode.POOLED, PlacementMode.SHARED):
+            shared = msg(Code.WARN_SHARED_COMPUTE)
+            warnings.append(msg(Code.WARN_TASK, task=t.name, message=shared))
+        if worst is None or task_hours > worst:
+            worst, efficiency = task_hours, est.scaling_efficiency
     return worst, efficiency, tuple(warnings)
 
 
@@ -562,15 +576,10 @@ def _rank(candidates: list[_Candidate], objective: str) -> list[_Candidate]:
 
 
 def _pareto(ordered: Sequence[_Candidate]) -> set[int]:
-    """ids of the candidates that no other is cheaper and at least as fast as, or faster and at
-    most as expensive as; of exact duplicates the first in rank order is kept."""
-    front: set[int] = set()
-    best_time = _INF
-    for c in sorted(ordered, key=lambda c: (c.cost_key, c.time_key)):
-        if c.time_key < best_time or not front:
-            front.add(id(c))
-            best_time = c.time_key
-    return front
+    """ids of the candidates on the cost/time front (vocab.pareto_front); of exact duplicates the
+    first in rank order is kept (the sort is stable)."""
+    front = vocab.pareto_front(ordered, lambda c: c.cost_key, lambda c: c.time_key)
+    return {id(c) for c in front}
 
 
 # ------------------------------------------------------------------------------ recommendation
@@ -599,7 +608,7 @@ def _recommend(
         time_hours=c.time,
         placement=placement,
         headroom_bytes=placement.min_headroom_bytes,
-        isolation=tuple(dict.fromkeys(ISOLATION_LABELS[a.mode] for a in placement.assignments)),
+        isolation=tuple(dict.fromkeys(PlacementMode(a.mode) for a in placement.assignments)),
         price_age_days=(ctx.now - oldest.observed_at).days,
         price_source=oldest.source,
         price_source_kind=oldest.source_kind,
@@ -607,7 +616,13 @@ def _recommend(
         reasons=_reasons(ctx, c, rank, on_front, plan, len(ordered)),
         warnings=_rec_warnings(ctx, c),
         decode_tokens_per_s=_decode(ctx, off),
+        vendor_claim=_vendor_claim(c),
+        stale=any(_stale(ctx, p) for p in c.prices),
     )
+
+
+def _vendor_claim(c: _Candidate) -> bool:
+    return c.offering.vendor_claim or any(p.source_kind == "vendor_claim" for p in c.prices)
 
 
 def _billing_choice(ctx: _Context, c: _Candidate, total: Decimal) -> BillingChoice:
@@ -668,32 +683,44 @@ def _decode(ctx: _Context, off: OfferingSpec) -> tuple[tuple[str, float], ...]:
 
 def _reasons(
     ctx: _Context, c: _Candidate, rank: int, on_front: bool, plan: BillingChoice, n: int
-) -> tuple[str, ...]:
+) -> tuple[Message, ...]:
     off, p = c.offering, c.fit.placement
-    modes = sorted({ISOLATION_LABELS[a.mode] for a in p.assignments})
+    modes = tuple(m for m in PlacementMode if any(a.mode == m for a in p.assignments))
     out = [
-        f"Runs all {len(ctx.tasks)} task(s) on {p.instances} instance(s) of "
-        f"{off.gpu_count}× {off.accelerator.name} ({', '.join(modes)})"
+        msg(
+            Code.REASON_RUNS_ALL,
+            tasks=len(ctx.tasks),
+            instances=p.instances,
+            gpus=off.gpu_count,
+            accelerator=off.accelerator.name,
+            modes=modes,
+        )
     ]
     if rank == 1:
-        goal = {"cost": "lowest monthly cost", "time": "shortest training time"}
-        out.append(
-            f"Best of {n} fitting offerings by {goal.get(ctx.scenario.objective, 'cost and time')}"
-        )
+        out.append(msg(_BEST_BY[Objective(ctx.scenario.objective)], fitting=n))
     if on_front:
-        out.append("On the Pareto front: nothing else is both cheaper and faster")
-    out.append(
-        f"Cheapest billing here: {plan.unit} plan, "
-        f"{cents(plan.converted)} {plan.target_currency}/month"
-    )
+        out.append(msg(Code.REASON_PARETO))
+    monthly = Money(cents(plan.converted), plan.target_currency, per=BillingUnit.MONTH)
+    if plan.unit == "mixed":
+        out.append(msg(Code.REASON_CHEAPEST_BILLING_MIXED, monthly=monthly))
+    else:
+        out.append(msg(Code.REASON_CHEAPEST_BILLING, unit=BillingUnit(plan.unit), monthly=monthly))
     out.extend(_break_even_reason(c))
     if c.time is not None:
-        eff = f", scaling efficiency {c.fit.efficiency:.0%}" if c.fit.efficiency else ""
-        out.append(f"Training takes about {c.time:.1f} h{eff}")
+        if c.fit.efficiency:
+            out.append(
+                msg(
+                    Code.REASON_TRAINING_TIME_SCALING,
+                    hours=hours(c.time),
+                    efficiency=fraction(c.fit.efficiency),
+                )
+            )
+        else:
+            out.append(msg(Code.REASON_TRAINING_TIME, hours=hours(c.time)))
     return tuple(out)
 
 
-def _break_even_reason(c: _Candidate) -> list[str]:
+def _break_even_reason(c: _Candidate) -> list[Message]:
     prepaid = [p for p in c.offering.prices if p.unit in PREPAID_UNITS]
     metered = [p for p in c.offering.prices if p.unit not in PREPAID_UNITS]
     out = []
@@ -701,30 +728,37 @@ def _break_even_reason(c: _Candidate) -> list[str]:
         for met in metered:
             if pre.currency != met.currency:
                 continue
-            hours = break_even_hours(met, pre)
-            if hours is not None:
+            busy = break_even_hours(met, pre)
+            if busy is not None:
                 out.append(
-                    f"The {pre.unit} plan ({pre.amount} {pre.currency}) beats {met.amount} "
-                    f"{met.currency}/{met.unit} above {hours:.1f} busy hours per {pre.unit}"
+                    msg(
+                        Code.REASON_BREAK_EVEN,
+                        prepaid_unit=BillingUnit(pre.unit),
+                        prepaid=Money(pre.amount, pre.currency),
+                        metered=Money(met.amount, met.currency, per=BillingUnit(met.unit)),
+                        hours=Quantity(float(busy), Unit.COUNT, places=1),
+                    )
                 )
     return out
 
 
-def _rec_warnings(ctx: _Context, c: _Candidate) -> tuple[str, ...]:
+def _rec_warnings(ctx: _Context, c: _Candidate) -> tuple[Message, ...]:
     off = c.offering
     out = list(c.fit.placement.warnings)
-    if off.vendor_claim or any(p.source_kind == "vendor_claim" for p in c.prices):
-        out.append("Facts about this platform come from its own marketing (vendor claim)")
+    if _vendor_claim(c):
+        out.append(msg(Code.WARN_VENDOR_CLAIM))
     for p in c.prices:
         if _stale(ctx, p):
             age = (ctx.now - p.observed_at).days
-            out.append(f"The {p.unit} price is stale ({age} days old)")
+            out.append(
+                msg(Code.WARN_STALE_PRICE, unit=BillingUnit(p.unit), age=Quantity(age, Unit.DAYS))
+            )
     if off.retention_after_expiry is False:
-        out.append("Data is not kept after the plan expires or the instance is released")
+        out.append(msg(Code.WARN_NO_RETENTION))
     if off.interruptible:
-        out.append("Interruptible (spot) capacity: the job can be stopped at any time")
+        out.append(msg(Code.WARN_INTERRUPTIBLE))
     if ctx.c.storage_gb > 0 and c.storage is None:
-        out.append(f"No storage price recorded for {off.platform_name}; storage not included")
+        out.append(msg(Code.WARN_NO_STORAGE_PRICE, platform=off.platform_name))
     out.extend(c.fit.time_warnings)
     return tuple(dict.fromkeys(out))
 
@@ -752,75 +786,25 @@ def _on_slugs(tasks: Sequence[Task], accelerators: Mapping[str, AcceleratorSpec]
     )
 
 
-def _label(off: OfferingSpec) -> str:
-    return f"{off.name} on {off.platform_name}"
+def _label(off: OfferingSpec, detail: Param) -> Message:
+    return msg(
+        Code.OFFERING_ON_PLATFORM, offering=off.name, platform=off.platform_name, detail=detail
+    )
 
 
-def _no_fit_message(ctx: _Context, total: int) -> str:
-    counts = ", ".join(f"{reason}: {n}" for reason, n in ctx.rejected.most_common())
-    head = f"None of {total} offerings can run this scenario ({counts or 'no offerings given'})."
-    for reason in ("over budget", "misses the deadline", "does not fit"):
-        if reason in ctx.misses and ctx.misses[reason][1]:
-            return f"{head} Closest miss ({reason}): {ctx.misses[reason][1]}"
+def _no_fit_message(ctx: _Context, total: int) -> Message:
+    if not ctx.rejected:
+        return msg(Code.NO_FIT_NO_OFFERINGS, total=total)
+    counts = tuple(
+        msg(Code.REJECT_COUNT, reason=msg(reason), count=n)
+        for reason, n in ctx.rejected.most_common()
+    )
+    head = msg(Code.NO_FIT, total=total, counts=counts)
+    for reason in (Code.REJECT_OVER_BUDGET, Code.REJECT_MISSES_DEADLINE, Code.REJECT_DOES_NOT_FIT):
+        if reason in ctx.misses:
+            miss = ctx.misses[reason][1]
+            return msg(Code.NO_FIT_CLOSEST, head=head, reason=msg(reason), miss=miss)
     return head
-
-
-def _rec_dict(r: Recommendation) -> dict[str, Any]:
-    return {
-        "rank": r.rank,
-        "offering_id": r.offering_id,
-        "offering": r.offering_name,
-        "platform": r.platform,
-        "platform_name": r.platform_name,
-        "accelerator": r.accelerator,
-        "instances": r.instances,
-        "gpus_per_instance": r.gpus_per_instance,
-        "plan": {
-            "unit": r.plan.unit,
-            "units": list(r.plan.units),
-            "price": _money(r.plan.price),
-            "monthly": _money(r.plan.monthly),
-            "currency": r.plan.currency,
-            "converted": _money(r.plan.converted),
-            "converted_currency": r.plan.target_currency,
-            "rate": str(r.plan.rate) if r.plan.rate is not None else None,
-            "rate_date": r.plan.rate_date.date().isoformat() if r.plan.rate_date else None,
-            "rate_source": r.plan.rate_source,
-        },
-        "monthly_cost": _money(r.monthly_cost),
-        "storage_cost": _money(r.storage_cost),
-        "job_cost": _money(r.job_cost),
-        "time_hours": None if r.time_hours is None else round(r.time_hours, 3),
-        "headroom_bytes": r.headroom_bytes,
-        "isolation": list(r.isolation),
-        "price_age_days": r.price_age_days,
-        "price_source": r.price_source,
-        "price_source_kind": r.price_source_kind,
-        "pareto": r.pareto,
-        "placement": [_assignment_dict(a) for a in r.placement.assignments],
-        "decode_tokens_per_s": {name: round(v, 1) for name, v in r.decode_tokens_per_s},
-        "reasons": list(r.reasons),
-        "warnings": list(r.warnings),
-    }
-
-
-def _assignment_dict(a: Assignment) -> dict[str, Any]:
-    return {
-        "task": a.task,
-        "instance": a.instance,
-        "gpus": list(a.gpus),
-        "mode": a.mode,
-        "mig_profile": a.mig_profile,
-        "mig_start": a.mig_start,
-        "pooled_share": None if a.pooled_share is None else round(a.pooled_share, 4),
-        "usable_bytes": a.usable_bytes,
-        "used_bytes": a.used_bytes,
-        "headroom_bytes": a.headroom_bytes,
-    }
-
-
-def _money(amount: Decimal | None) -> str | None:
-    return None if amount is None else str(cents(amount))
 
 
 __all__ = ["Advice", "BillingChoice", "Recommendation", "advise"]

@@ -1,4 +1,4 @@
-"""The scenario JSON contract (DESIGN.md "The scenario"): parsing, validation and the way back.
+"""The scenario JSON contract (README.md, "The scenario"): parsing, validation and the way back.
 
 `parse_scenario` accepts any JSON-like value and returns a `Scenario` or raises `InvalidWorkload`
 whose `field` is a path such as `tasks[0].precision`; nothing else may escape it. Model presets are
@@ -13,9 +13,12 @@ from collections.abc import Callable, Mapping
 from decimal import Decimal, InvalidOperation
 from typing import Any, TypeVar, cast
 
+from advisor.engine import vocab
 from advisor.engine.errors import InvalidWorkload
+from advisor.engine.messages import Code, msg
 from advisor.engine.presets import MODEL_PRESETS
 from advisor.engine.types import Constraints, ModelArch, Objective, OnHardware, Scenario, Task
+from advisor.engine.vocab import Currency, Isolation, TaskKind, When
 
 T = TypeVar("T")
 
@@ -30,20 +33,21 @@ MAX_VRAM_GIB = 1_000_000
 MAX_HOURS_PER_MONTH = 744  # 31 days × 24 h
 MAX_NAME = 200
 
-KINDS = ("full_finetune", "lora", "qlora", "inference", "fixed")
+KINDS = tuple(vocab.TaskKind)
 PRECISIONS = ("fp32", "bf16", "fp16", "fp8", "int8", "int4")
-# Full fine-tuning keeps trainable weights in one of these (memory-and-time.md §1.3); fp8/int
+# Full fine-tuning keeps trainable weights in one of these (Transformer Math 101); fp8/int
 # training is not modelled. LoRA/QLoRA may use any base precision; adapters then train in bf16.
 TRAINING_PRECISIONS = ("fp32", "bf16", "fp16")
 OPTIMIZERS = ("adamw", "adamw_8bit", "sgd_momentum")
 SHARDINGS = ("none", "zero1", "zero2", "zero3")
-SHARDING_ALIASES = {"fsdp": "zero3"}  # FSDP full sharding is ZeRO-3 (DESIGN.md)
+SHARDING_ALIASES = {"fsdp": "zero3"}  # FSDP full sharding is ZeRO-3 (docs/memory-model.md)
 OFFLOADS = ("none", "optimizer", "optimizer_and_params")
 CHECKPOINTING = ("none", "selective", "full")
-WHENS = ("always", "day", "night", "burst")
-ISOLATIONS = ("hard", "soft")
-OBJECTIVES = ("cost", "time", "balanced")
-CURRENCIES = ("CNY", "USD")
+WHENS = tuple(vocab.When)
+ISOLATIONS = tuple(vocab.Isolation)
+# The error message lists objectives in this order; vocab's order is the form's.
+OBJECTIVES = (vocab.Objective.COST, vocab.Objective.TIME, vocab.Objective.BALANCED)
+CURRENCIES = tuple(vocab.Currency)
 
 ARCH_KEYS = (
     "layers",
@@ -94,10 +98,10 @@ TOP_KEYS = frozenset({"tasks", "constraints", "objective"})
 
 def _mapping(value: object, path: str) -> Mapping[str, Any]:
     if not isinstance(value, Mapping):
-        raise InvalidWorkload("must be an object", path)
+        raise InvalidWorkload(Code.MUST_BE_OBJECT, path)
     for key in value:
         if not isinstance(key, str):
-            raise InvalidWorkload(f"keys must be strings, got {key!r}", path)
+            raise InvalidWorkload(Code.KEYS_MUST_BE_STRINGS, path, key=repr(key))
     return cast(Mapping[str, Any], value)
 
 
@@ -105,16 +109,17 @@ def _only_keys(data: Mapping[str, Any], allowed: frozenset[str], path: str) -> N
     unknown = sorted(set(data) - allowed)
     if unknown:
         close = difflib.get_close_matches(unknown[0], sorted(allowed), n=1)
-        hint = f"; did you mean {close[0]!r}?" if close else ""
-        where = f"{path}." if path else ""
-        raise InvalidWorkload(f"unknown field{hint}", f"{where}{unknown[0]}")
+        where = f"{path}.{unknown[0]}" if path else unknown[0]
+        if close:
+            raise InvalidWorkload(Code.UNKNOWN_FIELD_DID_YOU_MEAN, where, suggestion=close[0])
+        raise InvalidWorkload(Code.UNKNOWN_FIELD, where)
 
 
 def _string(value: object, path: str) -> str:
     if not isinstance(value, str) or not value.strip():
-        raise InvalidWorkload("must be a non-empty string", path)
+        raise InvalidWorkload(Code.MUST_BE_NON_EMPTY_STRING, path)
     if len(value) > MAX_NAME:
-        raise InvalidWorkload(f"must be at most {MAX_NAME} characters", path)
+        raise InvalidWorkload(Code.STRING_TOO_LONG, path, max=MAX_NAME)
     return value.strip()
 
 
@@ -127,33 +132,35 @@ def _choice(
         key = aliases.get(key, key)
         if key in choices:
             return key
-    raise InvalidWorkload(f"must be one of {', '.join(choices)}", path)
+    raise InvalidWorkload(Code.MUST_BE_ONE_OF, path, choices=tuple(choices))
 
 
 def _boolean(value: object, path: str) -> bool:
     if not isinstance(value, bool):
-        raise InvalidWorkload("must be true or false", path)
+        raise InvalidWorkload(Code.MUST_BE_BOOLEAN, path)
     return value
 
 
 def _number(value: object, path: str, low: float, high: float, *, low_open: bool = False) -> float:
     """A finite number within [low, high] ((low, high] when `low_open`); bools are not numbers."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise InvalidWorkload("must be a number", path)
+        raise InvalidWorkload(Code.MUST_BE_NUMBER, path)
     number = float(value) if abs(value) < 1e300 else math.inf
     if not math.isfinite(number):
-        raise InvalidWorkload("must be a finite number", path)
+        raise InvalidWorkload(Code.MUST_BE_FINITE, path)
     below = number <= low if low_open else number < low
     if below or number > high:
-        bracket = "(" if low_open else "["
-        raise InvalidWorkload(f"must be in {bracket}{low:g}, {high:g}]", path)
+        bounds = msg(
+            Code.RANGE_LOW_OPEN if low_open else Code.RANGE_CLOSED, low=float(low), high=float(high)
+        )
+        raise InvalidWorkload(Code.OUT_OF_RANGE, path, range=bounds)
     return number
 
 
 def _integer(value: object, path: str, low: int, high: float) -> int:
     number = _number(value, path, low, high)
     if not number.is_integer():
-        raise InvalidWorkload("must be a whole number", path)
+        raise InvalidWorkload(Code.MUST_BE_WHOLE, path)
     return int(number)
 
 
@@ -177,10 +184,15 @@ def _enum(
     return lambda value, path: _choice(value, choices, path, aliases)
 
 
+def _member(kind: Callable[[str], T], choices: tuple[str, ...]) -> Callable[[object, str], T]:
+    """A vocabulary field: one of `choices`, as the member of its enum."""
+    return lambda value, path: kind(_choice(value, choices, path))
+
+
 # Readers for the task fields that map one-to-one onto Task attributes.
 _TASK_READERS: dict[str, Callable[[object, str], Any]] = {
     "name": _string,
-    "kind": _enum(KINDS),
+    "kind": _member(TaskKind, KINDS),
     "precision": _enum(PRECISIONS),
     "optimizer": _enum(OPTIMIZERS),
     "master_weights": _boolean,
@@ -196,9 +208,9 @@ _TASK_READERS: dict[str, Callable[[object, str], Any]] = {
     "kv_precision": _enum(PRECISIONS),
     "vram_gib": _nullable(lambda v, p: _number(v, p, 0, MAX_VRAM_GIB, low_open=True)),
     "gpus": _count(MAX_GPUS),
-    "when": _enum(WHENS),
+    "when": _member(When, WHENS),
     "hours_per_month": lambda v, p: _number(v, p, 0, MAX_HOURS_PER_MONTH),
-    "isolation": _enum(ISOLATIONS),
+    "isolation": _member(Isolation, ISOLATIONS),
 }
 
 
@@ -214,7 +226,7 @@ def _arch(data: Mapping[str, Any], path: str) -> ModelArch:
         if value is not None
     }
     if dims.get("active_params", 0) > params:
-        raise InvalidWorkload("cannot exceed params", f"{path}.arch.active_params")
+        raise InvalidWorkload(Code.ACTIVE_PARAMS_EXCEED_PARAMS, f"{path}.arch.active_params")
     return ModelArch(params=max(1, round(params)), **dims)
 
 
@@ -223,21 +235,25 @@ def _model(data: Mapping[str, Any], kind: str, path: str) -> tuple[str | None, M
     if data.get("model") is not None:
         for key in ("params", "arch"):
             if data.get(key) is not None:
-                raise InvalidWorkload(
-                    "give either a model preset or params/arch, not both", f"{path}.{key}"
-                )
+                raise InvalidWorkload(Code.MODEL_AND_PARAMS, f"{path}.{key}")
         model = _string(data["model"], f"{path}.model").lower()
         if model not in MODEL_PRESETS:
             close = difflib.get_close_matches(model, list(MODEL_PRESETS), n=3)
-            hint = f"; did you mean {', '.join(close)}?" if close else ""
-            raise InvalidWorkload(f"unknown model preset {model!r}{hint}", f"{path}.model")
+            if close:
+                raise InvalidWorkload(
+                    Code.UNKNOWN_MODEL_DID_YOU_MEAN,
+                    f"{path}.model",
+                    name=model,
+                    suggestions=tuple(close),
+                )
+            raise InvalidWorkload(Code.UNKNOWN_MODEL, f"{path}.model", name=model)
         return model, MODEL_PRESETS[model]
     if data.get("params") is not None:
         return None, _arch(data, path)
     if data.get("arch") is not None:
-        raise InvalidWorkload("arch needs params", f"{path}.params")
+        raise InvalidWorkload(Code.ARCH_NEEDS_PARAMS, f"{path}.params")
     if kind != "fixed":
-        raise InvalidWorkload("give a model preset or params", f"{path}.model")
+        raise InvalidWorkload(Code.MODEL_REQUIRED, f"{path}.model")
     return None, None
 
 
@@ -246,7 +262,7 @@ def _on(value: object, path: str, *, default_count: int) -> OnHardware:
     data = _mapping(value, path)
     _only_keys(data, ON_KEYS, path)
     if data.get("accelerator") is None:
-        raise InvalidWorkload("name the accelerator", f"{path}.accelerator")
+        raise InvalidWorkload(Code.ACCELERATOR_REQUIRED, f"{path}.accelerator")
     mfu = data.get("mfu")
     return OnHardware(
         accelerator=_string(data["accelerator"], f"{path}.accelerator"),
@@ -261,20 +277,21 @@ def _on(value: object, path: str, *, default_count: int) -> OnHardware:
 def _check_task(task: Task, data: Mapping[str, Any], path: str) -> None:
     """Cross-field rules a single field's reader cannot see."""
     if task.kind == "fixed" and task.vram_gib is None:
-        raise InvalidWorkload("kind fixed needs vram_gib", f"{path}.vram_gib")
+        raise InvalidWorkload(Code.FIXED_NEEDS_VRAM, f"{path}.vram_gib")
     if task.kind != "fixed" and task.vram_gib is not None:
-        raise InvalidWorkload("vram_gib applies only to kind fixed", f"{path}.vram_gib")
+        raise InvalidWorkload(Code.VRAM_ONLY_FOR_FIXED, f"{path}.vram_gib")
     if task.kind in ("full_finetune", "qlora") and task.precision not in TRAINING_PRECISIONS:
         raise InvalidWorkload(
-            f"{task.kind} trains in {', '.join(TRAINING_PRECISIONS)}", f"{path}.precision"
+            Code.TRAINING_PRECISION,
+            f"{path}.precision",
+            kind=TaskKind(task.kind),
+            precisions=TRAINING_PRECISIONS,
         )
     if task.offload == "optimizer_and_params" and task.sharding != "zero3":
-        raise InvalidWorkload(
-            "offloading parameters needs sharding zero3 (fsdp)", f"{path}.offload"
-        )
+        raise InvalidWorkload(Code.PARAM_OFFLOAD_NEEDS_ZERO3, f"{path}.offload")
     if task.on is not None and "gpus" in data and task.gpus != task.on.count:
         raise InvalidWorkload(
-            f"on.count ({task.on.count}) differs from gpus ({task.gpus})", f"{path}.on.count"
+            Code.ON_COUNT_DIFFERS, f"{path}.on.count", count=task.on.count, gpus=task.gpus
         )
 
 
@@ -284,7 +301,7 @@ def parse_task(value: object, index: int) -> Task:
     data = _mapping(value, path)
     _only_keys(data, TASK_KEYS, path)
     if data.get("kind") is None:
-        raise InvalidWorkload("give the task's kind", f"{path}.kind")
+        raise InvalidWorkload(Code.KIND_REQUIRED, f"{path}.kind")
     kwargs: dict[str, Any] = {"name": f"task {index + 1}"}
     for key, reader in _TASK_READERS.items():
         if data.get(key) is not None:
@@ -304,25 +321,25 @@ def parse_task(value: object, index: int) -> Task:
 
 def _decimal(value: object, path: str) -> Decimal:
     if isinstance(value, bool) or not isinstance(value, (int, float, str)):
-        raise InvalidWorkload("must be a number", path)
+        raise InvalidWorkload(Code.MUST_BE_NUMBER, path)
     try:
         amount = Decimal(str(value).strip())
     except InvalidOperation:
-        raise InvalidWorkload("must be a number", path) from None
+        raise InvalidWorkload(Code.MUST_BE_NUMBER, path) from None
     if not amount.is_finite() or amount < 0 or amount > Decimal("1e15"):
-        raise InvalidWorkload("must be a finite amount between 0 and 1e15", path)
+        raise InvalidWorkload(Code.AMOUNT_OUT_OF_RANGE, path)
     return amount
 
 
 def _platforms(value: object, path: str) -> tuple[str, ...]:
     if not isinstance(value, list):
-        raise InvalidWorkload("must be a list of platform slugs", path)
+        raise InvalidWorkload(Code.MUST_BE_PLATFORM_LIST, path)
     return tuple(_string(item, f"{path}[{i}]").lower() for i, item in enumerate(value))
 
 
 _CONSTRAINT_READERS: dict[str, Callable[[object, str], Any]] = {
     "budget_per_month": _decimal,
-    "currency": _enum(CURRENCIES),
+    "currency": _member(Currency, CURRENCIES),
     "deadline_hours": lambda v, p: _number(v, p, 0, 1e7, low_open=True),
     "physically_exclusive": _boolean,
     "require_nvlink": _boolean,
@@ -348,28 +365,27 @@ def parse_constraints(value: object) -> Constraints:
 def parse_scenario(data: object) -> Scenario:
     """Validate a scenario given as parsed JSON; raise InvalidWorkload naming the bad field."""
     if not isinstance(data, Mapping):
-        raise InvalidWorkload("the scenario must be a JSON object with a tasks list")
+        raise InvalidWorkload(Code.SCENARIO_MUST_BE_OBJECT)
     top = _mapping(data, "tasks")
     _only_keys(top, TOP_KEYS, "")
     tasks = top.get("tasks")
     if not isinstance(tasks, list) or not tasks:
-        raise InvalidWorkload("give a non-empty list of tasks", "tasks")
+        raise InvalidWorkload(Code.TASKS_REQUIRED, "tasks")
     if len(tasks) > MAX_TASKS:
-        raise InvalidWorkload(f"at most {MAX_TASKS} tasks", "tasks")
+        raise InvalidWorkload(Code.TOO_MANY_TASKS, "tasks", max=MAX_TASKS)
     parsed = tuple(parse_task(task, i) for i, task in enumerate(tasks))
     names = [task.name for task in parsed]
     for i, name in enumerate(names):
         if name in names[:i]:
-            raise InvalidWorkload(f"duplicate task name {name!r}", f"tasks[{i}].name")
+            raise InvalidWorkload(Code.DUPLICATE_TASK_NAME, f"tasks[{i}].name", name=name)
     constraints = top.get("constraints")
     objective = top.get("objective")
     return Scenario(
         tasks=parsed,
         constraints=Constraints() if constraints is None else parse_constraints(constraints),
-        objective=cast(
-            Objective,
-            "balanced" if objective is None else _choice(objective, OBJECTIVES, "objective"),
-        ),
+        objective=Objective.BALANCED
+        if objective is None
+        else Objective(_choice(objective, OBJECTIVES, "objective")),
     )
 
 

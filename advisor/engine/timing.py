@@ -1,8 +1,9 @@
 """Training time and decode speed: compute from FLOPs and peak throughput, communication from the
 interconnect's measured all-reduce bandwidth, decode from memory bandwidth.
 
-Formulas are reference/memory-and-time.md §5 (6ND, 8ND with full recomputation, LoRA 4ND, MFU)
-and reference/hardware.md §8 (NCCL busbw anchors and the recommended scaling model), so the
+Formulas and figures are explained, with their sources, in docs/time-model.md (6ND after Kaplan et
+al. 2020 and Transformer Math 101, MFU of published runs) and docs/accelerators.md (NCCL all-reduce
+bus bandwidths measured in NVIDIA's nccl and nccl-tests issues), so the
 NVLink-vs-PCIe difference comes out of bandwidths, never out of a fixed percentage.
 """
 
@@ -17,27 +18,31 @@ from advisor.engine.memory import (
     kv_bytes_per_token,
     lora_adapter_params,
 )
+from advisor.engine.messages import Code, Message, Quantity, Unit, fraction, msg
 from advisor.engine.types import AcceleratorSpec, Interconnect, ModelArch, Task
 
 # Default model FLOPs utilisation of the compute part. Published large runs reach 42-54 %
 # (Korthikanti 530B: 42.1 % full recompute, 54.2 % selective; PaLM 46.2 %; Megatron 1T 52 %;
-# memory-and-time.md §5); we take 0.40, below all of them, because those runs were tuned at scale.
+# docs/time-model.md); we take 0.40, below all of them, because those runs were tuned at scale.
 # Communication is modelled separately, so this MFU excludes it.
 DEFAULT_MFU = 0.40
-# Above this the estimate is optimistic: no published run in memory-and-time.md §5 exceeds 54.2 %.
+# Above this the estimate is optimistic: no published run of docs/time-model.md exceeds 54.2 %.
 MFU_WARNING = 0.60
 # Fraction of the backward pass behind which DDP/ZeRO buckets hide gradient communication.
-# hardware.md §8 leaves `overlap` as a parameter; 0.5 is our assumption, between none and full.
+# An assumption of ours (docs/time-model.md), between no overlap and full overlap.
 COMM_OVERLAP = 0.5
-BACKWARD_SHARE = 2 / 3  # backward is 4ND of 6ND (memory-and-time.md §5)
-ZERO3_COMM_FACTOR = 1.5  # ZeRO-3 moves 3Ψ instead of 2Ψ (memory-and-time.md §1.1)
-# Warn below this scaling efficiency: DDP on 8 NVLink A100s reaches 97-98 % (hardware.md §8).
+BACKWARD_SHARE = 2 / 3  # backward is 4ND of 6ND (Transformer Math 101)
+ZERO3_COMM_FACTOR = 1.5  # ZeRO-3 moves 3Ψ instead of 2Ψ (ZeRO paper, arXiv:1910.02054)
+# Warn below this scaling efficiency: DDP on 8 NVLink A100s reaches 97-98 % (docs/time-model.md).
 SCALING_WARNING = 0.9
+# gpu_poor's QLoRA step-time factor for dequantization (RahulSChand/gpu_poor); named in a note,
+# not applied to the estimate.
+QLORA_DEQUANT_SLOWDOWN = 1.75
 
 
 @dataclass(frozen=True)
 class BusbwAnchor:
-    """A measured 8-GPU NCCL all-reduce bus bandwidth (hardware.md §8)."""
+    """A measured 8-GPU NCCL all-reduce bus bandwidth (docs/accelerators.md)."""
 
     architecture: str
     nvlink_gbps: float
@@ -50,10 +55,10 @@ NVLINK_ANCHORS = (
     BusbwAnchor("Hopper", 900, 370, "8×H100 SXM ring ~370 GB/s, nccl-tests#212"),
     BusbwAnchor("Hopper", 400, 215, "8×H800 SXM 215 GB/s, nccl#1374"),
 )
-# 2×H100 PCIe with a 600 GB/s NVLink bridge measured ~116 GB/s (hardware.md §8, nccl#1161).
+# 2×H100 PCIe with a 600 GB/s NVLink bridge measured ~116 GB/s (NVIDIA/nccl#1161).
 BRIDGE_ANCHOR = BusbwAnchor("Hopper", 600, 116, "2×H100 PCIe + NVLink bridge ~116 GB/s, nccl#1161")
 # 8×RTX 5090 PCIe Gen5 28 GB/s, 4 GPUs 35 GB/s, "little difference compared to 8×RTX 4090"; NVIDIA:
-# on PCIe systems the CPU and memory bound it (hardware.md §8, nccl#1639). Used for any PCIe box.
+# on PCIe systems the CPU and memory bound it (NVIDIA/nccl#1639). Used for any PCIe box.
 PCIE_BUSBW_UP_TO_4 = 35.0
 PCIE_BUSBW_ABOVE_4 = 28.0
 PCIE_SOURCE = "8×RTX 5090 PCIe 28 GB/s (4 GPUs: 35 GB/s), nccl#1639"
@@ -67,13 +72,13 @@ class TimeEstimate:
     compute_seconds: float
     comm_seconds: float  # communication not hidden behind the backward pass
     scaling_efficiency: float
-    warnings: tuple[str, ...] = ()
-    notes: tuple[str, ...] = ()
+    warnings: tuple[Message, ...] = ()
+    notes: tuple[Message, ...] = ()
 
 
 def allreduce_anchor(
     accel: AcceleratorSpec, interconnect: Interconnect, gpus: int
-) -> tuple[float, str]:
+) -> tuple[float, Message]:
     """All-reduce bus bandwidth (GB/s) for `gpus` of `accel` and the measurement it rests on."""
     nvlink = interconnect == "nvlink" and accel.nvlink and accel.nvlink_bandwidth_gbps
     if nvlink and accel.nvlink_bridge:
@@ -82,7 +87,7 @@ def allreduce_anchor(
         nvlink = False  # a bridge joins pairs; a larger ring crosses PCIe
     if not nvlink:
         busbw = PCIE_BUSBW_UP_TO_4 if gpus <= 4 else PCIE_BUSBW_ABOVE_4
-        return busbw, f"PCIe: {PCIE_SOURCE}"
+        return busbw, msg(Code.BUSBW_SOURCE_PCIE, source=PCIE_SOURCE)
     same_arch = [a for a in NVLINK_ANCHORS if a.architecture == accel.architecture]
     candidates = same_arch or list(NVLINK_ANCHORS)
     bandwidth = accel.nvlink_bandwidth_gbps or 0.0
@@ -90,23 +95,26 @@ def allreduce_anchor(
     return _scaled(anchor, accel)
 
 
-def _scaled(anchor: BusbwAnchor, accel: AcceleratorSpec) -> tuple[float, str]:
+def _scaled(anchor: BusbwAnchor, accel: AcceleratorSpec) -> tuple[float, Message]:
     bandwidth = accel.nvlink_bandwidth_gbps or anchor.nvlink_gbps
     if bandwidth == anchor.nvlink_gbps:
-        return anchor.busbw_gbps, f"NVLink: {anchor.source}"
+        return anchor.busbw_gbps, msg(Code.BUSBW_SOURCE_NVLINK, source=anchor.source)
     busbw = anchor.busbw_gbps * bandwidth / anchor.nvlink_gbps
-    return busbw, (
-        f"NVLink: {anchor.source}, scaled by NVLink {bandwidth:g}/{anchor.nvlink_gbps:g} GB/s"
+    return busbw, msg(
+        Code.BUSBW_SOURCE_NVLINK_SCALED,
+        source=anchor.source,
+        bandwidth=float(bandwidth),
+        anchor_bandwidth=float(anchor.nvlink_gbps),
     )
 
 
 def _compute_params(arch: ModelArch) -> int:
-    """Parameters touched per token: the active ones for a mixture of experts (§5)."""
+    """Parameters touched per token: the active ones for a mixture of experts."""
     return arch.active_params or arch.params
 
 
 def training_flops(task: Task) -> float:
-    """6ND (8ND with full recomputation); LoRA/QLoRA 4ND (6ND with full recomputation) (§5)."""
+    """6ND (8ND with full recomputation); LoRA/QLoRA 4ND (6ND with full recomputation)."""
     if task.arch is None or task.tokens is None:
         raise ValueError("training_flops needs a resolved arch and tokens")
     per_token = 6 if task.kind == "full_finetune" else 4
@@ -131,7 +139,7 @@ def _gradient_bytes(task: Task) -> float:
 
 
 def allreduce_seconds(gradient_bytes: float, gpus: int, busbw_gbps: float) -> float:
-    """Seconds of one all-reduce of `gradient_bytes`: 2(N−1)/N · G / busbw (hardware.md §8)."""
+    """Seconds of one all-reduce of `gradient_bytes`: 2(N−1)/N · G / busbw (ring all-reduce)."""
     if gpus <= 1:
         return 0.0
     return 2 * (gpus - 1) / gpus * gradient_bytes / (busbw_gbps * 1e9)
@@ -155,18 +163,22 @@ def training_time(
     """Hours to train `task.tokens` tokens on `gpus` of `accel` joined by `interconnect`."""
     where = f"tasks[{index}]." if index is not None else ""
     if task.tokens is None:
-        raise InvalidWorkload("give the training tokens to estimate time", f"{where}tokens")
+        raise InvalidWorkload(Code.TOKENS_REQUIRED, f"{where}tokens")
     peak = _peak_tflops(task, accel)
     if not peak:
-        raise InvalidWorkload(f"no throughput figure for {accel.name}", f"{where}on.accelerator")
+        raise InvalidWorkload(
+            Code.NO_THROUGHPUT_FIGURE, f"{where}on.accelerator", accelerator=accel.name
+        )
     mfu = DEFAULT_MFU if mfu is None else mfu
-    notes = [f"MFU {mfu:.2f} of dense peak {peak:g} TFLOPS"]
+    notes = [msg(Code.TIME_NOTE_MFU, mfu=Quantity(mfu, Unit.COUNT, 2), peak=float(peak))]
     warnings = []
     if mfu > MFU_WARNING:
-        warnings.append(f"MFU {mfu:.0%} is above the 60 % no published run reaches")
+        warnings.append(msg(Code.TIME_WARN_MFU_HIGH, mfu=fraction(mfu)))
     if busbw_gbps is None and gpus > 1:
         busbw_gbps, source = allreduce_anchor(accel, interconnect, gpus)
-        notes.append(f"all-reduce busbw {busbw_gbps:.0f} GB/s ({source})")
+        notes.append(
+            msg(Code.TIME_NOTE_BUSBW, busbw=Quantity(busbw_gbps, Unit.COUNT, 0), source=source)
+        )
     flops = training_flops(task)
     compute = flops / (gpus * peak * 1e12 * mfu)
     steps = task.tokens / (task.micro_batch * task.seq_len * gpus)
@@ -175,14 +187,9 @@ def training_time(
     exposed = steps * max(0.0, per_step - hidden)
     efficiency = compute / (compute + exposed) if compute + exposed else 1.0
     if gpus > 1 and efficiency < SCALING_WARNING:
-        warnings.append(
-            f"scaling efficiency {efficiency:.0%}: gradient all-reduce dominates on "
-            f"this interconnect"
-        )
+        warnings.append(msg(Code.TIME_WARN_SCALING, efficiency=fraction(efficiency)))
     if task.kind == "qlora":
-        notes.append(
-            "QLoRA dequantization slows steps; gpu_poor applies ×1.75 (§4), not applied here"
-        )
+        notes.append(msg(Code.TIME_NOTE_QLORA_DEQUANT, factor=QLORA_DEQUANT_SLOWDOWN))
     return TimeEstimate(
         hours=(compute + exposed) / 3600,
         total_flops=flops,
@@ -196,7 +203,7 @@ def training_time(
 
 
 def decode_tokens_per_s(task: Task, accel: AcceleratorSpec, gpus: int = 1) -> float:
-    """Upper bound on decode tokens/s of one sequence stream, from memory bandwidth (§5).
+    """Upper bound on decode tokens/s of one sequence stream, from memory bandwidth.
 
     Each step reads the weights once for the whole batch (for a mixture of experts the active
     experts of each sequence, at most all of them) and every sequence's KV cache at full
@@ -205,7 +212,7 @@ def decode_tokens_per_s(task: Task, accel: AcceleratorSpec, gpus: int = 1) -> fl
     if task.arch is None:
         raise ValueError("decode_tokens_per_s needs a resolved arch")
     if not accel.memory_bandwidth_gbps:
-        raise InvalidWorkload(f"no memory bandwidth figure for {accel.name}", "on.accelerator")
+        raise InvalidWorkload(Code.NO_BANDWIDTH_FIGURE, "on.accelerator", accelerator=accel.name)
     arch = task.arch
     sequences = task.concurrent_sequences
     weight_params = min(arch.params, _compute_params(arch) * sequences)

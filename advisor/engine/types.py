@@ -14,40 +14,39 @@ from decimal import Decimal
 from functools import cached_property
 from typing import Literal
 
+from advisor.engine import vocab
+
 GiB = 2**30
 GB = 10**9
 
-TaskKind = Literal["full_finetune", "lora", "qlora", "inference", "fixed"]
+# The closed sets shared with the Django side are vocab's enums (StrEnum: each member equals its
+# string value); the sets only the engine knows stay Literal types.
+TaskKind = vocab.TaskKind
 Precision = Literal["fp32", "bf16", "fp16", "fp8", "int8", "int4"]
 Optimizer = Literal["adamw", "adamw_8bit", "sgd_momentum"]
 Sharding = Literal["none", "zero1", "zero2", "zero3"]
 Offload = Literal["none", "optimizer", "optimizer_and_params"]
 Checkpointing = Literal["none", "selective", "full"]
-When = Literal["always", "day", "night", "burst"]
-Isolation = Literal["hard", "soft"]
-Objective = Literal["cost", "time", "balanced"]
-SharingMode = Literal["exclusive", "mig", "pooled", "virtualized"]
-Interconnect = Literal["nvlink", "pcie", "none"]
-MultiTask = Literal["mig", "pooled", "instance"]
-BillingUnit = Literal["second", "minute", "hour", "day", "week", "month"]
+When = vocab.When
+Isolation = vocab.Isolation
+Objective = vocab.Objective
+SharingMode = vocab.SharingMode
+Interconnect = vocab.Interconnect
+MultiTask = vocab.MultiTask
+BillingUnit = vocab.BillingUnit
+Currency = vocab.Currency
+StorageUnit = vocab.StorageUnit
 Confidence = Literal["verified", "secondary", "unverified"]
 
-# Seconds per billing unit. A month is 30 days (720 h), the convention of the Chinese platforms'
-# 包月 plans and of the break-even figures in reference/platforms.md §5.3.
-BILLING_UNIT_SECONDS: dict[str, int] = {
-    "second": 1,
-    "minute": 60,
-    "hour": 3600,
-    "day": 86400,
-    "week": 7 * 86400,
-    "month": 30 * 86400,
-}
-HOURS_PER_MONTH = 720
+# Seconds per billing unit (vocab.BillingUnit.seconds). A month is 30 days (720 h), the convention
+# of the Chinese platforms' 包月 plans and of the break-even figures in docs/billing-rules.md.
+BILLING_UNIT_SECONDS: dict[str, int] = {unit.value: unit.seconds for unit in vocab.BillingUnit}
+HOURS_PER_MONTH = vocab.HOURS_PER_MONTH
 
 
 @dataclass(frozen=True)
 class ModelArch:
-    """Published architecture of a model (reference/memory-and-time.md §3.2)."""
+    """Published architecture of a model (its config.json; docs/memory-model.md)."""
 
     params: int
     layers: int | None = None
@@ -96,16 +95,16 @@ class Task:
     kv_precision: Precision = "bf16"
     vram_gib: float | None = None
     gpus: int = 1
-    when: When = "always"
+    when: When = When.ALWAYS
     hours_per_month: float = 720.0
-    isolation: Isolation = "hard"
+    isolation: Isolation = Isolation.HARD
     on: OnHardware | None = None
 
 
 @dataclass(frozen=True)
 class Constraints:
     budget_per_month: Decimal | None = None
-    currency: Literal["CNY", "USD"] = "CNY"
+    currency: Currency = Currency.CNY
     deadline_hours: float | None = None
     physically_exclusive: bool = False
     require_nvlink: bool = False
@@ -121,12 +120,12 @@ class Constraints:
 class Scenario:
     tasks: tuple[Task, ...]
     constraints: Constraints = field(default_factory=Constraints)
-    objective: Objective = "balanced"
+    objective: Objective = Objective.BALANCED
 
 
 @dataclass(frozen=True)
 class MigProfile:
-    """One MIG GPU-instance profile (reference/hardware.md §7)."""
+    """One MIG GPU-instance profile (NVIDIA MIG User Guide; docs/accelerators.md)."""
 
     name: str  # e.g. "3g.40gb"
     memory_gib: float  # nominal memory of the slice
@@ -158,7 +157,7 @@ class AcceleratorSpec:
     mig_profiles: tuple[MigProfile, ...] = ()
     confidence: Confidence = "secondary"
     # NVLink only through a 2-GPU bridge (A40, A30, H100 PCIe/NVL, RTX 3090): beyond a pair,
-    # collectives cross PCIe (hardware.md §6 NVLink column, §8 "2×H100 PCIe + NVLink bridge").
+    # collectives cross PCIe (docs/accelerators.md; NVIDIA/nccl#1161 for 2×H100 PCIe + bridge).
     nvlink_bridge: bool = False
 
 
@@ -168,7 +167,7 @@ class PriceSpec:
 
     unit: BillingUnit
     amount: Decimal
-    currency: Literal["CNY", "USD"]
+    currency: Currency
     observed_at: datetime
     source: str = ""
     source_kind: str = "manual"  # vendor_claim | third_party | measured | import | manual
@@ -177,7 +176,7 @@ class PriceSpec:
     # (billing.DEFAULT_GRANULARITY_SECONDS: per second for second/minute/hour prices,
     # whole units for day/week/month plans).
     granularity_seconds: int | None = None
-    # Smallest charge per metered session (AutoDL: 0.01, reference/china-prices.md §2).
+    # Smallest charge per metered session (AutoDL: 0.01, its billing docs; docs/billing-rules.md).
     min_charge: Decimal = Decimal("0")
 
     @cached_property
@@ -196,21 +195,18 @@ class OfferingSpec:
     name: str
     accelerator: AcceleratorSpec
     gpu_count: int = 1
-    sharing: SharingMode = "exclusive"
+    sharing: SharingMode = SharingMode.EXCLUSIVE
     pooled_vram_gib: float | None = None  # memory of a pooled slice, when sold as one
     mig_profile: str | None = None  # when the offering is one MIG slice
-    interconnect: Interconnect = "pcie"
+    interconnect: Interconnect = Interconnect.PCIE
     interconnect_bandwidth_gbps: float | None = None
-    multi_task: MultiTask = "instance"  # the platform's finest multi-task granularity
+    multi_task: MultiTask = MultiTask.INSTANCE  # the platform's finest multi-task granularity
     physically_exclusive: bool = False
     interruptible: bool = False
     region: str = ""
     retention_after_expiry: bool | None = None  # None = unknown
     vendor_claim: bool = False  # facts about this platform come from its own marketing
     prices: tuple[PriceSpec, ...] = ()
-
-
-StorageUnit = Literal["gb_hour", "gb_day", "gb_month", "tb_month"]
 
 
 @dataclass(frozen=True)
@@ -220,11 +216,11 @@ class StoragePriceSpec:
     platform: str  # slug
     unit: StorageUnit
     amount: Decimal
-    currency: Literal["CNY", "USD"]
+    currency: Currency
     observed_at: datetime
     free_gb: float = 0.0  # free quota per instance or account, GB
     # AutoDL paid data disk: billed while shut down; 恒源云 /hy-tmp: only while running
-    # (reference/china-prices.md §2).
+    # (docs/billing-rules.md, "Storage").
     billed_while_stopped: bool = True
     name: str = ""
     source: str = ""

@@ -33,3 +33,29 @@ def test_the_language_switcher_works_from_the_keyboard_without_javascript(
         page.keyboard.press("Enter")
     assert page.get_by_role("heading", name="价格历史").is_visible()
     context.close()
+
+
+MODEBAR_TITLES = (
+    "el => [...el.querySelectorAll('.modebar-btn')].map(b => b.getAttribute('data-title'))"
+)
+
+
+def test_the_charts_use_plotlys_chinese_locale_on_a_chinese_page(page):
+    page.goto("/platforms/autodl/")
+    chart = page.locator("#price-history-chart")
+    chart.locator(".main-svg").first.wait_for()
+    english = chart.evaluate(MODEBAR_TITLES)
+    assert "Download plot as a PNG" in english
+    assert not any("Share" in title for title in english)  # no cloud button
+
+    page.get_by_role("button", name="简体中文").click()
+    page.wait_for_url("**/platforms/autodl/")
+    chart.locator(".main-svg").first.wait_for()
+    assert chart.evaluate("el => el._context.locale") == "zh-CN"
+    titles = chart.evaluate(MODEBAR_TITLES)
+    assert "下载图表（PNG）" in titles and "自动缩放" in titles
+    assert not any("Download" in title or "分享" in title for title in titles)
+    # The date axis names its months in Chinese (2026年9月), not "Sep 2026".
+    ticks = chart.locator(".xtick text").all_text_contents()
+    assert any("月" in tick for tick in ticks), ticks
+    assert not any(month in " ".join(ticks) for month in ("Jan", "Jun", "Sep", "Oct", "Nov"))

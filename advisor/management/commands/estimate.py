@@ -1,5 +1,5 @@
 """`manage.py estimate FILE`: per-task memory, fit and time of a scenario, as JSON, without a
-database. FILE is a scenario JSON file (DESIGN.md "The scenario"), or `-` for stdin.
+database. FILE is a scenario JSON file (the scenario contract, README "Scenario"), or `-` for stdin.
 
 Bad input exits with status 2 and one line `error: <field>: <message>` on stderr, never a traceback.
 Called through `call_command`, the same failure is a `CommandError` with `returncode` 2.
@@ -12,11 +12,13 @@ import sys
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.utils import translation
 
 from advisor.engine.errors import AdvisorError
 from advisor.engine.estimate import estimate
 from advisor.engine.hardware import load_accelerators
 from advisor.engine.scenario import parse_scenario
+from api.advice import EstimateSerializer
 
 USAGE_ERROR = 2
 
@@ -68,4 +70,6 @@ class Command(BaseCommand):
             result = estimate(parse_scenario(data), load_accelerators())
         except AdvisorError as error:
             raise EstimateError(error.field or "non_field_errors", error.message) from None
-        self.stdout.write(json.dumps(result, indent=2, ensure_ascii=False))
+        with translation.override("en"):  # the CLI speaks English
+            body = EstimateSerializer(result).data
+        self.stdout.write(json.dumps(body, indent=2, ensure_ascii=False))

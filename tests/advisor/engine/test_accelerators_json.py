@@ -17,6 +17,7 @@ from advisor.engine.hardware import (
     normalise_name,
     resolve_accelerator,
 )
+from advisor.engine.messages import Code, msg
 
 REQUIRED_SLUGS = {
     "rtx-3090-24gb",
@@ -219,7 +220,21 @@ def test_an_unknown_name_names_the_field_and_lists_close_matches() -> None:
     with pytest.raises(InvalidWorkload) as caught:
         resolve_accelerator("A100", load_accelerators(), field="tasks[0].on.accelerator")
     assert caught.value.field == "tasks[0].on.accelerator"
-    assert "a100-40gb" in caught.value.message and "a100-80gb" in caught.value.message
+    assert caught.value.code is Code.UNKNOWN_ACCELERATOR_DID_YOU_MEAN
+    assert caught.value.detail.params["name"] == "A100"
+    suggestions = caught.value.detail.params["suggestions"]
+    assert isinstance(suggestions, tuple) and {"a100-40gb", "a100-80gb"} <= set(suggestions)
+    assert caught.value.message.startswith("unknown accelerator 'A100'; did you mean ")
+
+
+def test_an_unknown_name_with_nothing_close_has_no_hint() -> None:
+    with pytest.raises(InvalidWorkload) as caught:
+        resolve_accelerator("zzz", load_accelerators())
+    assert caught.value.detail == msg(Code.UNKNOWN_ACCELERATOR, name="zzz")
+    assert (caught.value.field, caught.value.message) == (
+        "accelerator",
+        "unknown accelerator 'zzz'",
+    )
 
 
 def test_unambiguous_catalog_names_from_the_skypilot_samples_resolve() -> None:

@@ -17,6 +17,7 @@ from advisor.engine.memory import (
     suggest_fixes,
     task_memory,
 )
+from advisor.engine.messages import Code, Message, Quantity, Unit, gib, msg
 from advisor.engine.presets import MODEL_PRESETS
 from advisor.engine.types import GB, GiB, ModelArch, Task
 
@@ -40,6 +41,14 @@ def model_states(plan: MemoryPlan) -> int:
 
 def preset_task(model: str, **fields) -> Task:
     return Task(name="t", model=model, arch=MODEL_PRESETS[model], **fields)
+
+
+def english(messages: tuple[Message, ...] | list[Message]) -> list[str]:
+    return [m.english() for m in messages]
+
+
+def codes(messages: tuple[Message, ...] | list[Message]) -> list[Code]:
+    return [m.code for m in messages]
 
 
 # ----------------------------------------------------------------------------- ZeRO paper
@@ -75,8 +84,90 @@ def test_data_parallel_without_zero_holds_everything_on_every_gpu() -> None:
 def test_zero3_formula_shows_the_division() -> None:
     task = Task(name="t", kind="full_finetune", arch=ZERO_PAPER, sharding="zero3", gpus=64)
     formulas = task_memory(task).formulas
-    assert "÷ 64 GPUs (zero3)" in formulas["optimizer"]
-    assert "12 B" in formulas["optimizer"] and "7.5B params" in formulas["weights"]
+    result = formulas["optimizer"]
+    assert result.code is Code.FORMULA_RESULT
+    sharded = result.params["formula"]
+    assert isinstance(sharded, Message) and sharded.code is Code.FORMULA_SHARDED
+    assert (sharded.params["gpus"], sharded.params["sharding"]) == (64, "zero3")
+    assert sharded.params["formula"] == msg(
+        Code.FORMULA_OPTIMIZER_MASTER,
+        params=msg(Code.PARAMS_BILLIONS, billions=7.5),
+        bytes_per_param=12,
+        optimizer="adamw",
+    )
+    assert result.english() == (
+        "7.5B params × 12 B (adamw, fp32 master copy) ÷ 64 GPUs (zero3) = 1.31 GiB"
+    )
+    assert formulas["weights"].english() == "7.5B params × 2 B (bf16) ÷ 64 GPUs (zero3) = 0.22 GiB"
+
+
+def test_every_formula_renders_as_the_documented_text() -> None:
+    """The English rendering of each formula shape, composed from nested messages."""
+    lora = task_memory(preset_task("llama-3.1-8b", kind="lora", precision="fp32"))
+    assert {key: f.english() for key, f in lora.formulas.items()} == {
+        "weights": "8.03B params × 4 B (fp32) + 13.63M params adapters × 4 B = 29.97 GiB",
+        "gradients": "13.63M params × 4 B (fp32 gradients) = 0.05 GiB",
+        "optimizer": "13.63M params × 8 B (adamw) = 0.10 GiB",
+        "activations": "s·b·h·L·(34 + 5·a·s/h) with s=2048, b=1, h=4096, a=32, L=32 × 2 (fp32)"
+        " + logits s·b·vocab × 4 B = 57.98 GiB",
+        "overhead": "CUDA context + allocator 1.00 GiB",
+    }
+    qlora = task_memory(
+        preset_task("llama-2-7b", kind="qlora", activation_checkpointing="selective", gpus=2)
+    )
+    assert qlora.formulas["weights"].english() == (
+        "6.476B params × 0.5159 B (NF4 + double quant) + 0.2621B params embeddings × 2 B (bf16)"
+        " + 16.78M params adapters × 2 B = 3.63 GiB"
+    )
+    assert qlora.formulas["activations"].english() == (
+        "34·s·b·h·L (selective recomputation) with s=2048, b=1, h=4096, L=32"
+        " + logits s·b·vocab × 4 B = 8.74 GiB"
+    )
+    offloaded = task_memory(
+        Task(
+            name="t",
+            kind="full_finetune",
+            arch=ZERO_PAPER,
+            sharding="zero3",
+            offload="optimizer_and_params",
+            activation_checkpointing="full",
+            gpus=4,
+        )
+    )
+    assert {key: f.english() for key, f in offloaded.formulas.items()} == {
+        "weights": "offloaded to CPU (ZeRO-Infinity/FSDP CPU offload)",
+        "gradients": "streamed to CPU in buckets (DeepSpeed ZeRO-Offload)",
+        "optimizer": "offloaded to CPU",
+        "activations": "2·s·b·h·L + one layer's s·b·h·(34 + 5·a·s/h) (full recomputation) with"
+        " s=2048, b=1, h=4352, a=34, L=34 + logits s·b·vocab × 4 B = 1.51 GiB",
+        "overhead": "CUDA context + allocator 1.00 GiB + ZeRO-3 gathered layer 4 B × 0.2273B params"
+        " = 1.85 GiB",
+    }
+    serve = task_memory(
+        preset_task("llama-3.1-8b", kind="inference", concurrent_sequences=8, gpus=2)
+    )
+    assert {key: f.english() for key, f in serve.formulas.items()} == {
+        "weights": "8.03B params × 2 B (bf16) ÷ 2 GPUs (tensor parallel) = 7.48 GiB",
+        "overhead": "CUDA context + allocator 1.00 GiB",
+        "kv_cache": "131,072 B/token (bf16) × 4096 context × 8 sequences ÷ 2 GPUs (tensor parallel)"
+        " = 2.00 GiB",
+        "activations": "prefill workspace ctx·h·10 B (gpu_poor, no s² scores with FlashAttention)"
+        " + last-token logits sequences·vocab·4 B = 0.16 GiB",
+    }
+    image = task_memory(preset_task("sdxl", kind="inference", concurrent_sequences=2))
+    assert image.formulas["activations"].english() == "allowance 4.00 GiB per image × 2 concurrent"
+    fixed = task_memory(Task(name="render", kind="fixed", vram_gib=20.5))
+    assert fixed.formulas == {
+        "overhead": msg(
+            Code.FORMULA_RESULT,
+            formula=msg(Code.FORMULA_FIXED, vram_gib=20.5),
+            bytes=gib(int(20.5 * GiB)),
+        )
+    }
+    assert fixed.formulas["overhead"].english() == "vram_gib 20.5 × 2^30 = 20.50 GiB"
+    assert english(fixed.notes) == [
+        "stated working set of a non-ML workload (vram_gib), taken as given"
+    ]
 
 
 # ---------------------------------------------------------------- optimizer and precision rules
@@ -162,8 +253,38 @@ def test_gpt3_activation_worked_example(checkpointing: str, expected_gb: float) 
 
 
 def test_activation_notes_state_the_flashattention_upper_bound_caveat() -> None:
-    notes = " ".join(task_memory(preset_task("llama-3.1-8b", kind="full_finetune")).notes)
-    assert "upper bound" in notes and "FlashAttention" in notes
+    notes = task_memory(preset_task("llama-3.1-8b", kind="full_finetune")).notes
+    assert codes(notes) == [
+        Code.MEMORY_NOTE_ACTIVATIONS_UPPER_BOUND,
+        Code.MEMORY_NOTE_ACTIVATIONS_PER_GPU,
+    ]
+    assert english(notes) == [
+        "activations per Korthikanti et al. (34 + 5as/h per layer) are an upper bound for "
+        "LLaMA-style SwiGLU models with FlashAttention, which store no s² attention scores",
+        "each data-parallel GPU holds the activations of its own micro-batch",
+    ]
+
+
+def test_lora_qlora_and_offload_notes() -> None:
+    qlora = task_memory(
+        preset_task("llama-3.1-8b", kind="qlora", sharding="zero3", offload="optimizer")
+    )
+    adapters = lora_adapter_params(MODEL_PRESETS["llama-3.1-8b"], 16)
+    assert codes(qlora.notes) == [
+        Code.MEMORY_NOTE_QLORA_BF16,
+        Code.MEMORY_NOTE_LORA_ADAPTERS,
+        Code.MEMORY_NOTE_ACTIVATIONS_UPPER_BOUND,
+        Code.MEMORY_NOTE_ACTIVATIONS_PER_GPU,
+        Code.MEMORY_NOTE_HOST_RAM,
+    ]
+    assert qlora.notes[1].params["trainable"] == Quantity(adapters, Unit.COUNT)
+    assert english(qlora.notes)[:2] == [
+        "QLoRA keeps embeddings and LM head in bf16; linear layers in NF4",
+        "LoRA rank 16 on q, k, v, o of every layer: 13,631,488 trainable params "
+        "(Σ r·(d_in + d_out))",
+    ]
+    assert qlora.notes[4] == msg(Code.MEMORY_NOTE_HOST_RAM, host=gib(qlora.offloaded_bytes))
+    assert english(qlora.notes)[4] == "needs ~0.20 GiB of host RAM for offloaded states, job-wide"
 
 
 def test_activations_grow_with_micro_batch_and_are_not_divided_across_data_parallel_gpus() -> None:
@@ -181,7 +302,11 @@ def test_a_model_given_by_params_only_gets_a_documented_shape() -> None:
     dims = dims_of(ModelArch(params=7_000_000_000))
     assert dims.approximated and dims.layers == 33 and dims.hidden == 128 * 33
     notes = task_memory(Task(name="t", kind="lora", arch=ModelArch(params=7 * 10**9))).notes
-    assert any("12·L·h²" in note for note in notes)
+    assert msg(Code.MEMORY_NOTE_SHAPE_ASSUMED, layers=33, hidden=4224) in notes
+    assert (
+        "shape not given: assumed params ≈ 12·L·h² with h = 128·L, giving L=33, h=4224 "
+        "(activation, LoRA and ZeRO-3 layer figures are approximate)"
+    ) in english(notes)
 
 
 # ----------------------------------------------------------------------------------- QLoRA
@@ -323,7 +448,10 @@ def test_inference_weights_follow_the_precision(precision: str, size: float) -> 
 def test_moe_inference_holds_every_expert() -> None:
     plan = task_memory(preset_task("deepseek-v3", kind="inference", precision="fp8"))
     assert plan.per_gpu.weights == MODEL_PRESETS["deepseek-v3"].params
-    assert any("every expert" in note for note in plan.notes)
+    assert codes(plan.notes) == [Code.MEMORY_NOTE_MOE_ALL_EXPERTS]
+    assert english(plan.notes) == [
+        "mixture of experts: every expert is held in memory, not only active ones"
+    ]
 
 
 @pytest.mark.parametrize(("model", "allowance_gib"), [("sd-1.5", 1), ("sdxl", 4)])
@@ -334,7 +462,14 @@ def test_diffusion_inference_is_weights_plus_a_stated_allowance(
     assert plan.per_gpu.weights == 2 * MODEL_PRESETS[model].params
     assert plan.per_gpu.activations == allowance_gib * GiB
     assert plan.per_gpu.kv_cache == 0
-    assert any("allowance" in note for note in plan.notes)
+    assert english(plan.notes) == [
+        "diffusion activation memory is an allowance (1 GiB at 512², 4 GiB at 1024²)"
+    ]
+    training = task_memory(preset_task(model, kind="lora", micro_batch=2))
+    assert Code.MEMORY_NOTE_DIFFUSION_TRAINING in codes(training.notes)
+    assert training.formulas["activations"].english() == (
+        f"allowance {2 * allowance_gib}.00 GiB per micro-batch of 2 = {2 * allowance_gib}.00 GiB"
+    )
 
 
 def test_a_fixed_task_needs_exactly_its_stated_memory() -> None:
@@ -358,10 +493,29 @@ def test_70b_full_fine_tune_with_fsdp_on_8_a100_80gb_does_not_fit_and_says_what_
     capacity = usable_bytes(80)
     assert task_memory(task).per_gpu.total > capacity
     fixes = suggest_fixes(task, capacity)
-    text = "\n".join(fixes)
-    assert "offload" in text and "LoRA" in text and "QLoRA" in text
-    zero3 = next(fix for fix in fixes if fix.startswith("ZeRO-3 (FSDP) over"))
-    assert "over 16 GPUs" in zero3 and "2 machines of 8" in zero3
+    assert [fix.code for fix in fixes] == [Code.FIX_PER_GPU_HOST_RAM] * 2 + [Code.FIX_PER_GPU] * 3
+    labels = [fix.params["fix"] for fix in fixes]
+    assert labels[:4] == [
+        msg(Code.FIX_OFFLOAD_OPTIMIZER),
+        msg(Code.FIX_ZERO3_OFFLOAD),
+        msg(Code.FIX_LORA, rank=16),
+        msg(Code.FIX_QLORA, rank=16),
+    ]
+    assert labels[4] == msg(
+        Code.FIX_MORE_GPUS_MACHINES,
+        how=msg(Code.FIX_HOW_ZERO3),
+        gpus=16,
+        machines=2,
+        per_machine=8,
+    )
+    assert english(fixes) == [
+        "offload optimizer states to CPU: 26.60 GiB per GPU, needs ~1,051.33 GiB of host RAM",
+        "ZeRO-3 with optimizer and parameters offloaded to CPU: 10.17 GiB per GPU, needs "
+        "~1,182.75 GiB of host RAM",
+        "LoRA (rank 16): 26.72 GiB per GPU",
+        "QLoRA (NF4, rank 16): 14.90 GiB per GPU",
+        "ZeRO-3 (FSDP) over 16 GPUs of this size (2 machines of 8): 75.88 GiB per GPU",
+    ]
 
 
 def test_every_suggested_fix_is_computed_to_fit() -> None:
@@ -374,19 +528,39 @@ def test_every_suggested_fix_is_computed_to_fit() -> None:
     )
     capacity = usable_bytes(80)
     for fix in suggest_fixes(task, capacity):
-        per_gpu = float(fix.split(": ")[-1].split(" GiB")[0])
-        assert per_gpu * GiB <= capacity, fix
+        per_gpu = fix.params["per_gpu"]
+        assert isinstance(per_gpu, Quantity) and per_gpu.unit == "bytes"
+        assert per_gpu.value <= capacity, fix.english()
 
 
 def test_inference_suggestions_include_quantization_and_tensor_parallelism() -> None:
     task = preset_task("llama-3.1-70b", kind="inference")
     fixes = suggest_fixes(task, usable_bytes(48))
-    assert any(fix.startswith("int4 weights") for fix in fixes)
-    assert not any(fix.startswith("int8 weights") for fix in fixes)  # 70.55 GB > 47.4 GiB
+    labels = [fix.params["fix"] for fix in fixes]
+    assert msg(Code.FIX_WEIGHTS_PRECISION, precision="int4") in labels
+    # 70.55 GB > 47.4 GiB
+    assert msg(Code.FIX_WEIGHTS_PRECISION, precision="int8") not in labels
     # 3 GPUs would hold it, but a tensor-parallel degree must divide the 64 heads
-    assert any(fix.startswith("tensor parallel over 4 GPUs") for fix in fixes)
+    assert msg(Code.FIX_MORE_GPUS, how=msg(Code.FIX_HOW_TENSOR_PARALLEL), gpus=4) in labels
+    text = english(fixes)
+    assert any(fix.startswith("int4 weights: ") for fix in text)
+    assert any(fix.startswith("tensor parallel over 4 GPUs of this size: ") for fix in text)
+
+
+def test_inference_suggestions_cap_the_concurrent_sequences() -> None:
+    task = preset_task("llama-3.1-8b", kind="inference", context_len=32768, concurrent_sequences=16)
+    fixes = suggest_fixes(task, usable_bytes(80))
+    assert fixes[3] == msg(Code.FIX_MAX_SEQUENCES, sequences=15, context_len=32768)
+    assert english(fixes) == [
+        "int8 weights: 73.74 GiB per GPU",
+        "int4 weights: 70.46 GiB per GPU",
+        "fp8 KV cache: 49.22 GiB per GPU",
+        "at most 15 concurrent sequences of 32768 tokens fit",
+        "tensor parallel over 2 GPUs of this size: 41.74 GiB per GPU",
+    ]
 
 
 def test_a_fixed_task_that_does_not_fit_asks_for_a_bigger_gpu() -> None:
     fixes = suggest_fixes(Task(name="sim", kind="fixed", vram_gib=30), usable_bytes(24))
-    assert fixes == ["a GPU with at least 30.00 GiB of usable memory"]
+    assert fixes == [msg(Code.FIX_BIGGER_GPU, bytes=gib(30 * GiB))]
+    assert english(fixes) == ["a GPU with at least 30.00 GiB of usable memory"]

@@ -6,7 +6,8 @@ import pytest
 
 from advisor.engine.errors import InvalidWorkload
 from advisor.engine.hardware import load_accelerators
-from advisor.engine.mig import find_layout, pack_tasks
+from advisor.engine.messages import Code, msg
+from advisor.engine.mig import find_layout, pack_tasks, profile
 from advisor.engine.types import AcceleratorSpec, GiB
 
 # The project's accelerator table (fixtures/accelerators.json), so these tests check its MIG rows
@@ -65,8 +66,21 @@ def test_find_layout_respects_slices_that_must_stay_put() -> None:
 
 
 def test_an_unknown_profile_names_the_card_and_its_profiles() -> None:
-    with pytest.raises(InvalidWorkload, match=r"3g\.40gb"):
+    with pytest.raises(InvalidWorkload) as caught:
         find_layout(A100_40, ["3g.40gb"])
+    detail = caught.value.detail
+    assert detail.code is Code.NO_MIG_PROFILE
+    assert (detail.params["accelerator"], detail.params["profile"]) == (A100_40.name, "3g.40gb")
+    assert detail.params["profiles"] == tuple(p.name for p in A100_40.mig_profiles)
+    assert caught.value.message.startswith(f"{A100_40.name} has no MIG profile '3g.40gb'; it has ")
+
+
+def test_a_card_without_mig_says_so() -> None:
+    l40s = load_accelerators()["l40s-48gb"]
+    with pytest.raises(InvalidWorkload) as caught:
+        profile(l40s, "1g.10gb")
+    assert caught.value.detail == msg(Code.NO_MIG, accelerator="L40S")
+    assert caught.value.message == "L40S does not support MIG"
 
 
 def test_five_small_concurrent_tasks_pack_onto_one_a100_80gb() -> None:

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-import contextlib
+import re
 from dataclasses import fields, replace
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from advisor.engine.capacity import usable_bytes
 from advisor.engine.errors import InvalidWorkload
-from advisor.engine.memory import task_memory
+from advisor.engine.memory import suggest_fixes, task_memory
+from advisor.engine.messages import TEMPLATES, Code, Message
 from advisor.engine.scenario import TASK_KEYS, parse_scenario, scenario_to_dict
 from advisor.engine.types import ModelArch, Scenario, Task
 
@@ -29,9 +31,23 @@ scenario_like = st.fixed_dictionaries(
 )
 
 
+def fills_its_template(message: Message) -> bool:
+    """The message and each nested one give exactly their template's placeholders, so that
+    every rendering (English here, the reader's language at the edge) succeeds."""
+    if set(message.params) != set(re.findall(r"%\((\w+)\)s", TEMPLATES[message.code])):
+        return False
+    inner = [v for v in message.params.values() if isinstance(v, Message)]
+    return all(fills_its_template(m) for m in inner) and bool(message.english())
+
+
 def parses_or_rejects(data: object) -> None:
-    with contextlib.suppress(InvalidWorkload):
+    """Nothing but InvalidWorkload, and that with a code (not the transition's plain text)."""
+    try:
         parse_scenario(data)
+    except InvalidWorkload as error:
+        assert error.code is not Code.GENERIC_INVALID
+        assert fills_its_template(error.detail), error.detail
+        assert error.message == error.detail.english()
 
 
 @settings(max_examples=300)
@@ -95,6 +111,17 @@ def tasks(draw: st.DrawFn) -> Task:
 def test_memory_components_are_never_negative(task: Task) -> None:
     per_gpu = task_memory(task).per_gpu
     assert all(getattr(per_gpu, f.name) >= 0 for f in fields(per_gpu))
+
+
+@settings(max_examples=50)
+@given(tasks(), st.sampled_from([8, 24, 80]))
+def test_every_note_formula_and_fix_fills_its_template(task: Task, capacity_gib: int) -> None:
+    plan = task_memory(task)
+    messages = [*plan.notes, *plan.formulas.values()]
+    if plan.per_gpu.total > usable_bytes(capacity_gib):
+        messages += suggest_fixes(task, usable_bytes(capacity_gib))
+    for message in messages:
+        assert fills_its_template(message), message
 
 
 @given(tasks(), st.integers(1, 10**12))

@@ -1,4 +1,4 @@
-"""The scenario JSON contract (DESIGN.md "The scenario"): what parses, and where errors point."""
+"""The scenario JSON contract (README.md, "The scenario"): what parses, and where errors point."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from advisor.engine.errors import InvalidWorkload
+from advisor.engine.messages import Code, Message, msg
 from advisor.engine.presets import MODEL_PRESETS
 from advisor.engine.scenario import parse_scenario, scenario_to_dict
 from advisor.engine.types import Constraints, ModelArch, OnHardware, Task
@@ -36,7 +37,7 @@ def test_a_minimal_task_gets_the_documented_defaults() -> None:
 
 
 def test_the_design_example_parses() -> None:
-    """DESIGN.md's example task, field for field."""
+    """The contract's example task ("night fine-tune"), field for field."""
     data = {
         "tasks": [
             {
@@ -105,64 +106,123 @@ def test_on_without_a_count_takes_the_tasks_gpus_and_gpus_defaults_to_on_count()
 
 
 @pytest.mark.parametrize(
-    ("data", "field"),
+    ("data", "field", "code"),
     [
-        (one_task(colour="red"), "tasks[0].colour"),
-        (one_task(precision=5), "tasks[0].precision"),
-        (one_task(precision="bf17"), "tasks[0].precision"),
-        (one_task(gpus=True), "tasks[0].gpus"),
-        (one_task(gpus=1.5), "tasks[0].gpus"),
-        (one_task(micro_batch=0), "tasks[0].micro_batch"),
-        (one_task(seq_len=10_000_001), "tasks[0].seq_len"),
-        (one_task(context_len=-1), "tasks[0].context_len"),
-        (one_task(hours_per_month=745), "tasks[0].hours_per_month"),
-        (one_task(master_weights="yes"), "tasks[0].master_weights"),
-        (one_task(tokens=float("nan")), "tasks[0].tokens"),
-        (one_task(tokens=0), "tasks[0].tokens"),
-        (one_task(model="llama-4"), "tasks[0].model"),
-        (one_task(params=7e9), "tasks[0].params"),
-        (one_task(on={"accelerator": "a100-80gb", "mfu": 0}), "tasks[0].on.mfu"),
-        (one_task(on={"accelerator": "a100-80gb", "mfu": 1.5}), "tasks[0].on.mfu"),
-        (one_task(on={"count": 2}), "tasks[0].on.accelerator"),
-        (one_task(on={"accelerator": "a100-80gb", "socket": 1}), "tasks[0].on.socket"),
-        (one_task(on={"accelerator": "x", "count": 4}, gpus=2), "tasks[0].on.count"),
-        (one_task(on="a100-80gb"), "tasks[0].on"),
-        (one_task(kind="training"), "tasks[0].kind"),
-        (one_task(kind=None), "tasks[0].kind"),
-        (one_task(offload="optimizer_and_params"), "tasks[0].offload"),
-        (one_task(vram_gib=20), "tasks[0].vram_gib"),
-        (one_task(kind="full_finetune", precision="int4"), "tasks[0].precision"),
-        (one_task(kind="qlora", precision="fp8"), "tasks[0].precision"),
-        ({"tasks": [{"kind": "fixed"}]}, "tasks[0].vram_gib"),
-        ({"tasks": [{"kind": "inference"}]}, "tasks[0].model"),
-        ({"tasks": [{"kind": "inference", "params": 0}]}, "tasks[0].params"),
-        ({"tasks": [{"kind": "inference", "params": 1e15}]}, "tasks[0].params"),
-        ({"tasks": [{"kind": "inference", "arch": {"layers": 2}}]}, "tasks[0].params"),
-        ({"tasks": [{"kind": "lora", "params": 1e9, "arch": {"depth": 2}}]}, "tasks[0].arch.depth"),
+        (one_task(colour="red"), "tasks[0].colour", Code.UNKNOWN_FIELD),
+        (one_task(precision=5), "tasks[0].precision", Code.MUST_BE_ONE_OF),
+        (one_task(precision="bf17"), "tasks[0].precision", Code.MUST_BE_ONE_OF),
+        (one_task(gpus=True), "tasks[0].gpus", Code.MUST_BE_NUMBER),
+        (one_task(gpus=1.5), "tasks[0].gpus", Code.MUST_BE_WHOLE),
+        (one_task(micro_batch=0), "tasks[0].micro_batch", Code.OUT_OF_RANGE),
+        (one_task(seq_len=10_000_001), "tasks[0].seq_len", Code.OUT_OF_RANGE),
+        (one_task(context_len=-1), "tasks[0].context_len", Code.OUT_OF_RANGE),
+        (one_task(hours_per_month=745), "tasks[0].hours_per_month", Code.OUT_OF_RANGE),
+        (one_task(master_weights="yes"), "tasks[0].master_weights", Code.MUST_BE_BOOLEAN),
+        (one_task(tokens=float("nan")), "tasks[0].tokens", Code.MUST_BE_FINITE),
+        (one_task(tokens=0), "tasks[0].tokens", Code.OUT_OF_RANGE),
+        (one_task(model="llama-4"), "tasks[0].model", Code.UNKNOWN_MODEL_DID_YOU_MEAN),
+        (one_task(params=7e9), "tasks[0].params", Code.MODEL_AND_PARAMS),
+        (one_task(on={"accelerator": "a100-80gb", "mfu": 0}), "tasks[0].on.mfu", Code.OUT_OF_RANGE),
+        (
+            one_task(on={"accelerator": "a100-80gb", "mfu": 1.5}),
+            "tasks[0].on.mfu",
+            Code.OUT_OF_RANGE,
+        ),
+        (one_task(on={"count": 2}), "tasks[0].on.accelerator", Code.ACCELERATOR_REQUIRED),
+        (
+            one_task(on={"accelerator": "a100-80gb", "socket": 1}),
+            "tasks[0].on.socket",
+            Code.UNKNOWN_FIELD,
+        ),
+        (
+            one_task(on={"accelerator": "x", "count": 4}, gpus=2),
+            "tasks[0].on.count",
+            Code.ON_COUNT_DIFFERS,
+        ),
+        (one_task(on="a100-80gb"), "tasks[0].on", Code.MUST_BE_OBJECT),
+        (one_task(kind="training"), "tasks[0].kind", Code.MUST_BE_ONE_OF),
+        (one_task(kind=None), "tasks[0].kind", Code.KIND_REQUIRED),
+        (
+            one_task(offload="optimizer_and_params"),
+            "tasks[0].offload",
+            Code.PARAM_OFFLOAD_NEEDS_ZERO3,
+        ),
+        (one_task(vram_gib=20), "tasks[0].vram_gib", Code.VRAM_ONLY_FOR_FIXED),
+        (
+            one_task(kind="full_finetune", precision="int4"),
+            "tasks[0].precision",
+            Code.TRAINING_PRECISION,
+        ),
+        (one_task(kind="qlora", precision="fp8"), "tasks[0].precision", Code.TRAINING_PRECISION),
+        ({"tasks": [{"kind": "fixed"}]}, "tasks[0].vram_gib", Code.FIXED_NEEDS_VRAM),
+        ({"tasks": [{"kind": "inference"}]}, "tasks[0].model", Code.MODEL_REQUIRED),
+        ({"tasks": [{"kind": "inference", "params": 0}]}, "tasks[0].params", Code.OUT_OF_RANGE),
+        ({"tasks": [{"kind": "inference", "params": 1e15}]}, "tasks[0].params", Code.OUT_OF_RANGE),
+        (
+            {"tasks": [{"kind": "inference", "arch": {"layers": 2}}]},
+            "tasks[0].params",
+            Code.ARCH_NEEDS_PARAMS,
+        ),
+        (
+            {"tasks": [{"kind": "lora", "params": 1e9, "arch": {"depth": 2}}]},
+            "tasks[0].arch.depth",
+            Code.UNKNOWN_FIELD,
+        ),
         (
             {"tasks": [{"kind": "lora", "params": 1e9, "arch": {"layers": 0}}]},
             "tasks[0].arch.layers",
+            Code.OUT_OF_RANGE,
         ),
-        ({"tasks": []}, "tasks"),
-        ({"tasks": "all"}, "tasks"),
-        ({"tasks": [3]}, "tasks[0]"),
-        ({**one_task(), "budget": 3}, "budget"),
-        ({**one_task(), "objective": "fast"}, "objective"),
-        ({**one_task(), "constraints": {"budget_per_month": -1}}, "constraints.budget_per_month"),
+        ({"tasks": []}, "tasks", Code.TASKS_REQUIRED),
+        ({"tasks": "all"}, "tasks", Code.TASKS_REQUIRED),
+        ({"tasks": [3]}, "tasks[0]", Code.MUST_BE_OBJECT),
+        ({**one_task(), "budget": 3}, "budget", Code.UNKNOWN_FIELD),
+        ({**one_task(), "objective": "fast"}, "objective", Code.MUST_BE_ONE_OF),
+        (
+            {**one_task(), "constraints": {"budget_per_month": -1}},
+            "constraints.budget_per_month",
+            Code.AMOUNT_OUT_OF_RANGE,
+        ),
         (
             {**one_task(), "constraints": {"budget_per_month": "lots"}},
             "constraints.budget_per_month",
+            Code.MUST_BE_NUMBER,
         ),
-        ({**one_task(), "constraints": {"currency": "EUR"}}, "constraints.currency"),
-        ({**one_task(), "constraints": {"deadline_hours": 0}}, "constraints.deadline_hours"),
-        ({**one_task(), "constraints": {"platforms": "autodl"}}, "constraints.platforms"),
-        ({**one_task(), "constraints": {"platforms": [1]}}, "constraints.platforms[0]"),
-        ({**one_task(), "constraints": {"gpu": "a100"}}, "constraints.gpu"),
-        ({"tasks": [{"kind": "lora", "model": "mistral-7b", "name": "a"}] * 2}, "tasks[1].name"),
+        (
+            {**one_task(), "constraints": {"currency": "EUR"}},
+            "constraints.currency",
+            Code.MUST_BE_ONE_OF,
+        ),
+        (
+            {**one_task(), "constraints": {"deadline_hours": 0}},
+            "constraints.deadline_hours",
+            Code.OUT_OF_RANGE,
+        ),
+        (
+            {**one_task(), "constraints": {"platforms": "autodl"}},
+            "constraints.platforms",
+            Code.MUST_BE_PLATFORM_LIST,
+        ),
+        (
+            {**one_task(), "constraints": {"platforms": [1]}},
+            "constraints.platforms[0]",
+            Code.MUST_BE_NON_EMPTY_STRING,
+        ),
+        ({**one_task(), "constraints": {"gpu": "a100"}}, "constraints.gpu", Code.UNKNOWN_FIELD),
+        (
+            {"tasks": [{"kind": "lora", "model": "mistral-7b", "name": "a"}] * 2},
+            "tasks[1].name",
+            Code.DUPLICATE_TASK_NAME,
+        ),
     ],
 )
-def test_each_invalid_input_names_its_field(data: object, field: str) -> None:
-    assert error_field(data) == field
+def test_each_invalid_input_names_its_field_and_its_code(
+    data: object, field: str, code: Code
+) -> None:
+    with pytest.raises(InvalidWorkload) as caught:
+        parse_scenario(data)
+    assert (caught.value.field, caught.value.code) == (field, code)
+    assert caught.value.message == caught.value.detail.english()
 
 
 @pytest.mark.parametrize("data", [None, [], "tasks", 3, True])
@@ -170,16 +230,102 @@ def test_a_scenario_that_is_not_an_object_is_a_non_field_error(data: object) -> 
     assert error_field(data) is None
 
 
-def test_an_unknown_preset_suggests_close_ones() -> None:
+def error(data: object) -> InvalidWorkload:
     with pytest.raises(InvalidWorkload) as caught:
-        parse_scenario(one_task(model="llama-3.1-8"))
-    assert "llama-3.1-8b" in caught.value.message
+        parse_scenario(data)
+    return caught.value
+
+
+def test_an_unknown_preset_suggests_close_ones() -> None:
+    caught = error(one_task(model="llama-3.1-8"))
+    assert caught.code is Code.UNKNOWN_MODEL_DID_YOU_MEAN
+    assert caught.detail.params["name"] == "llama-3.1-8"
+    suggestions = caught.detail.params["suggestions"]
+    assert isinstance(suggestions, tuple) and suggestions[0] == "llama-3.1-8b"
+    assert caught.message.startswith(
+        "unknown model preset 'llama-3.1-8'; did you mean llama-3.1-8b"
+    )
+    nothing_close = error(one_task(model="gpt-5"))
+    assert nothing_close.detail == msg(Code.UNKNOWN_MODEL, name="gpt-5")
+    assert nothing_close.message == "unknown model preset 'gpt-5'"
 
 
 def test_an_unknown_field_suggests_the_intended_one() -> None:
-    with pytest.raises(InvalidWorkload) as caught:
-        parse_scenario(one_task(micro_batches=2))
-    assert "micro_batch" in caught.value.message
+    caught = error(one_task(micro_batches=2))
+    assert caught.detail == msg(Code.UNKNOWN_FIELD_DID_YOU_MEAN, suggestion="micro_batch")
+    assert caught.message == "unknown field; did you mean 'micro_batch'?"
+    assert error(one_task(colour="red")).message == "unknown field"
+
+
+def test_range_errors_keep_their_bounds_as_numbers() -> None:
+    closed = error(one_task(seq_len=10_000_001))
+    assert closed.detail == msg(
+        Code.OUT_OF_RANGE, range=msg(Code.RANGE_CLOSED, low=1.0, high=10_000_000.0)
+    )
+    assert closed.message == "must be in [1, 1e+07]"
+    low_open = error(one_task(on={"accelerator": "a100-80gb", "mfu": 1.5}))
+    assert low_open.detail == msg(
+        Code.OUT_OF_RANGE, range=msg(Code.RANGE_LOW_OPEN, low=0.0, high=1.0)
+    )
+    assert low_open.message == "must be in (0, 1]"
+
+
+@pytest.mark.parametrize(
+    ("data", "detail", "english"),
+    [
+        (
+            one_task(kind="qlora", precision="fp8"),
+            msg(Code.TRAINING_PRECISION, kind="qlora", precisions=("fp32", "bf16", "fp16")),
+            "qlora trains in fp32, bf16, fp16",
+        ),
+        (
+            one_task(on={"accelerator": "x", "count": 4}, gpus=2),
+            msg(Code.ON_COUNT_DIFFERS, count=4, gpus=2),
+            "on.count (4) differs from gpus (2)",
+        ),
+        (
+            one_task(precision="bf17"),
+            msg(Code.MUST_BE_ONE_OF, choices=("fp32", "bf16", "fp16", "fp8", "int8", "int4")),
+            "must be one of fp32, bf16, fp16, fp8, int8, int4",
+        ),
+        (
+            {"tasks": [{"kind": "lora", "model": "mistral-7b", "name": "a"}] * 2},
+            msg(Code.DUPLICATE_TASK_NAME, name="a"),
+            "duplicate task name 'a'",
+        ),
+        (
+            {"tasks": [{"kind": "fixed", "vram_gib": 1}] * 101},
+            msg(Code.TOO_MANY_TASKS, max=100),
+            "at most 100 tasks",
+        ),
+        (
+            one_task(name="x" * 201),
+            msg(Code.STRING_TOO_LONG, max=200),
+            "must be at most 200 characters",
+        ),
+        (
+            {"tasks": [{1: "lora"}]},
+            msg(Code.KEYS_MUST_BE_STRINGS, key="1"),
+            "keys must be strings, got 1",
+        ),
+        (
+            {"tasks": [{"kind": "lora", "params": 1e9, "arch": {"active_params": 2e9}}]},
+            msg(Code.ACTIVE_PARAMS_EXCEED_PARAMS),
+            "cannot exceed params",
+        ),
+        (
+            [],
+            msg(Code.SCENARIO_MUST_BE_OBJECT),
+            "the scenario must be a JSON object with a tasks list",
+        ),
+    ],
+)
+def test_specific_rules_have_their_own_code_and_parameters(
+    data: object, detail: Message, english: str
+) -> None:
+    caught = error(data)
+    assert caught.detail == detail
+    assert caught.message == english
 
 
 def test_a_scenario_survives_the_round_trip_through_json() -> None:

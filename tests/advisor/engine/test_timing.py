@@ -10,6 +10,7 @@ import pytest
 from advisor.engine.errors import InvalidWorkload
 from advisor.engine.hardware import load_accelerators
 from advisor.engine.memory import kv_bytes_per_token, lora_adapter_params
+from advisor.engine.messages import Code, fraction
 from advisor.engine.presets import MODEL_PRESETS
 from advisor.engine.timing import (
     DEFAULT_MFU,
@@ -55,7 +56,10 @@ def test_unmeasured_nvlink_cards_scale_from_the_nearest_anchor_and_say_so() -> N
     """A800 NVLink 400 GB/s (secondary spec pages) scaled from the 8×A100 600 GB/s anchor."""
     busbw, source = allreduce_anchor(ACCELERATORS["a800-80gb"], "nvlink", 8)
     assert busbw == pytest.approx(200 * 400 / 600)
-    assert "nccl-tests#149" in source and "scaled" in source
+    assert source.code is Code.BUSBW_SOURCE_NVLINK_SCALED
+    assert (source.params["bandwidth"], source.params["anchor_bandwidth"]) == (400, 600)
+    assert "nccl-tests#149" in str(source.params["source"])
+    assert source.english().endswith(", scaled by NVLink 400/600 GB/s")
 
 
 def test_a_two_gpu_nvlink_bridge_uses_its_measurement_and_larger_rings_fall_back_to_pcie() -> None:
@@ -129,7 +133,14 @@ def test_nvlink_scales_a_7b_full_fine_tune_where_pcie_does_not() -> None:
     pcie = training_time(task, ACCELERATORS["rtx-4090-24gb"], 8, "pcie")
     assert nvlink.scaling_efficiency > 0.95
     assert pcie.scaling_efficiency < 0.8
-    assert any("scaling efficiency" in warning for warning in pcie.warnings)
+    [warning] = pcie.warnings
+    assert warning.code is Code.TIME_WARN_SCALING
+    assert warning.params["efficiency"] == fraction(pcie.scaling_efficiency)
+    assert warning.english().startswith(f"scaling efficiency {pcie.scaling_efficiency:.0%}: ")
+    assert [note.code for note in pcie.notes] == [Code.TIME_NOTE_MFU, Code.TIME_NOTE_BUSBW]
+    assert pcie.notes[1].english() == (
+        "all-reduce busbw 28 GB/s (PCIe: 8×RTX 5090 PCIe 28 GB/s (4 GPUs: 35 GB/s), nccl#1639)"
+    )
 
 
 def test_lora_scales_near_linearly_even_on_pcie() -> None:
@@ -155,13 +166,24 @@ def test_an_mfu_above_60_percent_is_flagged() -> None:
     Megatron-LM 52 %; docs/time-model.md)."""
     card = ACCELERATORS["h100-sxm-80gb"]
     assert training_time(train(), card, 1, "none", mfu=0.6).warnings == ()
-    assert "60 %" in training_time(train(), card, 1, "none", mfu=0.7).warnings[0]
+    [warning] = training_time(train(), card, 1, "none", mfu=0.7).warnings
+    assert warning.code is Code.TIME_WARN_MFU_HIGH and warning.params == {"mfu": fraction(0.7)}
+    assert warning.english() == "MFU 70% is above the 60 % no published run reaches"
 
 
 def test_missing_tokens_name_the_tasks_field() -> None:
     with pytest.raises(InvalidWorkload) as caught:
         training_time(train(tokens=None), ACCELERATORS["a100-80gb"], 1, "none", index=3)
     assert caught.value.field == "tasks[3].tokens"
+    assert caught.value.code is Code.TOKENS_REQUIRED
+
+
+def test_the_notes_name_the_mfu_and_the_peak_and_qlora_dequantization() -> None:
+    estimate = training_time(train(kind="qlora"), ACCELERATORS["h100-sxm-80gb"], 1, "none")
+    assert [note.english() for note in estimate.notes] == [
+        "MFU 0.40 of dense peak 989 TFLOPS",
+        "QLoRA dequantization slows steps; gpu_poor applies ×1.75, not applied here",
+    ]
 
 
 # ------------------------------------------------------------------------------------- decode
@@ -193,5 +215,7 @@ def test_moe_decode_reads_the_active_experts_only() -> None:
 
 def test_decode_without_a_bandwidth_figure_is_an_input_error() -> None:
     task = Task(name="t", kind="inference", arch=MODEL_PRESETS["qwen2.5-7b"])
-    with pytest.raises(InvalidWorkload):
+    with pytest.raises(InvalidWorkload) as caught:
         decode_tokens_per_s(task, ACCELERATORS["ascend-910b-64gb"])
+    assert caught.value.code is Code.NO_BANDWIDTH_FIGURE
+    assert caught.value.message == "no memory bandwidth figure for Ascend 910B"

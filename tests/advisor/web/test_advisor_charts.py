@@ -4,11 +4,18 @@ from __future__ import annotations
 
 from datetime import datetime
 from decimal import Decimal
+from types import SimpleNamespace
 
 import pytest
 
 from advisor import charts
+from advisor.engine.estimate import Estimate, Fit, OnResult, TaskEstimate
+from advisor.engine.memory import MemoryBreakdown, MemoryPlan
+from advisor.engine.messages import Code, msg
+from advisor.engine.scenario import parse_scenario
 from advisor.engine.types import ExchangeRateSpec, GiB, PriceSpec
+from advisor.engine.vocab import TaskKind
+from advisor.messages import render
 from advisor.presets import PRESETS
 from advisor.services import advise_scenario
 from tests.conftest import NOW
@@ -36,47 +43,39 @@ def row(id, vram, gpus, *prices, name="o"):
 
 USD_CNY = ExchangeRateSpec(base="USD", quote="CNY", rate=Decimal("7"), as_of=WHEN, source="test")
 
-ESTIMATE = {
-    "tasks": [
-        {
-            "name": "train",
-            "per_gpu": {
-                "weights": 2 * GiB,
-                "gradients": GiB,
-                "optimizer": 4 * GiB,
-                "activations": GiB,
-                "kv_cache": 0,
-                "overhead": GiB,
-                "total": 9 * GiB,
-            },
-            "formulas": {"weights": "1B params × 2 B (bf16) = 2.00 GiB"},
-        },
-        {
-            "name": "render",
-            "per_gpu": {
-                "weights": 0,
-                "gradients": 0,
-                "optimizer": 0,
-                "activations": 0,
-                "kv_cache": 0,
-                "overhead": 20 * GiB,
-                "total": 20 * GiB,
-            },
-        },
-    ]
-}
+
+def task(name, per_gpu, formulas=None, **kw):
+    plan = MemoryPlan(gpus=1, per_gpu=per_gpu, sharded=False, formulas=formulas or {})
+    return TaskEstimate(name, TaskKind.FIXED, plan, **kw)
+
+
+WEIGHTS = msg(Code.GENERIC_INVALID)  # any message: the chart shows it rendered
+ESTIMATE = Estimate(
+    (
+        task(
+            "train",
+            MemoryBreakdown(
+                weights=2 * GiB, gradients=GiB, optimizer=4 * GiB, activations=GiB, overhead=GiB
+            ),
+            {"weights": WEIGHTS},
+        ),
+        task("render", MemoryBreakdown(overhead=20 * GiB)),
+    )
+)
 
 
 def assignment(task, usable_gib, profile=None):
-    return {"task": task, "usable_bytes": int(usable_gib * GiB), "mig_profile": profile}
+    return SimpleNamespace(task=task, usable_bytes=int(usable_gib * GiB), mig_profile=profile)
 
 
 def test_the_memory_chart_stacks_each_component_and_marks_the_usable_memory():
-    rec = {
-        "platform_name": "Cloud",
-        "offering": "A100",
-        "placement": [assignment("train", 39.5, "3g.40gb"), assignment("render", 79)],
-    }
+    rec = SimpleNamespace(
+        platform_name="Cloud",
+        offering_name="A100",
+        placement=SimpleNamespace(
+            assignments=[assignment("train", 39.5, "3g.40gb"), assignment("render", 79)]
+        ),
+    )
     fig = charts.memory_figure(ESTIMATE, rec)
     bars = {t["name"]: t for t in fig["data"] if t["type"] == "bar"}
     assert list(bars) == [
@@ -89,7 +88,7 @@ def test_the_memory_chart_stacks_each_component_and_marks_the_usable_memory():
     assert bars["Weights"]["x"] == ["train", "render"]
     assert bars["Weights"]["y"] == [2, 0]
     assert bars["Overhead / fixed VRAM"]["y"] == [1, 20]
-    assert bars["Weights"]["customdata"][0] == "1B params × 2 B (bf16) = 2.00 GiB"
+    assert bars["Weights"]["customdata"] == [render(WEIGHTS), ""]
     [capacity] = [t for t in fig["data"] if t["type"] == "scatter"]
     assert capacity["x"] == ["train", "render"] and capacity["y"] == [39.5, 79]
     assert capacity["customdata"] == ["Cloud · A100 (3g.40gb)", "Cloud · A100"]
@@ -98,42 +97,12 @@ def test_the_memory_chart_stacks_each_component_and_marks_the_usable_memory():
 
 
 def test_without_a_recommendation_the_memory_chart_uses_the_evaluated_hardware():
-    estimate = {
-        "tasks": [
-            {**ESTIMATE["tasks"][0], "fit": {"usable_bytes": 79 * GiB}, "on": {"name": "A100 80GB"}}
-        ]
-    }
+    fit = Fit(True, 79 * GiB, 70 * GiB, WEIGHTS)
+    on = OnResult("a100-80gb", "A100 80GB", 1, None, 80.0, "verified")
+    estimate = Estimate((task("train", MemoryBreakdown(overhead=9 * GiB), fit=fit, on=on),))
     fig = charts.memory_figure(estimate, None)
     [capacity] = [t for t in fig["data"] if t["type"] == "scatter"]
     assert capacity["y"] == [79] and capacity["customdata"] == ["A100 80GB"]
-
-
-def test_price_against_vram_normalises_to_one_gpu_hour_in_the_chosen_currency():
-    rows = [
-        row(1, 48, 8, price("month", "12000")),  # 12000 / 720 h / 8 GPUs
-        row(2, 24, 1, price("hour", "1.88"), price("month", "1052")),
-        row(3, 80, 1, price("hour", "2", currency="USD")),  # × 7 CNY per USD
-    ]
-    fig = charts.price_vram_figure(
-        rows, currency="CNY", rates=[USD_CNY], now=NOW, fitting_ids=[2], need_gib=20.5
-    )
-    other, fitting = fig["data"]
-    assert other["name"] == "Other offerings"
-    assert list(zip(other["x"], other["y"], strict=True)) == [(48, 2.0833), (80, 14.0)]
-    assert other["marker"]["symbol"] == ["diamond", "circle"]
-    assert list(zip(fitting["x"], fitting["y"], strict=True)) == [(24, 1.88), (24, 1.4611)]
-    assert fitting["customdata"][0][2] == "1.88 CNY per hour"
-    [need] = fig["layout"]["shapes"]
-    assert need["x0"] == need["x1"] == 20.5
-    assert "20.5 GiB" in fig["layout"]["annotations"][0]["text"]
-    assert fig["layout"]["yaxis"]["title"]["text"] == "Price per GPU-hour (CNY)"
-
-
-def test_a_price_with_no_exchange_rate_is_left_off_the_chart():
-    fig = charts.price_vram_figure(
-        [row(1, 80, 1, price("hour", "2", currency="USD"))], currency="CNY", rates=[], now=NOW
-    )
-    assert fig["data"] == []
 
 
 def test_the_pareto_front_of_a_hand_example():
@@ -150,18 +119,23 @@ def test_the_pareto_front_of_a_hand_example():
 
 
 def rec(rank, cost, hours, pareto):
-    return {
-        "rank": rank,
-        "offering_id": rank * 10,
-        "platform_name": "P",
-        "offering": f"o{rank}",
-        "instances": 1,
-        "gpus_per_instance": 8,
-        "monthly_cost": f"{cost:.2f}",
-        "job_cost": "10.00",
-        "time_hours": hours,
-        "pareto": pareto,
-    }
+    return SimpleNamespace(
+        rank=rank,
+        offering_id=rank * 10,
+        platform_name="P",
+        offering_name=f"o{rank}",
+        instances=1,
+        gpus_per_instance=8,
+        monthly_cost=Decimal(f"{cost:.2f}"),
+        job_cost=Decimal("10.00"),
+        time_hours=hours,
+        pareto=pareto,
+    )
+
+
+def untimed(r):
+    r.time_hours = None
+    return r
 
 
 def test_the_cost_time_chart_draws_every_timed_offering_and_a_line_through_the_front():
@@ -169,7 +143,7 @@ def test_the_cost_time_chart_draws_every_timed_offering_and_a_line_through_the_f
         rec(1, 100, 10, True),
         rec(2, 80, 20, True),
         rec(3, 90, 25, False),
-        {**rec(4, 50, 0, False), "time_hours": None},
+        untimed(rec(4, 50, 0, False)),
     ]
     fig = charts.cost_time_figure(recs, "CNY")
     points, front = fig["data"]
@@ -181,7 +155,7 @@ def test_the_cost_time_chart_draws_every_timed_offering_and_a_line_through_the_f
 
 
 def test_without_training_times_there_is_no_cost_time_chart():
-    assert charts.cost_time_figure([{**rec(1, 1, 0, True), "time_hours": None}], "CNY") is None
+    assert charts.cost_time_figure([untimed(rec(1, 1, 0, True))], "CNY") is None
 
 
 def test_the_break_even_of_autodls_4090_is_monthly_price_over_hourly_price():
@@ -218,35 +192,39 @@ def test_a_day_plan_is_drawn_as_steps_of_whole_days():
 
 
 def test_busy_hours_add_day_and_night_tasks_and_overlap_the_rest():
-    tasks = [{"when": "day", "hours_per_month": 360}, {"when": "night", "hours_per_month": 300}]
-    assert charts.busy_hours({"tasks": tasks}) == 660
-    tasks.append({"when": "always", "hours_per_month": 700})
-    assert charts.busy_hours({"tasks": tasks}) == 700
-    tasks[1]["hours_per_month"] = 400
-    assert charts.busy_hours({"tasks": tasks}) == 720
+    def busy(*tasks):
+        return charts.busy_hours(parse_scenario({"tasks": list(tasks)}))
+
+    day = {"kind": "fixed", "vram_gib": 1, "when": "day", "hours_per_month": 360}
+    night = {"kind": "fixed", "vram_gib": 1, "when": "night", "hours_per_month": 300}
+    always = {"kind": "fixed", "vram_gib": 1, "when": "always", "hours_per_month": 700}
+    assert busy(day, night) == 660
+    assert busy(day, night, always) == 700
+    assert busy(day, {**night, "hours_per_month": 400}, always) == 720
 
 
 def test_the_front_drawn_is_the_engines_pareto_front(seed, frozen):
-    result = advise_scenario(PRESETS["training-inference"].scenario)
-    fig = charts.cost_time_figure(result["recommendations"], "CNY")
+    advice = advise_scenario(PRESETS["training-inference"].scenario).advice
+    assert advice is not None
+    fig = charts.cost_time_figure(advice.recommendations, "CNY")
     drawn = {(x, y) for x, y in zip(fig["data"][1]["x"], fig["data"][1]["y"], strict=True)}
     engine = {
-        (float(r["time_hours"]), float(r["monthly_cost"]))
-        for r in result["recommendations"]
-        if r["offering_id"] in result["pareto"]
+        (float(r.time_hours or 0), float(r.monthly_cost))
+        for r in advice.recommendations
+        if r.offering_id in advice.pareto
     }
     assert drawn == engine and drawn
 
 
 def test_the_page_figures_cover_the_whole_priced_catalogue(seed, frozen):
-    scenario = PRESETS["4090-lora-sdxl"].scenario
-    result = advise_scenario(scenario)
-    figures = charts.advisor_figures(scenario, result["estimate"], result, now=frozen)
-    rows = charts.catalogue_rows(frozen)
+    report = advise_scenario(PRESETS["4090-lora-sdxl"].scenario)
+    figures = charts.advisor_figures(report)
+    rows = charts.catalogue_rows(report.catalogue.offerings)
     priced = sum(len(r.prices) for r in rows)
     plotted = sum(len(t["x"]) for t in figures["price_vram"]["data"])
     assert priced > 0 and plotted == priced  # seed prices are CNY or have a USD/CNY rate
     fitting = figures["price_vram"]["data"][-1]
     assert fitting["name"] == "Can run the scenario (ranked)"
-    top = result["recommendations"][0]
-    assert any(top["offering"] in c[0] for c in fitting["customdata"])
+    assert report.advice is not None
+    top = report.advice.recommendations[0]
+    assert any(top.offering_name in c[0] for c in fitting["customdata"])

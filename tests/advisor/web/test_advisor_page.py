@@ -12,6 +12,7 @@ import pytest
 from django.http import QueryDict
 from django.urls import reverse
 
+from advisor.engine.billing import cents
 from advisor.engine.scenario import parse_scenario
 from advisor.forms import ScenarioForm, edited_query, platform_choices, scenario_query
 from advisor.presets import PRESETS
@@ -62,11 +63,12 @@ def test_a_preset_produces_ranked_recommendations_from_the_seed_catalogue(
     preset = PRESETS[slug]
     response = get(client, preset.scenario, preset=slug)
     html = text(response)
-    expected = advise_scenario(preset.scenario)["recommendations"]
-    rows = response.context["rows"]
+    advice = advise_scenario(preset.scenario).advice
+    assert advice is not None
+    rows = [r["rec"] for r in response.context["rows"]]
     assert response.status_code == 200
-    assert [r["offering_id"] for r in rows] == [r["offering_id"] for r in expected]
-    assert rows and f'data-offering="{rows[0]["offering_id"]}"' in html
+    assert [r.offering_id for r in rows] == [r.offering_id for r in advice.recommendations]
+    assert rows and f'data-offering="{rows[0].offering_id}"' in html
     assert html.count('class="task-plan"') == len(preset.scenario["tasks"])
     assert 'data-chart-json="figure-memory"' in html
     assert 'data-chart-json="figure-price-vram"' in html
@@ -84,10 +86,10 @@ def test_the_70b_case_does_not_fit_and_the_page_says_why_with_the_arithmetic(cli
     html = text(response)
     outcome = response.context["outcome"]
     assert response.status_code == 200
-    assert outcome.result is None and "None of" in outcome.no_fit
+    assert outcome.report.advice is None and "None of" in outcome.no_fit
     assert "Nothing in the catalogue can run this scenario" in html
     # The memory plan is still there: 8-way ZeRO-3 of Llama 3.1 70B needs far more than 80 GB.
-    total = outcome.estimate["tasks"][0]["per_gpu"]["total"] / 2**30
+    total = outcome.report.estimate.tasks[0].per_gpu.total / 2**30
     assert total > 80
     assert f"{total:.2f}" in html
     # 70,553,706,496 params × 20 B = 1,411 GB, not the article's 140 GB.
@@ -117,15 +119,15 @@ def test_every_preset_round_trips_through_the_query_string(db, slug):
 
 def test_the_page_gives_the_same_results_as_the_service_for_the_same_scenario(client, seed, frozen):
     scenario = PRESETS["4090-lora-sdxl"].scenario
-    page = get(client, scenario).context["outcome"].result
-    assert page == advise_scenario(scenario)
+    page = get(client, scenario).context["outcome"].report.advice
+    assert page is not None and page == advise_scenario(scenario).advice
 
 
 def test_a_short_hand_written_url_takes_the_defaults(client, seed, frozen):
     response = client.get(
         URL, {"tasks": "1", "t0-kind": "fixed", "t0-vram_gib": "10", "include_stale": "on"}
     )
-    scenario = response.context["outcome"].scenario
+    scenario = response.context["form"].scenario()
     assert scenario["tasks"] == [
         {
             "kind": "fixed",
@@ -159,10 +161,10 @@ def test_an_engine_error_is_mapped_back_to_the_field_it_names(client, db):
     html = text(response)
     assert response.status_code == 200
     # The engine stops at the first bad field: tasks[0].precision.
-    assert "full_finetune trains in fp32, bf16, fp16" in field_block(html, "t0-precision")
+    assert "Full fine-tune trains in fp32, bf16, fp16" in field_block(html, "t0-precision")
     query["t0-precision"] = "bf16"
     html = text(client.get(URL, query))
-    assert "must be in [1, 1e+07]" in field_block(html, "t1-context_len")
+    assert "must be in [1, 10,000,000]" in field_block(html, "t1-context_len")
 
 
 def test_a_missing_model_is_reported_on_the_model_field(client, db):
@@ -195,14 +197,16 @@ def test_the_csv_download_lists_every_recommendation(client, seed, frozen):
     assert response["Content-Type"] == "text/csv; charset=utf-8"
     assert response["Content-Disposition"] == 'attachment; filename="gpu-advisor-results.csv"'
     rows = list(csv.DictReader(io.StringIO(response.content.decode("utf-8-sig"))))
-    expected = advise_scenario(scenario)["recommendations"]
-    assert [r["rank"] for r in rows] == [str(r["rank"]) for r in expected]
+    advice = advise_scenario(scenario).advice
+    assert advice is not None
+    expected = advice.recommendations
+    assert [r["rank"] for r in rows] == [str(r.rank) for r in expected]
     first, top = rows[0], expected[0]
-    assert first["platform"] == top["platform_name"]
-    assert first["offering"] == top["offering"]
-    assert first["monthly_cost"] == top["monthly_cost"]
+    assert first["platform"] == top.platform_name
+    assert first["offering"] == top.offering_name
+    assert first["monthly_cost"] == str(cents(top.monthly_cost))
     assert first["currency"] == "CNY"
-    assert first["billing_unit"] == top["plan"]["unit"]
+    assert first["billing_unit"] == top.plan.unit
     assert first["placement"].startswith("rendering → instance 1, GPU 0")
 
 
@@ -266,10 +270,9 @@ def test_the_advisor_page_query_count_does_not_grow_with_the_catalogue(
     # 1 platforms for the form's choices
     # 2-4 accelerators, their aliases, their MIG profiles (service)
     # 5 platforms, 6 offerings, 7 their current prices, 8 the prices' sources (service)
-    # 9 exchange rates (service), 10 storage prices (service)
-    # 11-12 offerings and current prices for the price-against-VRAM chart, 13 exchange rates
-    with django_assert_num_queries(13):
+    # 9 exchange rates (service), 10 storage prices (service); the charts reuse them
+    with django_assert_num_queries(10):
         response = client.get(URL, query)
     assert response.status_code == 200
-    result = response.context["outcome"].result
-    assert (result["considered"], result["fitting"]) == (n, n)
+    result = response.context["outcome"].report.advice
+    assert (result.considered, result.fitting) == (n, n)

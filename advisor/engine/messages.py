@@ -1,0 +1,692 @@
+"""Messages are data: a code with parameters, rendered in the reader's language at the edge.
+
+The engine never writes prose. Every reason, warning, note, suggestion, fit verdict, formula
+and error it produces is a `Message`: a `Code` and parameters that keep numbers as numbers with
+their unit (`Quantity`, `Money`), vocabulary values as enum members and nested messages as
+`Message`. Each code has one English template here, marked with `gettext_noop` so that Django's
+`makemessages` extracts it into the translation catalogue; the Django edge
+(`advisor/messages.py`) translates the template and formats the parameters by locale, and
+`english()` renders it for the CLI and for debugging. Nothing may decide anything by reading a
+rendered message: compare codes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from decimal import Decimal
+from enum import StrEnum
+from typing import Union
+
+GiB = 2**30
+
+
+def gettext_noop(text: str) -> str:
+    """Marks `text` for translation; the Django edge translates it (makemessages extracts it)."""
+    return text
+
+
+class Unit(StrEnum):
+    """Units a `Quantity` carries; the edge formats each (bytes as GiB)."""
+
+    BYTES = "bytes"
+    HOURS = "hours"
+    DAYS = "days"
+    FRACTION = "fraction"  # 0..1, shown as a percentage
+    GB = "gb"  # decimal gigabytes, as storage is sold
+    TOKENS_PER_S = "tokens_per_s"
+    COUNT = "count"
+
+
+@dataclass(frozen=True)
+class Quantity:
+    value: float
+    unit: Unit
+    places: int | None = None  # decimals to show; None = the unit's default
+
+
+@dataclass(frozen=True)
+class Money:
+    amount: Decimal
+    currency: str
+    per: str = ""  # a billing unit when the amount is a price per unit
+
+
+def gib(n: float) -> Quantity:
+    return Quantity(n, Unit.BYTES)
+
+
+def hours(n: float, places: int | None = None) -> Quantity:
+    return Quantity(n, Unit.HOURS, places)
+
+
+def fraction(n: float) -> Quantity:
+    return Quantity(n, Unit.FRACTION)
+
+
+Param = Union[
+    str, int, float, bool, Decimal, Quantity, Money, StrEnum, "Message", tuple["Param", ...], None
+]
+
+
+class Code(StrEnum):
+    """Every message the engine can produce. Templates: TEMPLATES."""
+
+    # validation of the scenario (field named by the error)
+    MUST_BE_OBJECT = "must_be_object"
+    KEYS_MUST_BE_STRINGS = "keys_must_be_strings"
+    UNKNOWN_FIELD = "unknown_field"
+    UNKNOWN_FIELD_DID_YOU_MEAN = "unknown_field_did_you_mean"
+    MUST_BE_NON_EMPTY_STRING = "must_be_non_empty_string"
+    STRING_TOO_LONG = "string_too_long"
+    MUST_BE_ONE_OF = "must_be_one_of"
+    MUST_BE_BOOLEAN = "must_be_boolean"
+    MUST_BE_NUMBER = "must_be_number"
+    MUST_BE_FINITE = "must_be_finite"
+    OUT_OF_RANGE = "out_of_range"
+    MUST_BE_WHOLE = "must_be_whole"
+    MUST_BE_LIST = "must_be_list"
+    LIST_LENGTH = "list_length"
+    GENERIC_INVALID = "generic_invalid"
+    # catch-all for validation rules written as their own code below
+    UNKNOWN_ACCELERATOR = "unknown_accelerator"
+    UNKNOWN_MODEL = "unknown_model"
+    NO_MIG = "no_mig"
+    NO_MIG_PROFILE = "no_mig_profile"
+    NO_EXCHANGE_RATE = "no_exchange_rate"
+    NO_EXCHANGE_RATE_ANY = "no_exchange_rate_any"
+    TIME_NOT_NEGATIVE = "time_not_negative"
+    SESSIONS_AT_LEAST_ONE = "sessions_at_least_one"
+    STORAGE_NOT_NEGATIVE = "storage_not_negative"
+    BUSY_HOURS_RANGE = "busy_hours_range"
+    BREAK_EVEN_ONE_CURRENCY = "break_even_one_currency"
+    # scenario validation rules (scenario.py) and named hardware (hardware.py, mig.py, timing.py)
+    RANGE_CLOSED = "range_closed"  # the `range` of OUT_OF_RANGE: [low, high]
+    RANGE_LOW_OPEN = "range_low_open"  # (low, high]
+    AMOUNT_OUT_OF_RANGE = "amount_out_of_range"
+    MUST_BE_PLATFORM_LIST = "must_be_platform_list"
+    UNKNOWN_MODEL_DID_YOU_MEAN = "unknown_model_did_you_mean"
+    UNKNOWN_ACCELERATOR_DID_YOU_MEAN = "unknown_accelerator_did_you_mean"
+    ACTIVE_PARAMS_EXCEED_PARAMS = "active_params_exceed_params"
+    MODEL_AND_PARAMS = "model_and_params"
+    ARCH_NEEDS_PARAMS = "arch_needs_params"
+    MODEL_REQUIRED = "model_required"
+    ACCELERATOR_REQUIRED = "accelerator_required"
+    FIXED_NEEDS_VRAM = "fixed_needs_vram"
+    VRAM_ONLY_FOR_FIXED = "vram_only_for_fixed"
+    TRAINING_PRECISION = "training_precision"
+    PARAM_OFFLOAD_NEEDS_ZERO3 = "param_offload_needs_zero3"
+    ON_COUNT_DIFFERS = "on_count_differs"
+    KIND_REQUIRED = "kind_required"
+    SCENARIO_MUST_BE_OBJECT = "scenario_must_be_object"
+    TASKS_REQUIRED = "tasks_required"
+    TOO_MANY_TASKS = "too_many_tasks"
+    DUPLICATE_TASK_NAME = "duplicate_task_name"
+    TOKENS_REQUIRED = "tokens_required"
+    NO_THROUGHPUT_FIGURE = "no_throughput_figure"
+    NO_BANDWIDTH_FIGURE = "no_bandwidth_figure"
+    # memory (memory.py): notes of a MemoryPlan
+    MEMORY_NOTE_FIXED_STATED = "memory_note_fixed_stated"
+    MEMORY_NOTE_QLORA_BF16 = "memory_note_qlora_bf16"
+    MEMORY_NOTE_LORA_ADAPTERS = "memory_note_lora_adapters"
+    MEMORY_NOTE_ACTIVATIONS_UPPER_BOUND = "memory_note_activations_upper_bound"
+    MEMORY_NOTE_ACTIVATIONS_PER_GPU = "memory_note_activations_per_gpu"
+    MEMORY_NOTE_DIFFUSION_TRAINING = "memory_note_diffusion_training"
+    MEMORY_NOTE_SHAPE_ASSUMED = "memory_note_shape_assumed"
+    MEMORY_NOTE_HOST_RAM = "memory_note_host_ram"
+    MEMORY_NOTE_MOE_ALL_EXPERTS = "memory_note_moe_all_experts"
+    MEMORY_NOTE_DIFFUSION_INFERENCE = "memory_note_diffusion_inference"
+    # memory (memory.py): formulas of a MemoryPlan, by component; composed by nesting
+    PARAMS_BILLIONS = "params_billions"  # "7.5B params"
+    PARAMS_MILLIONS = "params_millions"  # "350M params"
+    FORMULA_RESULT = "formula_result"  # "<formula> = <bytes>"
+    FORMULA_SHARDED = "formula_sharded"  # "<formula> ÷ N GPUs (zero3)"
+    FORMULA_TENSOR_PARALLEL = "formula_tensor_parallel"
+    FORMULA_FIXED = "formula_fixed"
+    FORMULA_WEIGHTS = "formula_weights"
+    FORMULA_WEIGHTS_NF4 = "formula_weights_nf4"
+    FORMULA_PLUS_ADAPTERS = "formula_plus_adapters"
+    FORMULA_WEIGHTS_OFFLOADED = "formula_weights_offloaded"
+    FORMULA_GRADIENTS = "formula_gradients"
+    FORMULA_GRADIENTS_STREAMED = "formula_gradients_streamed"
+    FORMULA_OPTIMIZER = "formula_optimizer"
+    FORMULA_OPTIMIZER_MASTER = "formula_optimizer_master"
+    FORMULA_OPTIMIZER_OFFLOADED = "formula_optimizer_offloaded"
+    FORMULA_ACTIVATIONS_NONE = "formula_activations_none"
+    FORMULA_ACTIVATIONS_SELECTIVE = "formula_activations_selective"
+    FORMULA_ACTIVATIONS_FULL = "formula_activations_full"
+    FORMULA_FP32_DOUBLED = "formula_fp32_doubled"
+    FORMULA_PLUS_LOGITS = "formula_plus_logits"
+    FORMULA_ALLOWANCE_PER_MICRO_BATCH = "formula_allowance_per_micro_batch"
+    FORMULA_ALLOWANCE_PER_IMAGE = "formula_allowance_per_image"
+    FORMULA_INFERENCE_ACTIVATIONS = "formula_inference_activations"
+    FORMULA_KV_CACHE = "formula_kv_cache"
+    FORMULA_OVERHEAD = "formula_overhead"
+    FORMULA_PLUS_ZERO3_LAYER = "formula_plus_zero3_layer"
+    # memory (memory.py): suggest_fixes, what would make a task fit; composed by nesting
+    FIX_PER_GPU = "fix_per_gpu"  # "<fix>: <bytes> per GPU"
+    FIX_PER_GPU_HOST_RAM = "fix_per_gpu_host_ram"
+    FIX_WITH_FULL_CHECKPOINTING = "fix_with_full_checkpointing"  # "<fix> with full ..."
+    FIX_FULL_CHECKPOINTING = "fix_full_checkpointing"
+    FIX_OFFLOAD_OPTIMIZER = "fix_offload_optimizer"
+    FIX_ZERO3_OFFLOAD = "fix_zero3_offload"
+    FIX_LORA = "fix_lora"
+    FIX_QLORA = "fix_qlora"
+    FIX_HOW_TENSOR_PARALLEL = "fix_how_tensor_parallel"
+    FIX_HOW_ZERO3 = "fix_how_zero3"
+    FIX_MORE_GPUS = "fix_more_gpus"
+    FIX_MORE_GPUS_MACHINES = "fix_more_gpus_machines"
+    FIX_MORE_GPUS_MACHINES_MINIMUM = "fix_more_gpus_machines_minimum"
+    FIX_WEIGHTS_PRECISION = "fix_weights_precision"
+    FIX_KV_PRECISION = "fix_kv_precision"
+    FIX_MAX_SEQUENCES = "fix_max_sequences"
+    FIX_BIGGER_GPU = "fix_bigger_gpu"
+    # training time (timing.py): warnings and notes of a TimeEstimate
+    TIME_WARN_MFU_HIGH = "time_warn_mfu_high"
+    TIME_WARN_SCALING = "time_warn_scaling"
+    TIME_NOTE_MFU = "time_note_mfu"
+    TIME_NOTE_BUSBW = "time_note_busbw"
+    TIME_NOTE_QLORA_DEQUANT = "time_note_qlora_dequant"
+    BUSBW_SOURCE_PCIE = "busbw_source_pcie"
+    BUSBW_SOURCE_NVLINK = "busbw_source_nvlink"
+    BUSBW_SOURCE_NVLINK_SCALED = "busbw_source_nvlink_scaled"
+    # ranking: why a recommendation
+    REASON_RUNS_ALL = "reason_runs_all"
+    REASON_BEST_BY_COST = "reason_best_by_cost"
+    REASON_BEST_BY_TIME = "reason_best_by_time"
+    REASON_BEST_BY_BALANCED = "reason_best_by_balanced"
+    REASON_PARETO = "reason_pareto"
+    REASON_CHEAPEST_BILLING = "reason_cheapest_billing"
+    REASON_CHEAPEST_BILLING_MIXED = "reason_cheapest_billing_mixed"
+    REASON_BREAK_EVEN = "reason_break_even"
+    REASON_TRAINING_TIME = "reason_training_time"
+    REASON_TRAINING_TIME_SCALING = "reason_training_time_scaling"
+    # ranking: warnings
+    WARN_VENDOR_CLAIM = "warn_vendor_claim"
+    WARN_STALE_PRICE = "warn_stale_price"
+    WARN_NO_RETENTION = "warn_no_retention"
+    WARN_INTERRUPTIBLE = "warn_interruptible"
+    WARN_NO_STORAGE_PRICE = "warn_no_storage_price"
+    WARN_NO_TIME_ESTIMATE = "warn_no_time_estimate"
+    WARN_SHARED_COMPUTE = "warn_shared_compute"
+    WARN_TASK = "warn_task"  # "<task>: <message>"
+    # ranking: rejections and "nothing fits"
+    REJECT_NOT_ON_PLATFORMS = "reject_not_on_platforms"
+    REJECT_NOT_DOMESTIC = "reject_not_domestic"
+    REJECT_NO_NVLINK = "reject_no_nvlink"
+    REJECT_NOT_EXCLUSIVE = "reject_not_exclusive"
+    REJECT_NOT_REQUESTED_HARDWARE = "reject_not_requested_hardware"
+    REJECT_NO_CURRENT_PRICE = "reject_no_current_price"
+    REJECT_DOES_NOT_FIT = "reject_does_not_fit"
+    REJECT_MISSES_DEADLINE = "reject_misses_deadline"
+    REJECT_OVER_BUDGET = "reject_over_budget"
+    REJECT_COUNT = "reject_count"
+    NO_FIT = "no_fit"
+    NO_FIT_NO_OFFERINGS = "no_fit_no_offerings"
+    NO_FIT_CLOSEST = "no_fit_closest"
+    OFFERING_ON_PLATFORM = "offering_on_platform"
+    # estimate on given hardware (`on`)
+    FIT_MIG_NO_P2P = "fit_mig_no_p2p"
+    FIT_NEEDS = "fit_needs"
+    FIT_OOM_RISK = "fit_oom_risk"
+    FIT_FITS = "fit_fits"
+    WARN_NO_TIME_ESTIMATE_HERE = "warn_no_time_estimate_here"
+    WARN_NO_DECODE_ESTIMATE = "warn_no_decode_estimate"
+    WARN_UNVERIFIED_FIGURES = "warn_unverified_figures"
+    # placement
+    CAPACITY_MIG_SLICE = "capacity_mig_slice"
+    CAPACITY_POOLED_SHARE = "capacity_pooled_share"
+    CAPACITY_GPU = "capacity_gpu"
+    MISS_MEMORY = "miss_memory"
+    MISS_SHARDED_ON_SLICES = "miss_sharded_on_slices"
+    MISS_SPANS_ON_SLICES = "miss_spans_on_slices"
+    MISS_SPANS_MORE_GPUS = "miss_spans_more_gpus"
+    MISS_HARD_ON_POOLED = "miss_hard_on_pooled"
+    WARN_OOM_RISK = "warn_oom_risk"
+    WARN_POOLED_SOFT = "warn_pooled_soft"
+    WARN_SHARED_NO_ISOLATION = "warn_shared_no_isolation"
+    WARN_MIG_NO_P2P = "warn_mig_no_p2p"
+
+
+TEMPLATES: dict[Code, str] = {
+    Code.MUST_BE_OBJECT: gettext_noop("must be an object"),
+    Code.KEYS_MUST_BE_STRINGS: gettext_noop("keys must be strings, got %(key)s"),
+    Code.UNKNOWN_FIELD: gettext_noop("unknown field"),
+    Code.UNKNOWN_FIELD_DID_YOU_MEAN: gettext_noop("unknown field; did you mean '%(suggestion)s'?"),
+    Code.MUST_BE_NON_EMPTY_STRING: gettext_noop("must be a non-empty string"),
+    Code.STRING_TOO_LONG: gettext_noop("must be at most %(max)s characters"),
+    Code.MUST_BE_ONE_OF: gettext_noop("must be one of %(choices)s"),
+    Code.MUST_BE_BOOLEAN: gettext_noop("must be true or false"),
+    Code.MUST_BE_NUMBER: gettext_noop("must be a number"),
+    Code.MUST_BE_FINITE: gettext_noop("must be a finite number"),
+    Code.OUT_OF_RANGE: gettext_noop("must be in %(range)s"),
+    Code.MUST_BE_WHOLE: gettext_noop("must be a whole number"),
+    Code.MUST_BE_LIST: gettext_noop("must be a list"),
+    Code.LIST_LENGTH: gettext_noop("must have between %(low)s and %(high)s items"),
+    Code.GENERIC_INVALID: gettext_noop("is not valid"),
+    Code.UNKNOWN_ACCELERATOR: gettext_noop("unknown accelerator '%(name)s'"),
+    Code.UNKNOWN_MODEL: gettext_noop("unknown model preset '%(name)s'"),
+    Code.NO_MIG: gettext_noop("%(accelerator)s does not support MIG"),
+    Code.NO_MIG_PROFILE: gettext_noop(
+        "%(accelerator)s has no MIG profile '%(profile)s'; it has %(profiles)s"
+    ),
+    Code.NO_EXCHANGE_RATE: gettext_noop(
+        "no %(base)s/%(quote)s exchange rate dated on or before %(date)s; add one"
+    ),
+    # scenario validation rules (scenario.py) and named hardware (hardware.py, mig.py, timing.py)
+    Code.RANGE_CLOSED: gettext_noop("[%(low)s, %(high)s]"),
+    Code.RANGE_LOW_OPEN: gettext_noop("(%(low)s, %(high)s]"),
+    Code.AMOUNT_OUT_OF_RANGE: gettext_noop("must be a finite amount between 0 and 1e15"),
+    Code.MUST_BE_PLATFORM_LIST: gettext_noop("must be a list of platform slugs"),
+    Code.UNKNOWN_MODEL_DID_YOU_MEAN: gettext_noop(
+        "unknown model preset '%(name)s'; did you mean %(suggestions)s?"
+    ),
+    Code.UNKNOWN_ACCELERATOR_DID_YOU_MEAN: gettext_noop(
+        "unknown accelerator '%(name)s'; did you mean %(suggestions)s?"
+    ),
+    Code.ACTIVE_PARAMS_EXCEED_PARAMS: gettext_noop("cannot exceed params"),
+    Code.MODEL_AND_PARAMS: gettext_noop("give either a model preset or params/arch, not both"),
+    Code.ARCH_NEEDS_PARAMS: gettext_noop("arch needs params"),
+    Code.MODEL_REQUIRED: gettext_noop("give a model preset or params"),
+    Code.ACCELERATOR_REQUIRED: gettext_noop("name the accelerator"),
+    Code.FIXED_NEEDS_VRAM: gettext_noop("kind fixed needs vram_gib"),
+    Code.VRAM_ONLY_FOR_FIXED: gettext_noop("vram_gib applies only to kind fixed"),
+    Code.TRAINING_PRECISION: gettext_noop("%(kind)s trains in %(precisions)s"),
+    Code.PARAM_OFFLOAD_NEEDS_ZERO3: gettext_noop(
+        "offloading parameters needs sharding zero3 (fsdp)"
+    ),
+    Code.ON_COUNT_DIFFERS: gettext_noop("on.count (%(count)s) differs from gpus (%(gpus)s)"),
+    Code.KIND_REQUIRED: gettext_noop("give the task's kind"),
+    Code.SCENARIO_MUST_BE_OBJECT: gettext_noop(
+        "the scenario must be a JSON object with a tasks list"
+    ),
+    Code.TASKS_REQUIRED: gettext_noop("give a non-empty list of tasks"),
+    Code.TOO_MANY_TASKS: gettext_noop("at most %(max)s tasks"),
+    Code.DUPLICATE_TASK_NAME: gettext_noop("duplicate task name '%(name)s'"),
+    Code.TOKENS_REQUIRED: gettext_noop("give the training tokens to estimate time"),
+    Code.NO_THROUGHPUT_FIGURE: gettext_noop("no throughput figure for %(accelerator)s"),
+    Code.NO_BANDWIDTH_FIGURE: gettext_noop("no memory bandwidth figure for %(accelerator)s"),
+    # memory (memory.py): notes of a MemoryPlan
+    Code.MEMORY_NOTE_FIXED_STATED: gettext_noop(
+        "stated working set of a non-ML workload (vram_gib), taken as given"
+    ),
+    Code.MEMORY_NOTE_QLORA_BF16: gettext_noop(
+        "QLoRA keeps embeddings and LM head in bf16; linear layers in NF4"
+    ),
+    Code.MEMORY_NOTE_LORA_ADAPTERS: gettext_noop(
+        "LoRA rank %(rank)s on q, k, v, o of every layer: %(trainable)s trainable params "
+        "(Σ r·(d_in + d_out))"
+    ),
+    Code.MEMORY_NOTE_ACTIVATIONS_UPPER_BOUND: gettext_noop(
+        "activations per Korthikanti et al. (34 + 5as/h per layer) are an upper bound for "
+        "LLaMA-style SwiGLU models with FlashAttention, which store no s² attention scores"
+    ),
+    Code.MEMORY_NOTE_ACTIVATIONS_PER_GPU: gettext_noop(
+        "each data-parallel GPU holds the activations of its own micro-batch"
+    ),
+    Code.MEMORY_NOTE_DIFFUSION_TRAINING: gettext_noop(
+        "diffusion activations are an allowance, not modelled; training may need more"
+    ),
+    Code.MEMORY_NOTE_SHAPE_ASSUMED: gettext_noop(
+        "shape not given: assumed params ≈ 12·L·h² with h = 128·L, giving L=%(layers)s, "
+        "h=%(hidden)s (activation, LoRA and ZeRO-3 layer figures are approximate)"
+    ),
+    Code.MEMORY_NOTE_HOST_RAM: gettext_noop(
+        "needs ~%(host)s of host RAM for offloaded states, job-wide"
+    ),
+    Code.MEMORY_NOTE_MOE_ALL_EXPERTS: gettext_noop(
+        "mixture of experts: every expert is held in memory, not only active ones"
+    ),
+    Code.MEMORY_NOTE_DIFFUSION_INFERENCE: gettext_noop(
+        "diffusion activation memory is an allowance (%(small)s at 512², %(large)s at 1024²)"
+    ),
+    # memory (memory.py): formulas of a MemoryPlan, by component; composed by nesting
+    Code.PARAMS_BILLIONS: gettext_noop("%(billions)sB params"),
+    Code.PARAMS_MILLIONS: gettext_noop("%(millions)sM params"),
+    Code.FORMULA_RESULT: gettext_noop("%(formula)s = %(bytes)s"),
+    Code.FORMULA_SHARDED: gettext_noop("%(formula)s ÷ %(gpus)s GPUs (%(sharding)s)"),
+    Code.FORMULA_TENSOR_PARALLEL: gettext_noop("%(formula)s ÷ %(gpus)s GPUs (tensor parallel)"),
+    Code.FORMULA_FIXED: gettext_noop("vram_gib %(vram_gib)s × 2^30"),
+    Code.FORMULA_WEIGHTS: gettext_noop("%(params)s × %(bytes_per_param)s B (%(precision)s)"),
+    Code.FORMULA_WEIGHTS_NF4: gettext_noop(
+        "%(quantized)s × %(bytes_per_param)s B (NF4 + double quant) + %(kept)s embeddings × 2 B "
+        "(bf16)"
+    ),
+    Code.FORMULA_PLUS_ADAPTERS: gettext_noop(
+        "%(formula)s + %(adapters)s adapters × %(bytes_per_param)s B"
+    ),
+    Code.FORMULA_WEIGHTS_OFFLOADED: gettext_noop(
+        "offloaded to CPU (ZeRO-Infinity/FSDP CPU offload)"
+    ),
+    Code.FORMULA_GRADIENTS: gettext_noop(
+        "%(params)s × %(bytes_per_param)s B (%(precision)s gradients)"
+    ),
+    Code.FORMULA_GRADIENTS_STREAMED: gettext_noop(
+        "streamed to CPU in buckets (DeepSpeed ZeRO-Offload)"
+    ),
+    Code.FORMULA_OPTIMIZER: gettext_noop("%(params)s × %(bytes_per_param)s B (%(optimizer)s)"),
+    Code.FORMULA_OPTIMIZER_MASTER: gettext_noop(
+        "%(params)s × %(bytes_per_param)s B (%(optimizer)s, fp32 master copy)"
+    ),
+    Code.FORMULA_OPTIMIZER_OFFLOADED: gettext_noop("offloaded to CPU"),
+    Code.FORMULA_ACTIVATIONS_NONE: gettext_noop(
+        "s·b·h·L·(34 + 5·a·s/h) with s=%(s)s, b=%(b)s, h=%(h)s, a=%(a)s, L=%(L)s"
+    ),
+    Code.FORMULA_ACTIVATIONS_SELECTIVE: gettext_noop(
+        "34·s·b·h·L (selective recomputation) with s=%(s)s, b=%(b)s, h=%(h)s, L=%(L)s"
+    ),
+    Code.FORMULA_ACTIVATIONS_FULL: gettext_noop(
+        "2·s·b·h·L + one layer's s·b·h·(34 + 5·a·s/h) (full recomputation) with s=%(s)s, "
+        "b=%(b)s, h=%(h)s, a=%(a)s, L=%(L)s"
+    ),
+    Code.FORMULA_FP32_DOUBLED: gettext_noop("%(formula)s × 2 (fp32)"),
+    Code.FORMULA_PLUS_LOGITS: gettext_noop("%(formula)s + logits s·b·vocab × 4 B"),
+    Code.FORMULA_ALLOWANCE_PER_MICRO_BATCH: gettext_noop(
+        "allowance %(bytes)s per micro-batch of %(micro_batch)s"
+    ),
+    Code.FORMULA_ALLOWANCE_PER_IMAGE: gettext_noop(
+        "allowance %(bytes)s per image × %(concurrent)s concurrent"
+    ),
+    Code.FORMULA_INFERENCE_ACTIVATIONS: gettext_noop(
+        "prefill workspace ctx·h·10 B (gpu_poor, no s² scores with FlashAttention) + "
+        "last-token logits sequences·vocab·4 B"
+    ),
+    Code.FORMULA_KV_CACHE: gettext_noop(
+        "%(bytes_per_token)s B/token (%(kv_precision)s) × %(context_len)s context × "
+        "%(sequences)s sequences"
+    ),
+    Code.FORMULA_OVERHEAD: gettext_noop("CUDA context + allocator %(bytes)s"),
+    Code.FORMULA_PLUS_ZERO3_LAYER: gettext_noop(
+        "%(formula)s + ZeRO-3 gathered layer 4 B × %(params)s"
+    ),
+    # memory (memory.py): suggest_fixes, what would make a task fit; composed by nesting
+    Code.FIX_PER_GPU: gettext_noop("%(fix)s: %(per_gpu)s per GPU"),
+    Code.FIX_PER_GPU_HOST_RAM: gettext_noop(
+        "%(fix)s: %(per_gpu)s per GPU, needs ~%(host)s of host RAM"
+    ),
+    Code.FIX_WITH_FULL_CHECKPOINTING: gettext_noop("%(fix)s with full activation checkpointing"),
+    Code.FIX_FULL_CHECKPOINTING: gettext_noop("full activation checkpointing"),
+    Code.FIX_OFFLOAD_OPTIMIZER: gettext_noop("offload optimizer states to CPU"),
+    Code.FIX_ZERO3_OFFLOAD: gettext_noop("ZeRO-3 with optimizer and parameters offloaded to CPU"),
+    Code.FIX_LORA: gettext_noop("LoRA (rank %(rank)s)"),
+    Code.FIX_QLORA: gettext_noop("QLoRA (NF4, rank %(rank)s)"),
+    Code.FIX_HOW_TENSOR_PARALLEL: gettext_noop("tensor parallel"),
+    Code.FIX_HOW_ZERO3: gettext_noop("ZeRO-3 (FSDP)"),
+    Code.FIX_MORE_GPUS: gettext_noop("%(how)s over %(gpus)s GPUs of this size"),
+    Code.FIX_MORE_GPUS_MACHINES: gettext_noop(
+        "%(how)s over %(gpus)s GPUs of this size (%(machines)s machines of %(per_machine)s)"
+    ),
+    Code.FIX_MORE_GPUS_MACHINES_MINIMUM: gettext_noop(
+        "%(how)s over %(gpus)s GPUs of this size (%(machines)s machines of %(per_machine)s; "
+        "%(minimum)s is the minimum)"
+    ),
+    Code.FIX_WEIGHTS_PRECISION: gettext_noop("%(precision)s weights"),
+    Code.FIX_KV_PRECISION: gettext_noop("%(precision)s KV cache"),
+    Code.FIX_MAX_SEQUENCES: gettext_noop(
+        "at most %(sequences)s concurrent sequences of %(context_len)s tokens fit"
+    ),
+    Code.FIX_BIGGER_GPU: gettext_noop("a GPU with at least %(bytes)s of usable memory"),
+    # training time (timing.py): warnings and notes of a TimeEstimate
+    Code.TIME_WARN_MFU_HIGH: gettext_noop(
+        "MFU %(mfu)s is above the 60 %% no published run reaches"
+    ),
+    Code.TIME_WARN_SCALING: gettext_noop(
+        "scaling efficiency %(efficiency)s: gradient all-reduce dominates on this interconnect"
+    ),
+    Code.TIME_NOTE_MFU: gettext_noop("MFU %(mfu)s of dense peak %(peak)s TFLOPS"),
+    Code.TIME_NOTE_BUSBW: gettext_noop("all-reduce busbw %(busbw)s GB/s (%(source)s)"),
+    Code.TIME_NOTE_QLORA_DEQUANT: gettext_noop(
+        "QLoRA dequantization slows steps; gpu_poor applies ×%(factor)s, not applied here"
+    ),
+    Code.BUSBW_SOURCE_PCIE: gettext_noop("PCIe: %(source)s"),
+    Code.BUSBW_SOURCE_NVLINK: gettext_noop("NVLink: %(source)s"),
+    Code.BUSBW_SOURCE_NVLINK_SCALED: gettext_noop(
+        "NVLink: %(source)s, scaled by NVLink %(bandwidth)s/%(anchor_bandwidth)s GB/s"
+    ),
+    Code.NO_EXCHANGE_RATE_ANY: gettext_noop("no %(base)s/%(quote)s exchange rate; add one"),
+    Code.TIME_NOT_NEGATIVE: gettext_noop("time must be zero or more, got %(seconds)s"),
+    Code.SESSIONS_AT_LEAST_ONE: gettext_noop("sessions must be at least 1"),
+    Code.STORAGE_NOT_NEGATIVE: gettext_noop("storage must be zero GB or more"),
+    Code.BUSY_HOURS_RANGE: gettext_noop(
+        "busy hours per month must be between 0 and %(high)s, got %(hours)s"
+    ),
+    Code.BREAK_EVEN_ONE_CURRENCY: gettext_noop(
+        "break-even needs one currency; got %(a)s and %(b)s"
+    ),
+    Code.REASON_RUNS_ALL: gettext_noop(
+        "Runs all %(tasks)s task(s) on %(instances)s instance(s) of %(gpus)s× %(accelerator)s "
+        "(%(modes)s)"
+    ),
+    Code.REASON_BEST_BY_COST: gettext_noop(
+        "Best of %(fitting)s fitting offerings by lowest monthly cost"
+    ),
+    Code.REASON_BEST_BY_TIME: gettext_noop(
+        "Best of %(fitting)s fitting offerings by shortest training time"
+    ),
+    Code.REASON_BEST_BY_BALANCED: gettext_noop(
+        "Best of %(fitting)s fitting offerings by cost and time"
+    ),
+    Code.REASON_PARETO: gettext_noop(
+        "On the Pareto front: nothing else is both cheaper and faster"
+    ),
+    Code.REASON_CHEAPEST_BILLING: gettext_noop("Cheapest billing here: %(unit)s plan, %(monthly)s"),
+    Code.REASON_CHEAPEST_BILLING_MIXED: gettext_noop(
+        "Cheapest billing here: mixed plan, %(monthly)s"
+    ),
+    Code.REASON_BREAK_EVEN: gettext_noop(
+        "The %(prepaid_unit)s plan (%(prepaid)s) beats %(metered)s above %(hours)s busy hours "
+        "per %(prepaid_unit)s"
+    ),
+    Code.REASON_TRAINING_TIME: gettext_noop("Training takes about %(hours)s"),
+    Code.REASON_TRAINING_TIME_SCALING: gettext_noop(
+        "Training takes about %(hours)s, scaling efficiency %(efficiency)s"
+    ),
+    Code.WARN_VENDOR_CLAIM: gettext_noop(
+        "Facts about this platform come from its own marketing (vendor claim)"
+    ),
+    Code.WARN_STALE_PRICE: gettext_noop("The %(unit)s price is stale (%(age)s old)"),
+    Code.WARN_NO_RETENTION: gettext_noop(
+        "Data is not kept after the plan expires or the instance is released"
+    ),
+    Code.WARN_INTERRUPTIBLE: gettext_noop(
+        "Interruptible (spot) capacity: the job can be stopped at any time"
+    ),
+    Code.WARN_NO_STORAGE_PRICE: gettext_noop(
+        "No storage price recorded for %(platform)s; storage not included"
+    ),
+    Code.WARN_NO_TIME_ESTIMATE: gettext_noop("no time estimate on %(accelerator)s (%(reason)s)"),
+    Code.WARN_SHARED_COMPUTE: gettext_noop(
+        "time assumes the task has the shared GPU's compute to itself"
+    ),
+    Code.WARN_TASK: gettext_noop("%(task)s: %(message)s"),
+    Code.REJECT_NOT_ON_PLATFORMS: gettext_noop("not on the chosen platforms"),
+    Code.REJECT_NOT_DOMESTIC: gettext_noop("not a domestic accelerator"),
+    Code.REJECT_NO_NVLINK: gettext_noop("no NVLink"),
+    Code.REJECT_NOT_EXCLUSIVE: gettext_noop("not physically exclusive"),
+    Code.REJECT_NOT_REQUESTED_HARDWARE: gettext_noop("not the requested hardware"),
+    Code.REJECT_NO_CURRENT_PRICE: gettext_noop("no current price"),
+    Code.REJECT_DOES_NOT_FIT: gettext_noop("does not fit"),
+    Code.REJECT_MISSES_DEADLINE: gettext_noop("misses the deadline"),
+    Code.REJECT_OVER_BUDGET: gettext_noop("over budget"),
+    Code.NO_FIT: gettext_noop("None of %(total)s offerings can run this scenario (%(counts)s)."),
+    Code.NO_FIT_NO_OFFERINGS: gettext_noop(
+        "None of %(total)s offerings can run this scenario (no offerings given)."
+    ),
+    Code.NO_FIT_CLOSEST: gettext_noop("%(head)s Closest miss (%(reason)s): %(miss)s"),
+    Code.REJECT_COUNT: gettext_noop("%(reason)s: %(count)s"),
+    Code.OFFERING_ON_PLATFORM: gettext_noop("%(offering)s on %(platform)s: %(detail)s"),
+    Code.FIT_MIG_NO_P2P: gettext_noop(
+        "MIG slices have no GPU-to-GPU peer-to-peer (PCIe or NVLink), so a task spanning several "
+        "GPUs cannot run on slices"
+    ),
+    Code.FIT_NEEDS: gettext_noop("needs %(need)s per GPU, %(usable)s usable"),
+    Code.FIT_OOM_RISK: gettext_noop("fits (%(need)s of %(usable)s usable), above 90 %%: OOM risk"),
+    Code.FIT_FITS: gettext_noop("fits: %(need)s of %(usable)s usable per GPU"),
+    Code.WARN_NO_TIME_ESTIMATE_HERE: gettext_noop("no time estimate: %(reason)s"),
+    Code.WARN_NO_DECODE_ESTIMATE: gettext_noop("no decode estimate: %(reason)s"),
+    Code.WARN_UNVERIFIED_FIGURES: gettext_noop(
+        "figures for %(accelerator)s are unverified (no datasheet found)"
+    ),
+    Code.CAPACITY_MIG_SLICE: gettext_noop("a %(accelerator)s MIG %(profile)s slice"),
+    Code.CAPACITY_POOLED_SHARE: gettext_noop("a pooled %(size)s share of a %(accelerator)s"),
+    Code.CAPACITY_GPU: gettext_noop("a %(accelerator)s"),
+    Code.MISS_MEMORY: gettext_noop(
+        "%(task)s needs %(need)s per GPU; %(capacity)s holds %(usable)s usable"
+    ),
+    Code.MISS_SHARDED_ON_SLICES: gettext_noop(
+        "%(task)s is sharded; slices have no peer-to-peer between them"
+    ),
+    Code.MISS_SPANS_ON_SLICES: gettext_noop(
+        "%(task)s spans %(gpus)s GPUs; slices have no peer-to-peer between them"
+    ),
+    Code.MISS_SPANS_MORE_GPUS: gettext_noop(
+        "%(task)s spans %(gpus)s GPUs; an instance has %(instance_gpus)s"
+    ),
+    Code.MISS_HARD_ON_POOLED: gettext_noop(
+        "%(task)s needs hard isolation; a pooled share is soft-isolated"
+    ),
+    Code.WARN_OOM_RISK: gettext_noop(
+        "OOM risk: %(task)s leaves %(headroom)s of %(usable)s usable (%(filled)s full, "
+        "above %(limit)s)"
+    ),
+    Code.WARN_POOLED_SOFT: gettext_noop(
+        "Pooled sharing is soft isolation: memory limits only, a shared scheduler, and "
+        "neighbours can slow each other down"
+    ),
+    Code.WARN_SHARED_NO_ISOLATION: gettext_noop(
+        "Several of your tasks share one GPU without isolation: one task's memory spike can "
+        "stop the others"
+    ),
+    Code.WARN_MIG_NO_P2P: gettext_noop(
+        "MIG slices have no peer-to-peer (NVLink or PCIe) between them"
+    ),
+}
+
+
+@dataclass(frozen=True)
+class Message:
+    code: Code
+    params: Mapping[str, Param] = field(default_factory=dict, hash=False, compare=True)
+
+    def english(self) -> str:
+        return render(self, lambda template: template, _english_param)
+
+    def __str__(self) -> str:
+        return self.english()
+
+
+def msg(code: Code, **params: Param) -> Message:
+    return Message(code, params)
+
+
+def render(
+    message: Message,
+    translate: Callable[[str], str],
+    format_param: Callable[[Param, Callable[[Message], str]], str],
+) -> str:
+    """`message` with its template translated and each parameter formatted; nested messages are
+    rendered the same way."""
+
+    def nested(m: Message) -> str:
+        return render(m, translate, format_param)
+
+    template = translate(TEMPLATES[message.code])
+    values = {key: format_param(value, nested) for key, value in message.params.items()}
+    return template % values if values else template
+
+
+def money_places(amount: Decimal) -> int:
+    """Decimals to show for an amount: cents, or as many as a small price needs (a per-second
+    price of 0.000164 keeps its digits), at most 6."""
+    exponent = amount.normalize().as_tuple().exponent
+    digits = -exponent if isinstance(exponent, int) else 2
+    return min(max(2, digits), 6)
+
+
+def _english_number(value: float, places: int) -> str:
+    return f"{value:,.{places}f}"
+
+
+def _english_param(value: Param, nested: Callable[[Message], str]) -> str:
+    """English formatting of one parameter (the CLI's and the debugger's)."""
+    if isinstance(value, Message):
+        return nested(value)
+    if isinstance(value, Quantity):
+        return _english_quantity(value)
+    if isinstance(value, Money):
+        amount = value.amount.quantize(Decimal(1).scaleb(-money_places(value.amount)))
+        per = f"/{value.per}" if value.per else ""
+        return f"{amount} {value.currency}{per}"
+    if isinstance(value, tuple):
+        return ", ".join(_english_param(v, nested) for v in value)
+    if isinstance(value, StrEnum):
+        return value.value
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:g}"
+    return str(value)
+
+
+def _english_quantity(q: Quantity) -> str:
+    if q.unit is Unit.BYTES:
+        return f"{_english_number(q.value / GiB, 2 if q.places is None else q.places)} GiB"
+    if q.unit is Unit.HOURS:
+        return f"{_english_number(q.value, 1 if q.places is None else q.places)} h"
+    if q.unit is Unit.DAYS:
+        days = round(q.value)
+        return f"{days} day" if days == 1 else f"{days} days"
+    if q.unit is Unit.FRACTION:
+        return f"{q.value * 100:.{0 if q.places is None else q.places}f}%"
+    if q.unit is Unit.GB:
+        return f"{_english_number(q.value, 0 if q.places is None else q.places)} GB"
+    if q.unit is Unit.TOKENS_PER_S:
+        return f"{_english_number(q.value, 1 if q.places is None else q.places)} tokens/s"
+    return _english_number(q.value, 0 if q.places is None else q.places)
+
+
+def as_json(message: Message, render_text: Callable[[Message], str]) -> dict[str, object]:
+    """{"code", "params", "message"}: parameters as JSON values, the message as rendered."""
+    return {
+        "code": message.code.value,
+        "params": {k: param_json(v, render_text) for k, v in message.params.items()},
+        "message": render_text(message),
+    }
+
+
+def param_json(value: Param, render_text: Callable[[Message], str]) -> object:
+    if isinstance(value, Message):
+        return as_json(value, render_text)
+    if isinstance(value, Quantity):
+        return {"value": value.value, "unit": value.unit.value}
+    if isinstance(value, Money):
+        out: dict[str, object] = {"amount": str(value.amount), "currency": value.currency}
+        if value.per:
+            out["per"] = value.per
+        return out
+    if isinstance(value, tuple):
+        return [param_json(v, render_text) for v in value]
+    if isinstance(value, StrEnum):
+        return value.value
+    if isinstance(value, Decimal):
+        return str(value)
+    return value
+
+
+__all__ = [
+    "TEMPLATES",
+    "Code",
+    "Message",
+    "Money",
+    "Param",
+    "Quantity",
+    "Unit",
+    "as_json",
+    "fraction",
+    "gettext_noop",
+    "gib",
+    "hours",
+    "msg",
+    "param_json",
+    "render",
+]

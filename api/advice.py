@@ -1,0 +1,279 @@
+"""Output serializers of the advisor: the engine's typed results as JSON, the one place they are.
+
+`EstimateSerializer(estimate)` and `AdviceReportSerializer(report)` read the engine's dataclasses
+(advisor/engine/estimate.py, ranking.py) by attribute; the API views and the CLI commands both
+use them, so the JSON is written once and documented by the same classes in the OpenAPI schema.
+Every reason, warning, note, formula, fit verdict and suggestion is `{"code", "params",
+"message"}` with the message in the active language (the API's `Accept-Language`, English by
+default); money is a string with two decimals, sizes are bytes.
+"""
+
+from __future__ import annotations
+
+from decimal import ROUND_HALF_UP
+from typing import Any
+
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from advisor import messages
+from advisor.engine import vocab
+from advisor.engine.messages import Code, Message
+from platforms.choices import values
+
+COMPONENTS = ("weights", "gradients", "optimizer", "activations", "kv_cache", "overhead")
+GiB = 2**30
+MONEY = {"max_digits": None, "decimal_places": 2, "rounding": ROUND_HALF_UP}
+
+
+class MessageSerializer(serializers.Serializer):
+    """A message of the engine: a code, its parameters, and the sentence in the reader's
+    language."""
+
+    code = serializers.ChoiceField(
+        choices=values(Code), help_text="Stable: decide on this, never on the message text."
+    )
+    params = serializers.DictField(
+        help_text="Numbers stay numbers: a size or time is {value, unit}, money is "
+        "{amount, currency, per}, a nested message is {code, params, message}."
+    )
+    message = serializers.CharField(help_text="The sentence in the language of Accept-Language.")
+
+    def to_representation(self, instance: Message) -> dict[str, object]:
+        return messages.as_json(instance)
+
+
+def message_list(**kwargs: Any) -> MessageSerializer:
+    return MessageSerializer(many=True, **kwargs)
+
+
+class RoundedFloatField(serializers.FloatField):
+    """A float rounded for output (the engine keeps full precision)."""
+
+    def __init__(self, places: int, **kwargs: Any) -> None:
+        self.places = places
+        super().__init__(**kwargs)
+
+    def to_representation(self, value: float) -> float:
+        return round(float(value), self.places)
+
+
+class OmitNoneSerializer(serializers.Serializer):
+    """Leaves out the `optional` fields whose value is None, as the JSON always has."""
+
+    optional: tuple[str, ...] = ()
+
+    def to_representation(self, instance: Any) -> dict[str, Any]:
+        out = super().to_representation(instance)
+        for key in self.optional:
+            if out.get(key) is None:
+                out.pop(key, None)
+        return out
+
+
+class MemorySerializer(serializers.Serializer):
+    weights = serializers.IntegerField()
+    gradients = serializers.IntegerField()
+    optimizer = serializers.IntegerField()
+    activations = serializers.IntegerField()
+    kv_cache = serializers.IntegerField()
+    overhead = serializers.IntegerField()
+    total = serializers.IntegerField()
+
+
+class MemoryGibSerializer(serializers.Serializer):
+    weights = serializers.FloatField()
+    gradients = serializers.FloatField()
+    optimizer = serializers.FloatField()
+    activations = serializers.FloatField()
+    kv_cache = serializers.FloatField()
+    overhead = serializers.FloatField()
+    total = serializers.FloatField()
+
+    def to_representation(self, instance: Any) -> dict[str, float]:
+        keys = (*COMPONENTS, "total")
+        return {key: round(getattr(instance, key) / GiB, 2) for key in keys}
+
+
+class OnResultSerializer(serializers.Serializer):
+    accelerator = serializers.CharField()
+    name = serializers.CharField()
+    count = serializers.IntegerField()
+    mig_profile = serializers.CharField(allow_null=True)
+    capacity_gib = serializers.FloatField()
+    confidence = serializers.CharField()
+
+
+class FitSerializer(serializers.Serializer):
+    fits = serializers.BooleanField()
+    usable_bytes = serializers.IntegerField()
+    headroom_bytes = serializers.IntegerField(help_text="Negative when it does not fit.")
+    reason = MessageSerializer()
+    suggestions = message_list(help_text="What would fit, when it does not.")
+
+
+class TimeSerializer(serializers.Serializer):
+    hours = RoundedFloatField(2)
+    mfu = serializers.FloatField()
+    compute_seconds = RoundedFloatField(1)
+    comm_seconds = RoundedFloatField(1)
+    scaling_efficiency = RoundedFloatField(3)
+    warnings = message_list()
+    notes = message_list()
+
+
+@extend_schema_field(
+    {"type": "object", "additionalProperties": {"$ref": "#/components/schemas/Message"}}
+)
+class FormulasField(serializers.Field):
+    """Component -> the arithmetic behind it, as a message."""
+
+    def to_representation(self, value: dict[str, Message]) -> dict[str, object]:
+        return {key: messages.as_json(m) for key, m in value.items()}
+
+
+class TaskEstimateSerializer(OmitNoneSerializer):
+    """One task's memory plan; with `on`, its fit, time and decode speed on that hardware."""
+
+    optional = ("offloaded_bytes", "on", "fit", "time", "decode_tokens_per_s")
+
+    name = serializers.CharField()
+    kind = serializers.ChoiceField(choices=values(vocab.TaskKind))
+    gpus = serializers.IntegerField()
+    per_gpu = MemorySerializer(help_text="Bytes on each GPU by component.")
+    per_gpu_gib = MemoryGibSerializer(source="per_gpu", help_text="The same in GiB, rounded.")
+    sharded = serializers.BooleanField(source="plan.sharded")
+    notes = message_list(source="plan.notes")
+    formulas = FormulasField(source="plan.formulas", help_text="The arithmetic per component.")
+    offloaded_bytes = serializers.IntegerField(
+        source="plan.offloaded_bytes", required=False, help_text="Held in host RAM, when any."
+    )
+    on = OnResultSerializer(required=False, help_text="With `on`: the hardware evaluated.")
+    fit = FitSerializer(required=False, help_text="With `on`: whether the task fits.")
+    time = TimeSerializer(required=False, help_text="With `on`, for training with `tokens`.")
+    decode_tokens_per_s = RoundedFloatField(
+        1, required=False, help_text="With `on`, for inference: an upper bound."
+    )
+
+    def to_representation(self, instance: Any) -> dict[str, Any]:
+        out = super().to_representation(instance)
+        if not out.get("offloaded_bytes"):
+            out.pop("offloaded_bytes", None)
+        return out
+
+
+class EstimateSerializer(serializers.Serializer):
+    """`POST /api/v1/estimate/` and `manage.py estimate`: each task's memory plan."""
+
+    tasks = TaskEstimateSerializer(many=True)
+    warnings = message_list()
+
+
+class DayField(serializers.DateField):
+    """The day of a datetime (an exchange rate is dated by day)."""
+
+    def to_representation(self, value: Any) -> str | None:
+        return None if value is None else value.date().isoformat()
+
+
+class PlanSerializer(serializers.Serializer):
+    unit = serializers.CharField(help_text='A billing unit, or "mixed".')
+    units = serializers.ListField(
+        child=serializers.CharField(), help_text="The unit each instance is billed by."
+    )
+    price = serializers.DecimalField(**MONEY, allow_null=True)
+    monthly = serializers.DecimalField(**MONEY)
+    currency = serializers.ChoiceField(choices=values(vocab.Currency))
+    converted = serializers.DecimalField(**MONEY)
+    converted_currency = serializers.ChoiceField(
+        source="target_currency", choices=values(vocab.Currency)
+    )
+    rate = serializers.CharField(allow_null=True)
+    rate_date = DayField(allow_null=True, help_text="The exchange rate's date.")
+    rate_source = serializers.CharField(allow_blank=True)
+
+
+class AssignmentSerializer(serializers.Serializer):
+    task = serializers.CharField()
+    instance = serializers.IntegerField(help_text="0-based.")
+    gpus = serializers.ListField(child=serializers.IntegerField())
+    mode = serializers.ChoiceField(choices=values(vocab.PlacementMode))
+    mig_profile = serializers.CharField(allow_null=True)
+    mig_start = serializers.IntegerField(allow_null=True)
+    pooled_share = RoundedFloatField(4, allow_null=True)
+    usable_bytes = serializers.IntegerField()
+    used_bytes = serializers.IntegerField()
+    headroom_bytes = serializers.IntegerField()
+
+
+@extend_schema_field({"type": "object", "additionalProperties": {"type": "number"}})
+class DecodeField(serializers.Field):
+    """Task name -> decode tokens per second (an upper bound)."""
+
+    def to_representation(self, value: tuple[tuple[str, float], ...]) -> dict[str, float]:
+        return {name: round(v, 1) for name, v in value}
+
+
+class RecommendationSerializer(serializers.Serializer):
+    rank = serializers.IntegerField()
+    offering_id = serializers.IntegerField()
+    offering = serializers.CharField(source="offering_name")
+    platform = serializers.CharField()
+    platform_name = serializers.CharField()
+    accelerator = serializers.CharField()
+    instances = serializers.IntegerField()
+    gpus_per_instance = serializers.IntegerField()
+    plan = PlanSerializer()
+    monthly_cost = serializers.DecimalField(**MONEY)
+    storage_cost = serializers.DecimalField(**MONEY, allow_null=True)
+    job_cost = serializers.DecimalField(**MONEY, allow_null=True)
+    time_hours = RoundedFloatField(3, allow_null=True)
+    headroom_bytes = serializers.IntegerField(allow_null=True)
+    isolation = serializers.ListField(child=serializers.ChoiceField(values(vocab.PlacementMode)))
+    price_age_days = serializers.IntegerField()
+    price_source = serializers.CharField()
+    price_source_kind = serializers.CharField()
+    vendor_claim = serializers.BooleanField(help_text="Facts or prices from the platform itself.")
+    stale = serializers.BooleanField(help_text="A chosen price is older than the staleness rule.")
+    pareto = serializers.BooleanField()
+    placement = AssignmentSerializer(many=True, source="placement.assignments")
+    decode_tokens_per_s = DecodeField()
+    reasons = message_list()
+    warnings = message_list()
+
+
+class RejectionSerializer(serializers.Serializer):
+    code = serializers.ChoiceField(choices=values(Code))
+    message = serializers.CharField()
+    count = serializers.IntegerField()
+
+    def to_representation(self, instance: tuple[Code, int]) -> dict[str, object]:
+        code, count = instance
+        return {"code": code.value, "message": messages.render(Message(code)), "count": count}
+
+
+class AdviceReportSerializer(serializers.Serializer):
+    """`POST /api/v1/advise/` and `manage.py advise`: the memory plan and the ranking."""
+
+    estimate = EstimateSerializer()
+    as_of = serializers.DateTimeField(source="advice.as_of")
+    objective = serializers.ChoiceField(source="advice.objective", choices=values(vocab.Objective))
+    currency = serializers.ChoiceField(source="advice.currency", choices=values(vocab.Currency))
+    considered = serializers.IntegerField(
+        source="advice.considered", help_text="Offerings that passed the constraints."
+    )
+    fitting = serializers.IntegerField(
+        source="advice.fitting", help_text="Offerings that can run the scenario."
+    )
+    rejected = serializers.SerializerMethodField(help_text="Offerings left out, by reason.")
+    pareto = serializers.ListField(
+        source="advice.pareto",
+        child=serializers.IntegerField(),
+        help_text="Offering ids on the cost/time Pareto front.",
+    )
+    recommendations = RecommendationSerializer(many=True, source="advice.recommendations")
+
+    @extend_schema_field(RejectionSerializer(many=True))
+    def get_rejected(self, report: Any) -> list[dict[str, object]]:
+        rejected = sorted(report.advice.rejected.items(), key=lambda item: (-item[1], item[0]))
+        return RejectionSerializer(rejected, many=True).data
