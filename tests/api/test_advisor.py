@@ -4,6 +4,7 @@ a 400 naming the field, and "nothing fits" as a 422 with the reason."""
 from __future__ import annotations
 
 import copy
+import re
 
 import pytest
 
@@ -127,3 +128,206 @@ def test_advice_where_nothing_fits_is_a_422_that_says_why(anon_client, openapi, 
     error = response.json()["error"]
     assert (error["status"], error["code"]) == (422, "no_fit")
     assert error["message"]
+
+
+NOTEBOOK_ON_BIGCLOUD = {
+    "tasks": [{"name": "notebook", "kind": "fixed", "vram_gib": 8, "hours_per_month": 100}],
+    "constraints": {"currency": "CNY", "include_stale": True, "platforms": ["bigcloud"]},
+    "objective": "cost",
+}
+
+
+def test_advice_is_exactly_this_body(anon_client, openapi, catalogue, frozen):
+    """The whole body for one offering (the A100 x8 at 60 CNY/h and 28,000 CNY/month): 100 busy
+    hours x 60 = 6,000 CNY a month by the hour; the month plan wins above 28,000 / 60 = 466.7 h."""
+    pk = catalogue["a100x8"].pk
+    response = post(anon_client, "/api/v1/advise/", NOTEBOOK_ON_BIGCLOUD)
+    assert response.status_code == 200, response.json()
+    conforms(openapi, "post", "/api/v1/advise/", response)
+    assert response.json() == {
+        "estimate": {
+            "tasks": [
+                {
+                    "name": "notebook",
+                    "kind": "fixed",
+                    "gpus": 1,
+                    "per_gpu": {
+                        "weights": 0,
+                        "gradients": 0,
+                        "optimizer": 0,
+                        "activations": 0,
+                        "kv_cache": 0,
+                        "overhead": 8589934592,
+                        "total": 8589934592,
+                    },
+                    "per_gpu_gib": {
+                        "weights": 0.0,
+                        "gradients": 0.0,
+                        "optimizer": 0.0,
+                        "activations": 0.0,
+                        "kv_cache": 0.0,
+                        "overhead": 8.0,
+                        "total": 8.0,
+                    },
+                    "sharded": False,
+                    "notes": [
+                        {
+                            "code": "memory_note_fixed_stated",
+                            "params": {},
+                            "message": (
+                                "stated working set of a non-ML workload (vram_gib), taken as given"
+                            ),
+                        }
+                    ],
+                    "formulas": {
+                        "overhead": {
+                            "code": "formula_result",
+                            "params": {
+                                "formula": {
+                                    "code": "formula_fixed",
+                                    "params": {"vram_gib": 8.0},
+                                    "message": "vram_gib 8 × 2^30",
+                                },
+                                "bytes": {"value": 8589934592, "unit": "bytes"},
+                            },
+                            "message": "vram_gib 8 × 2^30 = 8.00 GiB",
+                        }
+                    },
+                }
+            ],
+            "warnings": [],
+        },
+        "as_of": "2026-11-20T20:00:00+08:00",
+        "objective": "cost",
+        "currency": "CNY",
+        "considered": 1,
+        "fitting": 1,
+        "rejected": [],
+        "pareto": [pk],
+        "recommendations": [
+            {
+                "rank": 1,
+                "offering_id": pk,
+                "offering": "A100 x8",
+                "platform": "bigcloud",
+                "platform_name": "大云 (Big Cloud)",
+                "accelerator": "a100-80gb",
+                "instances": 1,
+                "gpus_per_instance": 8,
+                "plan": {
+                    "unit": "hour",
+                    "units": ["hour"],
+                    "price": "60.00",
+                    "monthly": "6000.00",
+                    "currency": "CNY",
+                    "converted": "6000.00",
+                    "converted_currency": "CNY",
+                    "rate": None,
+                    "rate_date": None,
+                    "rate_source": "",
+                },
+                "monthly_cost": "6000.00",
+                "storage_cost": None,
+                "job_cost": None,
+                "time_hours": None,
+                "headroom_bytes": 1610612736,
+                "isolation": ["mig"],
+                "price_age_days": 5,
+                "price_source": "Test price list",
+                "price_source_kind": "manual",
+                "vendor_claim": False,
+                "stale": False,
+                "pareto": True,
+                "placement": [
+                    {
+                        "task": "notebook",
+                        "instance": 0,
+                        "gpus": [0],
+                        "mode": "mig",
+                        "mig_profile": "1g.10gb",
+                        "mig_start": 0,
+                        "pooled_share": None,
+                        "usable_bytes": 10200547328,
+                        "used_bytes": 8589934592,
+                        "headroom_bytes": 1610612736,
+                    }
+                ],
+                "decode_tokens_per_s": {},
+                "reasons": [
+                    {
+                        "code": "reason_runs_all",
+                        "params": {
+                            "tasks": 1,
+                            "instances": 1,
+                            "gpus": 8,
+                            "accelerator": "A100 80GB",
+                            "modes": ["mig"],
+                        },
+                        "message": "Runs all 1 task(s) on 1 instance(s) of 8× A100 80GB "
+                        "(MIG slice (hardware isolation))",
+                    },
+                    {
+                        "code": "reason_best_by_cost",
+                        "params": {"fitting": 1},
+                        "message": "Best of 1 fitting offerings by lowest monthly cost",
+                    },
+                    {
+                        "code": "reason_pareto",
+                        "params": {},
+                        "message": "On the Pareto front: nothing else is both cheaper and faster",
+                    },
+                    {
+                        "code": "reason_cheapest_billing",
+                        "params": {
+                            "unit": "hour",
+                            "monthly": {"amount": "6000.00", "currency": "CNY", "per": "month"},
+                        },
+                        "message": "Cheapest billing here: hour plan, 6,000.00 CNY/month",
+                    },
+                    {
+                        "code": "reason_break_even",
+                        "params": {
+                            "prepaid_unit": "month",
+                            "prepaid": {"amount": "28000.0000", "currency": "CNY"},
+                            "metered": {"amount": "60.0000", "currency": "CNY", "per": "hour"},
+                            "hours": {"value": 466.6666666666667, "unit": "count"},
+                        },
+                        "message": "The month plan (28,000.00 CNY) beats 60.00 CNY/hour "
+                        "above 466.7 busy hours per month",
+                    },
+                ],
+                "warnings": [
+                    {
+                        "code": "warn_mig_no_p2p",
+                        "params": {},
+                        "message": "MIG slices have no peer-to-peer (NVLink or PCIe) between them",
+                    }
+                ],
+            }
+        ],
+    }
+
+
+def test_advice_speaks_the_language_of_accept_language(anon_client, catalogue, frozen):
+    english = post(anon_client, "/api/v1/advise/", NOTEBOOK_ON_BIGCLOUD).json()
+    chinese = post(
+        anon_client, "/api/v1/advise/", NOTEBOOK_ON_BIGCLOUD, HTTP_ACCEPT_LANGUAGE="zh-hans"
+    ).json()
+    [en], [zh] = english["recommendations"], chinese["recommendations"]
+    for key in ("reasons", "warnings"):
+        assert [m["code"] for m in en[key]] == [m["code"] for m in zh[key]]
+        assert [m["params"] for m in en[key]] == [m["params"] for m in zh[key]]
+        for m in zh[key]:
+            assert re.search(r"[\u4e00-\u9fff]", m["message"]), m["message"]
+            assert m["message"] not in {e["message"] for e in en[key]}
+    assert zh["reasons"][3]["message"] == "此处最便宜的计费方式：按小时计费，6,000.00 CNY/月"
+
+
+def test_nothing_fitting_carries_its_message_code_and_parameters(anon_client, catalogue):
+    too_big = {"tasks": [{"name": "huge", "kind": "fixed", "vram_gib": 5000}]}
+    response = post(anon_client, "/api/v1/advise/", too_big, HTTP_ACCEPT_LANGUAGE="zh-hans")
+    detail = response.json()["error"]["detail"]
+    assert response.status_code == 422
+    assert detail["code"] == "no_fit_closest"
+    assert detail["params"]["reason"]["code"] == "reject_does_not_fit"
+    assert re.search(r"[\u4e00-\u9fff]", detail["message"])
