@@ -15,6 +15,7 @@ from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
 from rest_framework import serializers
 
 from advisor.engine import scenario, vocab
+from advisor.engine.messages import Code
 from api.advice import MessageSerializer
 from platforms.choices import values
 from platforms.models import (
@@ -43,6 +44,7 @@ NAMED_ENUMS = {
     tuple(values(vocab.TaskKind)): "TaskKind",
     tuple(values(vocab.PlacementMode)): "PlacementMode",
     tuple(scenario.PRECISIONS): "Precision",
+    tuple(values(Code)): "MessageCode",
 }
 
 

@@ -17,6 +17,7 @@ from django.db import close_old_connections
 from hypothesis import HealthCheck, settings
 from schemathesis.specs.openapi.checks import positive_data_acceptance
 
+from advisor.engine.messages import Code
 from config.wsgi import application
 from tests.api.conftest import openapi_document
 
@@ -78,3 +79,13 @@ def fuzzed_catalogue(catalogue):
 )
 def test_every_operation_keeps_to_the_schema_under_fuzzing(case, fuzzed_catalogue):
     case.call_and_validate(excluded_checks=BEYOND_THE_SCHEMA)
+
+
+def test_the_schema_documents_every_message_code():
+    """Reasons, warnings, notes and errors are `Message`s whose `code` is one of the engine's."""
+    schemas = openapi_document()["components"]["schemas"]
+    assert schemas["MessageCode"]["enum"] == [code.value for code in Code]
+    message = schemas["Message"]["properties"]
+    assert message["code"]["allOf"] == [{"$ref": "#/components/schemas/MessageCode"}]
+    reasons = schemas["Recommendation"]["properties"]["reasons"]["items"]
+    assert reasons == {"$ref": "#/components/schemas/Message"}
