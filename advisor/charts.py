@@ -512,7 +512,9 @@ def advisor_figures(report: AdviceReport) -> dict[str, Figure | None]:
     }
 
 
-def _mark_x(layout: dict[str, Any], x: float, text: str, *, color: str, dash: str, anchor: str):
+def _mark_x(
+    layout: dict[str, Any], x: float, text: str, *, color: str, dash: str, anchor: str
+) -> None:
     """A labelled vertical line across the whole plot at `x` (the scenario's need or hours)."""
     layout["shapes"] = [
         {

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
 from django import forms
 from django.http import QueryDict
@@ -136,7 +136,7 @@ class TaskForm(forms.Form):
         return None if value is None else value * BILLION
 
     def clean_on_accelerator(self) -> str:
-        return self.cleaned_data["on_accelerator"].strip()
+        return cast(str, self.cleaned_data["on_accelerator"]).strip()
 
     def to_task(self) -> dict[str, Any]:
         """The task as contract JSON; only the fields of its kind's groups (vocab.FIELD_GROUPS)."""
@@ -205,7 +205,7 @@ class ConstraintsForm(forms.Form):
 
     def __init__(self, *args: Any, platforms: list[tuple[str, str]], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["platforms"].choices = platforms
+        cast(forms.ChoiceField, self.fields["platforms"]).choices = platforms
 
     CHECKBOXES = ("physically_exclusive", "require_nvlink", "domestic_only", "include_stale")
 
@@ -395,7 +395,7 @@ def edited_query(data: QueryDict) -> QueryDict | None:
             count += 1
     else:
         try:
-            drop = int(data["remove"])
+            drop = int(data.get("remove", ""))
         except ValueError:
             drop = -1
         if 0 <= drop < count and count > 1:

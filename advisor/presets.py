@@ -373,12 +373,14 @@ CHECKS = {
 }
 
 
-def premise_checks(slug: str, scenario: dict[str, Any], estimate: Estimate | None) -> list:
+def premise_checks(
+    slug: str, scenario: dict[str, Any], estimate: Estimate | None
+) -> list[dict[str, Any]]:
     """The article's claims for preset `slug`, each with the arithmetic from `estimate`."""
     preset = PRESETS.get(slug)
     if preset is None or estimate is None:
         return []
-    out = []
+    out: list[dict[str, Any]] = []
     for name in preset.checks:
         check = CHECKS[name](scenario, estimate)
         if check is not None:

@@ -12,7 +12,7 @@ from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, cast
 
 from django.conf import settings
 from django.db.models import Prefetch
@@ -192,7 +192,8 @@ def _offering_spec(
         mig_profile=row["mig_profile"] or None,
         interconnect=row["interconnect"],
         interconnect_bandwidth_gbps=accelerator.nvlink_bandwidth_gbps if nvlink else None,
-        multi_task=platform.multi_task,
+        # The columns hold the vocab's values (their choices are derived from it).
+        multi_task=cast(vocab.MultiTask, platform.multi_task),
         physically_exclusive=bool(platform.physically_exclusive),
         interruptible=row["interruptible"],
         region=row["region"],
@@ -224,9 +225,9 @@ def storage_specs() -> list[StoragePriceSpec]:
     return [
         StoragePriceSpec(
             platform=row.platform.slug,
-            unit=row.unit,
+            unit=cast(vocab.StorageUnit, row.unit),
             amount=row.amount,
-            currency=row.currency,
+            currency=cast(vocab.Currency, row.currency),
             observed_at=row.observed_at,
             free_gb=float(row.free_gb),
             billed_while_stopped=row.billed_when_stopped is not False,

@@ -11,7 +11,7 @@ default); money is a string with two decimals, sizes are bytes.
 from __future__ import annotations
 
 from decimal import ROUND_HALF_UP
-from typing import Any
+from typing import Any, TypedDict, cast
 
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
@@ -23,10 +23,18 @@ from platforms.choices import values
 
 COMPONENTS = ("weights", "gradients", "optimizer", "activations", "kv_cache", "overhead")
 GiB = 2**30
-MONEY = {"max_digits": None, "decimal_places": 2, "rounding": ROUND_HALF_UP}
 
 
-class MessageSerializer(serializers.Serializer):
+class _Money(TypedDict):
+    max_digits: None
+    decimal_places: int
+    rounding: str
+
+
+MONEY: _Money = {"max_digits": None, "decimal_places": 2, "rounding": ROUND_HALF_UP}
+
+
+class MessageSerializer(serializers.Serializer[Any]):
     """A message of the engine: a code, its parameters, and the sentence in the reader's
     language."""
 
@@ -54,11 +62,12 @@ class RoundedFloatField(serializers.FloatField):
         self.places = places
         super().__init__(**kwargs)
 
-    def to_representation(self, value: float) -> float:
+    # DRF's FloatField represents a float as a float; its stubs say str.
+    def to_representation(self, value: float) -> float:  # type: ignore[override]
         return round(float(value), self.places)
 
 
-class OmitNoneSerializer(serializers.Serializer):
+class OmitNoneSerializer(serializers.Serializer[Any]):
     """Leaves out the `optional` fields whose value is None, as the JSON always has."""
 
     optional: tuple[str, ...] = ()
@@ -71,7 +80,7 @@ class OmitNoneSerializer(serializers.Serializer):
         return out
 
 
-class MemorySerializer(serializers.Serializer):
+class MemorySerializer(serializers.Serializer[Any]):
     weights = serializers.IntegerField()
     gradients = serializers.IntegerField()
     optimizer = serializers.IntegerField()
@@ -81,7 +90,7 @@ class MemorySerializer(serializers.Serializer):
     total = serializers.IntegerField()
 
 
-class MemoryGibSerializer(serializers.Serializer):
+class MemoryGibSerializer(serializers.Serializer[Any]):
     weights = serializers.FloatField()
     gradients = serializers.FloatField()
     optimizer = serializers.FloatField()
@@ -95,7 +104,7 @@ class MemoryGibSerializer(serializers.Serializer):
         return {key: round(getattr(instance, key) / GiB, 2) for key in keys}
 
 
-class OnResultSerializer(serializers.Serializer):
+class OnResultSerializer(serializers.Serializer[Any]):
     accelerator = serializers.CharField()
     name = serializers.CharField()
     count = serializers.IntegerField()
@@ -104,7 +113,7 @@ class OnResultSerializer(serializers.Serializer):
     confidence = serializers.CharField()
 
 
-class FitSerializer(serializers.Serializer):
+class FitSerializer(serializers.Serializer[Any]):
     fits = serializers.BooleanField()
     usable_bytes = serializers.IntegerField()
     headroom_bytes = serializers.IntegerField(help_text="Negative when it does not fit.")
@@ -112,7 +121,7 @@ class FitSerializer(serializers.Serializer):
     suggestions = message_list(help_text="What would fit, when it does not.")
 
 
-class TimeSerializer(serializers.Serializer):
+class TimeSerializer(serializers.Serializer[Any]):
     hours = RoundedFloatField(2)
     mfu = serializers.FloatField()
     compute_seconds = RoundedFloatField(1)
@@ -125,7 +134,7 @@ class TimeSerializer(serializers.Serializer):
 @extend_schema_field(
     {"type": "object", "additionalProperties": {"$ref": "#/components/schemas/Message"}}
 )
-class FormulasField(serializers.Field):
+class FormulasField(serializers.Field[Any, Any, dict[str, object], Any]):
     """Component -> the arithmetic behind it, as a message."""
 
     def to_representation(self, value: dict[str, Message]) -> dict[str, object]:
@@ -162,7 +171,7 @@ class TaskEstimateSerializer(OmitNoneSerializer):
         return out
 
 
-class EstimateSerializer(serializers.Serializer):
+class EstimateSerializer(serializers.Serializer[Any]):
     """`POST /api/v1/estimate/` and `manage.py estimate`: each task's memory plan."""
 
     tasks = TaskEstimateSerializer(many=True)
@@ -172,11 +181,12 @@ class EstimateSerializer(serializers.Serializer):
 class DayField(serializers.DateField):
     """The day of a datetime (an exchange rate is dated by day)."""
 
-    def to_representation(self, value: Any) -> str | None:
+    # None for no datetime, as DRF's DateField does; its stubs say str.
+    def to_representation(self, value: Any) -> str | None:  # type: ignore[override]
         return None if value is None else value.date().isoformat()
 
 
-class PlanSerializer(serializers.Serializer):
+class PlanSerializer(serializers.Serializer[Any]):
     unit = serializers.CharField(help_text='A billing unit, or "mixed".')
     units = serializers.ListField(
         child=serializers.CharField(), help_text="The unit each instance is billed by."
@@ -193,7 +203,7 @@ class PlanSerializer(serializers.Serializer):
     rate_source = serializers.CharField(allow_blank=True)
 
 
-class AssignmentSerializer(serializers.Serializer):
+class AssignmentSerializer(serializers.Serializer[Any]):
     task = serializers.CharField()
     instance = serializers.IntegerField(help_text="0-based.")
     gpus = serializers.ListField(child=serializers.IntegerField())
@@ -207,14 +217,14 @@ class AssignmentSerializer(serializers.Serializer):
 
 
 @extend_schema_field({"type": "object", "additionalProperties": {"type": "number"}})
-class DecodeField(serializers.Field):
+class DecodeField(serializers.Field[Any, Any, dict[str, float], Any]):
     """Task name -> decode tokens per second (an upper bound)."""
 
     def to_representation(self, value: tuple[tuple[str, float], ...]) -> dict[str, float]:
         return {name: round(v, 1) for name, v in value}
 
 
-class RecommendationSerializer(serializers.Serializer):
+class RecommendationSerializer(serializers.Serializer[Any]):
     rank = serializers.IntegerField()
     offering_id = serializers.IntegerField()
     offering = serializers.CharField(source="offering_name")
@@ -242,7 +252,7 @@ class RecommendationSerializer(serializers.Serializer):
     warnings = message_list()
 
 
-class RejectionSerializer(serializers.Serializer):
+class RejectionSerializer(serializers.Serializer[Any]):
     code = serializers.ChoiceField(choices=values(Code))
     message = serializers.CharField()
     count = serializers.IntegerField()
@@ -252,7 +262,7 @@ class RejectionSerializer(serializers.Serializer):
         return {"code": code.value, "message": messages.render(Message(code)), "count": count}
 
 
-class AdviceReportSerializer(serializers.Serializer):
+class AdviceReportSerializer(serializers.Serializer[Any]):
     """`POST /api/v1/advise/` and `manage.py advise`: the memory plan and the ranking."""
 
     estimate = EstimateSerializer()
@@ -276,4 +286,5 @@ class AdviceReportSerializer(serializers.Serializer):
     @extend_schema_field(RejectionSerializer(many=True))
     def get_rejected(self, report: Any) -> list[dict[str, object]]:
         rejected = sorted(report.advice.rejected.items(), key=lambda item: (-item[1], item[0]))
-        return RejectionSerializer(rejected, many=True).data
+        # many=True makes .data a ReturnList of dicts; the stubs type it as a ReturnDict.
+        return cast(list[dict[str, object]], RejectionSerializer(rejected, many=True).data)

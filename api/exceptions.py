@@ -46,7 +46,7 @@ def _as_drf_exception(exc: Exception) -> Exception:
     if isinstance(exc, AdvisorError):
         text = render(exc.detail)
         cls = NothingFits if isinstance(exc, NoFit) else exceptions.ValidationError
-        drf = cls({exc.field or NON_FIELD: [text]})
+        drf: exceptions.APIException = cls({exc.field or NON_FIELD: [text]})
         drf.engine_message = exc.detail  # type: ignore[attr-defined]
         return drf
     if isinstance(exc, DjangoValidationError):

@@ -9,9 +9,10 @@ GPU-hour.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import date, datetime, time, timedelta
 from decimal import Decimal
-from typing import Any
+from typing import Any, TypedDict
 
 from django.db.models import (
     Avg,
@@ -59,8 +60,16 @@ OFFERING_ORDERINGS = {
 EARLIEST_DATE = date(1900, 1, 1)
 LATEST_DATE = date(9999, 12, 30)
 
-GIB = {"max_digits": 9, "decimal_places": 2, "min_value": Decimal(0), "required": False}
-MONEY = {"max_digits": 12, "decimal_places": 4, "min_value": Decimal(0), "required": False}
+
+class _Amount(TypedDict):
+    max_digits: int
+    decimal_places: int
+    min_value: Decimal
+    required: bool
+
+
+GIB: _Amount = {"max_digits": 9, "decimal_places": 2, "min_value": Decimal(0), "required": False}
+MONEY: _Amount = {"max_digits": 12, "decimal_places": 4, "min_value": Decimal(0), "required": False}
 
 
 def query_data(params: QueryDict, many: tuple[str, ...] = ()) -> dict[str, Any]:
@@ -72,13 +81,15 @@ def query_data(params: QueryDict, many: tuple[str, ...] = ()) -> dict[str, Any]:
     return {key: params.getlist(key) if key in many else params.get(key) for key in params}
 
 
-def _check_range(attrs: dict[str, Any], low: str, high: str, names: tuple[str, str] | None = None):
+def _check_range(
+    attrs: dict[str, Any], low: str, high: str, names: tuple[str, str] | None = None
+) -> None:
     low_name, high_name = names or (low, high)
     if attrs.get(low) is not None and attrs.get(high) is not None and attrs[low] > attrs[high]:
         raise serializers.ValidationError({high_name: [_("Must not be less than %s.") % low_name]})
 
 
-class OfferingUnitSerializer(serializers.Serializer):
+class OfferingUnitSerializer(serializers.Serializer[Any]):
     unit = serializers.ChoiceField(
         choices=BillingUnit.choices,
         required=False,
@@ -184,7 +195,7 @@ def filter_offerings(queryset: QuerySet[Offering], query: dict[str, Any]) -> Que
     return queryset
 
 
-class PriceHistoryQuerySerializer(serializers.Serializer):
+class PriceHistoryQuerySerializer(serializers.Serializer[Any]):
     date_from = serializers.DateField(
         source="date_from", required=False, help_text="First day (inclusive)."
     )
@@ -198,7 +209,7 @@ class PriceHistoryQuerySerializer(serializers.Serializer):
         choices=BillingUnit.choices, required=False, help_text="Only this billing unit."
     )
 
-    def get_fields(self):
+    def get_fields(self) -> dict[str, serializers.Field[Any, Any, Any, Any]]:
         # `from` and `to` are keywords in Python, so the fields are declared under other names.
         fields = super().get_fields()
         renamed = {"date_from": "from", "date_to": "to"}
@@ -227,7 +238,7 @@ def price_history(
     unit: str | None = None,
     date_from: date | None = None,
     date_to: date | None = None,
-) -> QuerySet:
+) -> QuerySet[PriceObservation, Mapping[str, Any]]:
     """Min, max, mean and count of an offering's observed prices per bucket, unit and currency.
 
     One aggregate query. Buckets are calendar days, weeks (from Monday) or months in the site's

@@ -3,6 +3,7 @@
 from django.utils.translation import gettext_lazy as _
 from rest_framework.exceptions import ValidationError
 from rest_framework.pagination import PageNumberPagination
+from rest_framework.request import Request
 
 
 class CataloguePagination(PageNumberPagination):
@@ -10,7 +11,7 @@ class CataloguePagination(PageNumberPagination):
     # A ceiling keeps one request's cost bounded whatever the client asks for.
     max_page_size = 200
 
-    def get_page_size(self, request):
+    def get_page_size(self, request: Request) -> int | None:
         # DRF quietly falls back to the default for `page_size=abc`; a client should hear about it.
         given = request.query_params.get(self.page_size_query_param)
         if given is not None and not (given.isascii() and given.isdigit() and int(given) > 0):

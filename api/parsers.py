@@ -1,5 +1,8 @@
 """A JSON parser that turns every malformed body into a 400, including pathological nesting."""
 
+from collections.abc import Mapping
+from typing import IO, Any
+
 from rest_framework.exceptions import ParseError
 from rest_framework.parsers import JSONParser
 
@@ -11,7 +14,12 @@ class StrictJSONParser(JSONParser):
     catches ValueError, so without this a 20 kB body of `[[[[...` is a 500.
     """
 
-    def parse(self, stream, media_type=None, parser_context=None):
+    def parse(
+        self,
+        stream: IO[Any],
+        media_type: str | None = None,
+        parser_context: Mapping[str, Any] | None = None,
+    ) -> Any:
         try:
             return super().parse(stream, media_type, parser_context)
         except RecursionError as error:

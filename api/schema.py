@@ -7,11 +7,13 @@ and the schemathesis run in the test suite, know every status and body the API c
 
 from __future__ import annotations
 
+from typing import Any
+
 from drf_spectacular.extensions import OpenApiSerializerFieldExtension
 from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.plumbing import build_choice_description_list
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
+from drf_spectacular.utils import Direction, OpenApiParameter, OpenApiResponse
 from rest_framework import serializers
 
 from advisor.engine import scenario, vocab
@@ -48,7 +50,7 @@ NAMED_ENUMS = {
 }
 
 
-class ErrorBodySerializer(serializers.Serializer):
+class ErrorBodySerializer(serializers.Serializer[Any]):
     status = serializers.IntegerField(help_text="The HTTP status, repeated.")
     code = serializers.CharField(
         help_text="Machine-readable: invalid, parse_error, not_authenticated, "
@@ -56,7 +58,8 @@ class ErrorBodySerializer(serializers.Serializer):
         "not_acceptable, unsupported_media_type, no_fit, throttled."
     )
     message = serializers.CharField(help_text="One sentence for a person.")
-    fields = serializers.DictField(
+    # A field named like Serializer.fields (DRF collects declared fields before that property).
+    fields = serializers.DictField(  # type: ignore[assignment]
         child=serializers.ListField(child=serializers.CharField()),
         help_text="Messages per field path, e.g. `tasks[0].precision` or `amount`; "
         "empty when the error is not about a field.",
@@ -68,7 +71,7 @@ class ErrorBodySerializer(serializers.Serializer):
     )
 
 
-class ErrorSerializer(serializers.Serializer):
+class ErrorSerializer(serializers.Serializer[Any]):
     error = ErrorBodySerializer()
 
 
@@ -98,9 +101,12 @@ class NamedEnumExtension(OpenApiSerializerFieldExtension):
         # Blank choices would change the set; such fields keep an inline enum.
         return None if self.target.allow_blank else self._name()
 
-    def map_serializer_field(self, auto_schema, direction):
+    def map_serializer_field(self, auto_schema: AutoSchema, direction: Direction) -> dict[str, Any]:
         if self.get_name() is None:
-            return auto_schema._map_serializer_field(self.target, direction, bypass_extensions=True)
+            inline: dict[str, Any] = auto_schema._map_serializer_field(
+                self.target, direction, bypass_extensions=True
+            )
+            return inline
         return {
             "type": "string",
             "enum": list(self.target.choices),
@@ -111,14 +117,14 @@ class NamedEnumExtension(OpenApiSerializerFieldExtension):
 class ApiAutoSchema(AutoSchema):
     """AutoSchema that adds the error responses and the throttling header to every operation."""
 
-    def get_tags(self):
+    def get_tags(self) -> list[str]:
         # /api/v1/<resource>/...: one tag per resource, not one "v1" for everything.
         return [self.path.split("/")[3]]
 
-    def get_operation_id(self):
+    def get_operation_id(self) -> str:
         return super().get_operation_id().removeprefix("v1_")
 
-    def get_override_parameters(self):
+    def get_override_parameters(self) -> list[Any]:
         return [
             *super().get_override_parameters(),
             OpenApiParameter(
@@ -137,13 +143,14 @@ class ApiAutoSchema(AutoSchema):
             ),
         ]
 
-    def _get_response_bodies(self, direction="response"):
+    def _get_response_bodies(self, direction: Direction = "response") -> dict[str, Any]:
         responses = super()._get_response_bodies(direction)
         has_body = self.method in ("POST", "PUT", "PATCH")
         for status, description in ERRORS.items():
             if status in responses or (status in BODY_ONLY and not has_body):
                 continue
-            responses[status] = self._get_response_for_code(
+            # drf-spectacular leaves _get_response_for_code unannotated.
+            responses[status] = self._get_response_for_code(  # type: ignore[no-untyped-call]
                 OpenApiResponse(ErrorSerializer, description=description), status, None, direction
             )
         return responses

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from decimal import Decimal
 from functools import cached_property
+from typing import Any, TypedDict, cast
 
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
@@ -22,6 +23,7 @@ from advisor.engine import scenario, vocab
 from platforms.choices import values
 from platforms.models import (
     Accelerator,
+    AcceleratorAlias,
     BillingUnit,
     Confidence,
     Currency,
@@ -60,18 +62,20 @@ GRADED_FIGURES = (
 )
 
 
-def _now(context) -> datetime:
-    # One "now" per response, so every price in it is aged against the same instant.
-    return context.setdefault("now", timezone.now())
+def _now(context: Mapping[str, Any]) -> datetime:
+    # One "now" per response, so every price in it is aged against the same instant. The stubs
+    # type a serializer's context as a Mapping; it is the dict the view gave it.
+    now: datetime = cast(dict[str, Any], context).setdefault("now", timezone.now())
+    return now
 
 
-class SourceSerializer(serializers.ModelSerializer):
+class SourceSerializer(serializers.ModelSerializer[Source]):
     class Meta:
         model = Source
         fields = ["title", "url", "publisher", "kind", "confidence", "published_on", "retrieved_on"]
 
 
-class SourceBriefSerializer(serializers.ModelSerializer):
+class SourceBriefSerializer(serializers.ModelSerializer[Source]):
     class Meta:
         model = Source
         fields = ["title", "kind"]
@@ -80,18 +84,18 @@ class SourceBriefSerializer(serializers.ModelSerializer):
 # Catalogue: platforms
 
 
-class PlatformFactSerializer(serializers.ModelSerializer):
-    label = serializers.CharField(source="get_attribute_display")
-    source = SourceSerializer()
+class PlatformFactSerializer(serializers.ModelSerializer[PlatformFact]):
+    label = serializers.CharField(source="get_attribute_display")  # type: ignore[assignment]  # a field named like Field.label
+    source = SourceSerializer()  # type: ignore[assignment]  # a field named like Field.source
 
     class Meta:
         model = PlatformFact
         fields = ["attribute", "label", "value", "value_zh", "source"]
 
 
-class StoragePriceSerializer(serializers.ModelSerializer):
-    platform = serializers.SlugRelatedField(slug_field="slug", read_only=True)
-    source = SourceBriefSerializer()
+class StoragePriceSerializer(serializers.ModelSerializer[StoragePrice]):
+    platform = serializers.SlugRelatedField[Platform](slug_field="slug", read_only=True)
+    source = SourceBriefSerializer()  # type: ignore[assignment]  # a field named like Field.source
 
     class Meta:
         model = StoragePrice
@@ -109,12 +113,12 @@ class StoragePriceSerializer(serializers.ModelSerializer):
         ]
 
 
-class PlatformSerializer(serializers.HyperlinkedModelSerializer):
+class PlatformSerializer(serializers.HyperlinkedModelSerializer[Platform]):
     url = serializers.HyperlinkedIdentityField(view_name="api:platform-detail", lookup_field="slug")
     delivery_forms = serializers.ListField(child=serializers.ChoiceField(DeliveryForm.choices))
     interconnects = serializers.ListField(child=serializers.ChoiceField(Interconnect.choices))
     offering_count = serializers.IntegerField(help_text="Listed (active) offerings.")
-    source = SourceSerializer()
+    source = SourceSerializer()  # type: ignore[assignment]  # a field named like Field.source
 
     class Meta:
         model = Platform
@@ -160,7 +164,7 @@ class PlatformDetailSerializer(PlatformSerializer):
 # Catalogue: accelerators
 
 
-class MigProfileSerializer(serializers.ModelSerializer):
+class MigProfileSerializer(serializers.ModelSerializer[MigProfile]):
     starts = serializers.ListField(
         child=serializers.IntegerField(), help_text="Allowed start slots."
     )
@@ -178,16 +182,18 @@ class MigProfileSerializer(serializers.ModelSerializer):
         ]
 
 
-class AcceleratorSerializer(serializers.HyperlinkedModelSerializer):
+class AcceleratorSerializer(serializers.HyperlinkedModelSerializer[Accelerator]):
     url = serializers.HyperlinkedIdentityField(
         view_name="api:accelerator-detail", lookup_field="slug"
     )
-    aliases = serializers.SlugRelatedField(many=True, read_only=True, slug_field="alias")
+    aliases = serializers.SlugRelatedField[AcceleratorAlias](
+        many=True, read_only=True, slug_field="alias"
+    )
     mig_profiles = MigProfileSerializer(many=True)
     figure_confidence = serializers.SerializerMethodField(
         help_text="Confidence grade of each figure (the accelerator's grade where none is given)."
     )
-    source = SourceSerializer()
+    source = SourceSerializer()  # type: ignore[assignment]  # a field named like Field.source
 
     class Meta:
         model = Accelerator
@@ -226,12 +232,12 @@ class AcceleratorSerializer(serializers.HyperlinkedModelSerializer):
 # Catalogue: offerings and prices
 
 
-class CurrentPriceSerializer(serializers.ModelSerializer):
+class CurrentPriceSerializer(serializers.ModelSerializer[PriceObservation]):
     age_days = serializers.SerializerMethodField(help_text="Whole days since last seen.")
     stale = serializers.SerializerMethodField(
         help_text="Last seen more than PRICE_STALE_AFTER_DAYS days ago."
     )
-    source = SourceBriefSerializer()
+    source = SourceBriefSerializer()  # type: ignore[assignment]  # a field named like Field.source
 
     class Meta:
         model = PriceObservation
@@ -260,7 +266,7 @@ class PriceObservationSerializer(CurrentPriceSerializer):
         fields = ["id", "offering", *CurrentPriceSerializer.Meta.fields]
 
 
-class ListingPriceSerializer(serializers.Serializer):
+class ListingPriceSerializer(serializers.Serializer[Any]):
     """The current price in the billing unit the list was asked for (`unit`, default hour)."""
 
     unit = serializers.ChoiceField(choices=BillingUnit.choices)
@@ -273,19 +279,19 @@ class ListingPriceSerializer(serializers.Serializer):
     )
 
 
-class PlatformBriefSerializer(serializers.ModelSerializer):
+class PlatformBriefSerializer(serializers.ModelSerializer[Platform]):
     class Meta:
         model = Platform
         fields = ["slug", "name", "name_en"]
 
 
-class AcceleratorBriefSerializer(serializers.ModelSerializer):
+class AcceleratorBriefSerializer(serializers.ModelSerializer[Accelerator]):
     class Meta:
         model = Accelerator
         fields = ["slug", "name", "vram_gib"]
 
 
-class OfferingSerializer(serializers.ModelSerializer):
+class OfferingSerializer(serializers.ModelSerializer[Offering]):
     platform = PlatformBriefSerializer()
     accelerator = AcceleratorBriefSerializer()
     vram_per_gpu_gib = serializers.DecimalField(
@@ -298,7 +304,7 @@ class OfferingSerializer(serializers.ModelSerializer):
     )
     price = serializers.SerializerMethodField()
     current_prices = serializers.SerializerMethodField()
-    source = SourceBriefSerializer()
+    source = SourceBriefSerializer()  # type: ignore[assignment]  # a field named like Field.source
 
     class Meta:
         model = Offering
@@ -326,19 +332,21 @@ class OfferingSerializer(serializers.ModelSerializer):
         ]
 
     @extend_schema_field(ListingPriceSerializer(allow_null=True))
-    def get_price(self, offering: Offering) -> dict | None:
-        if offering.listing_price is None:
+    def get_price(self, offering: Offering) -> dict[str, Any] | None:
+        # listing_* and price_per_gpu_hour: api/filters.py's annotations, unknown to the model type.
+        listing: Any = offering
+        if listing.listing_price is None:
             return None
         data = {
-            "unit": offering.listing_unit,
-            "amount": offering.listing_price,
-            "currency": offering.listing_currency,
-            "per_gpu_hour": Decimal(offering.price_per_gpu_hour),
+            "unit": listing.listing_unit,
+            "amount": listing.listing_price,
+            "currency": listing.listing_currency,
+            "per_gpu_hour": Decimal(listing.price_per_gpu_hour),
         }
         return self._listing_price.to_representation(data)
 
     @extend_schema_field(CurrentPriceSerializer(many=True))
-    def get_current_prices(self, offering: Offering) -> list[dict]:
+    def get_current_prices(self, offering: Offering) -> list[dict[str, Any]]:
         prices = current_prices_by_unit(offering)
         return [self._current_price.to_representation(p) for p in prices]
 
@@ -353,8 +361,8 @@ class OfferingSerializer(serializers.ModelSerializer):
         return ListingPriceSerializer(context=self.context)
 
 
-class ExchangeRateSerializer(serializers.ModelSerializer):
-    source = SourceBriefSerializer()
+class ExchangeRateSerializer(serializers.ModelSerializer[ExchangeRate]):
+    source = SourceBriefSerializer()  # type: ignore[assignment]  # a field named like Field.source
 
     class Meta:
         model = ExchangeRate
@@ -367,11 +375,12 @@ class ExchangeRateSerializer(serializers.ModelSerializer):
 class BucketStartField(serializers.DateField):
     """The day a bucket starts, from the database's truncated instant (local midnight)."""
 
-    def to_representation(self, value):
+    def to_representation(self, value: datetime) -> str:  # type: ignore[override]
+        # `value` is the truncated instant, a datetime; DateField's stubs say a date.
         return super().to_representation(timezone.localtime(value).date())
 
 
-class PriceBucketSerializer(serializers.Serializer):
+class PriceBucketSerializer(serializers.Serializer[Any]):
     unit = serializers.ChoiceField(choices=BillingUnit.choices)
     currency = serializers.ChoiceField(choices=Currency.choices)
     period_start = BucketStartField(help_text="First day of the bucket (weeks start Monday).")
@@ -381,7 +390,7 @@ class PriceBucketSerializer(serializers.Serializer):
     count = serializers.IntegerField(help_text="Observations in the bucket.")
 
 
-class PriceHistorySerializer(serializers.Serializer):
+class PriceHistorySerializer(serializers.Serializer[Any]):
     offering = serializers.IntegerField()
     bucket = serializers.ChoiceField(choices=["day", "week", "month"])
     date_from = serializers.DateField(
@@ -393,7 +402,7 @@ class PriceHistorySerializer(serializers.Serializer):
     unit = serializers.ChoiceField(choices=BillingUnit.choices, allow_null=True)
     buckets = PriceBucketSerializer(many=True, help_text="By unit, currency, then period.")
 
-    def get_fields(self):
+    def get_fields(self) -> dict[str, serializers.Field[Any, Any, Any, Any]]:
         # The query parameters are `from` and `to`; the response echoes them under the same names,
         # which cannot be attribute names here ("from" is a keyword).
         fields = super().get_fields()
@@ -404,20 +413,20 @@ class PriceHistorySerializer(serializers.Serializer):
 # Adding a price
 
 
-class PriceObservationCreateSerializer(serializers.Serializer):
+class PriceObservationCreateSerializer(serializers.Serializer[Any]):
     unit = serializers.ChoiceField(choices=BillingUnit.choices)
     amount = serializers.DecimalField(max_digits=12, decimal_places=4, min_value=Decimal(0))
     currency = serializers.ChoiceField(choices=Currency.choices)
     observed_at = serializers.DateTimeField(
         required=False, help_text="When the price was seen; default now."
     )
-    source = serializers.PrimaryKeyRelatedField(
+    source = serializers.PrimaryKeyRelatedField(  # type: ignore[assignment]  # named like Field.source
         queryset=Source.objects.all(),
         required=False,
         help_text="Id of the source; default the manual-entry source.",
     )
 
-    def validate_observed_at(self, value):
+    def validate_observed_at(self, value: datetime) -> datetime:
         # Converting to UTC for the database must not leave the range datetime can represent.
         if not EARLIEST_INSTANT <= value <= LATEST_INSTANT:
             raise serializers.ValidationError(
@@ -430,11 +439,16 @@ class PriceObservationCreateSerializer(serializers.Serializer):
 # document the JSON for the schema; the engine validates the scenario and writes the answers.
 
 
+class _Optional(TypedDict):
+    required: bool
+    allow_null: bool
+
+
 # The engine reads a null the same as a missing field.
-OPTIONAL = {"required": False, "allow_null": True}
+OPTIONAL: _Optional = {"required": False, "allow_null": True}
 
 
-class ArchSerializer(serializers.Serializer):
+class ArchSerializer(serializers.Serializer[Any]):
     layers = serializers.IntegerField(**OPTIONAL)
     hidden = serializers.IntegerField(**OPTIONAL)
     heads = serializers.IntegerField(**OPTIONAL)
@@ -447,14 +461,14 @@ class ArchSerializer(serializers.Serializer):
     active_params = serializers.IntegerField(**OPTIONAL)
 
 
-class OnHardwareSerializer(serializers.Serializer):
+class OnHardwareSerializer(serializers.Serializer[Any]):
     accelerator = serializers.CharField(help_text="Accelerator slug or alias, e.g. a100-80gb.")
     count = serializers.IntegerField(**OPTIONAL)
     mig_profile = serializers.CharField(**OPTIONAL, help_text="e.g. 3g.40gb")
     mfu = serializers.FloatField(**OPTIONAL, help_text="Model FLOPs utilisation, 0-1.")
 
 
-class TaskSerializer(serializers.Serializer):
+class TaskSerializer(serializers.Serializer[Any]):
     name = serializers.CharField(**OPTIONAL)
     kind = serializers.ChoiceField(choices=KINDS)
     model = serializers.CharField(**OPTIONAL, help_text="Preset id, e.g. llama-3.1-70b.")
@@ -483,7 +497,7 @@ class TaskSerializer(serializers.Serializer):
     on = OnHardwareSerializer(**OPTIONAL, help_text="Evaluate on this hardware.")
 
 
-class ConstraintsSerializer(serializers.Serializer):
+class ConstraintsSerializer(serializers.Serializer[Any]):
     budget_per_month = serializers.FloatField(**OPTIONAL)
     currency = serializers.ChoiceField(choices=Currency.choices, **OPTIONAL)
     deadline_hours = serializers.FloatField(**OPTIONAL)
@@ -495,14 +509,14 @@ class ConstraintsSerializer(serializers.Serializer):
     storage_gb = serializers.FloatField(**OPTIONAL)
 
 
-class ScenarioSerializer(serializers.Serializer):
+class ScenarioSerializer(serializers.Serializer[Any]):
     """One or more tasks, constraints and an objective (README.md, "The scenario")."""
 
     tasks = TaskSerializer(many=True)
     constraints = ConstraintsSerializer(**OPTIONAL)
     objective = serializers.ChoiceField(choices=OBJECTIVES, **OPTIONAL)
 
-    def to_internal_value(self, data):
+    def to_internal_value(self, data: object) -> dict[str, Any]:
         # The engine is the one authority on scenarios (the CLI and the form use it too), so
         # here only the outer shape is checked and the body goes to it untouched.
         if not isinstance(data, Mapping):

@@ -7,10 +7,12 @@ service, serialize. Catalogue querysets fetch everything a page needs in a fixed
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any, TypeVar, cast
+
 from django.core.exceptions import NON_FIELD_ERRORS
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import IntegrityError
-from django.db.models import Count, OuterRef, Prefetch, Q, Subquery
+from django.db.models import Count, Model, OuterRef, Prefetch, Q, QuerySet, Subquery
 from drf_spectacular.utils import (
     OpenApiResponse,
     extend_schema,
@@ -18,10 +20,10 @@ from drf_spectacular.utils import (
 )
 from rest_framework import exceptions, status, viewsets
 from rest_framework.decorators import action
-from rest_framework.permissions import AllowAny, IsAdminUser
+from rest_framework.permissions import AllowAny, BasePermission, IsAdminUser
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.serializers import as_serializer_error
+from rest_framework.serializers import BaseSerializer, as_serializer_error
 from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
@@ -67,16 +69,24 @@ from .serializers import (
     StoragePriceSerializer,
 )
 
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
+    from django_stubs_ext import StrOrPromise
 
-def _constraint_message(model, name: str) -> str:
+_MT = TypeVar("_MT", bound=Model)
+
+
+def _constraint_message(model: type[Model], name: str) -> StrOrPromise:
     constraint = next(c for c in model._meta.constraints if c.name == name)
-    return constraint.violation_error_message
+    message = constraint.violation_error_message  # lazy: translated when shown
+    assert message is not None  # Django gives every constraint a default message
+    return message
 
 
 PRICE_CLASH = _constraint_message(PriceObservation, "price_one_per_offering_unit_time")
 
 
-def _price_errors(error: DjangoValidationError) -> dict:
+def _price_errors(error: DjangoValidationError) -> dict[str, Any]:
     """Model validation errors as field errors; the (offering, unit, observed_at) clash is about
     `observed_at`, the one field of the three the client chose freely."""
     detail = as_serializer_error(error)
@@ -90,7 +100,7 @@ def _price_errors(error: DjangoValidationError) -> dict:
     return detail
 
 
-class CatalogueViewSet(viewsets.ReadOnlyModelViewSet):
+class CatalogueViewSet(viewsets.ReadOnlyModelViewSet[_MT]):
     """Base of the catalogue endpoints: read-only, paginated, JSON bodies only."""
 
     schema = ApiAutoSchema()
@@ -98,7 +108,7 @@ class CatalogueViewSet(viewsets.ReadOnlyModelViewSet):
     parser_classes = [StrictJSONParser]
 
 
-def _current_storage_prices():
+def _current_storage_prices() -> QuerySet[StoragePrice]:
     """The latest StoragePrice per (platform, kind), for a prefetch."""
     latest = (
         StoragePrice.objects.filter(platform=OuterRef("platform"), kind=OuterRef("kind"))
@@ -112,12 +122,12 @@ def _current_storage_prices():
     )
 
 
-class PlatformViewSet(CatalogueViewSet):
+class PlatformViewSet(CatalogueViewSet[Platform]):
     """GPU rental platforms; one platform adds its comparison facts (with sources) and storage."""
 
     lookup_field = "slug"
 
-    def get_queryset(self):
+    def get_queryset(self) -> QuerySet[Platform]:
         # A Count groups rows, and grouped queries ignore Meta.ordering: order explicitly.
         platforms = (
             Platform.objects.select_related("source")
@@ -135,11 +145,11 @@ class PlatformViewSet(CatalogueViewSet):
             )
         return platforms
 
-    def get_serializer_class(self):
+    def get_serializer_class(self) -> type[BaseSerializer[Platform]]:
         return PlatformDetailSerializer if self.action == "retrieve" else PlatformSerializer
 
 
-class AcceleratorViewSet(CatalogueViewSet):
+class AcceleratorViewSet(CatalogueViewSet[Accelerator]):
     """GPU models with their figures (each graded for confidence), aliases and MIG profiles."""
 
     lookup_field = "slug"
@@ -154,7 +164,7 @@ class AcceleratorViewSet(CatalogueViewSet):
     list=extend_schema(parameters=[OfferingQuerySerializer]),
     retrieve=extend_schema(parameters=[OfferingUnitSerializer]),
 )
-class OfferingViewSet(CatalogueViewSet):
+class OfferingViewSet(CatalogueViewSet[Offering]):
     """Listed instance types with their current prices; filter and order the list with the query.
 
     Each offering's `price` is its current price in the asked billing unit (`unit`, default hour);
@@ -163,7 +173,7 @@ class OfferingViewSet(CatalogueViewSet):
 
     serializer_class = OfferingSerializer
 
-    def get_queryset(self):
+    def get_queryset(self) -> QuerySet[Offering]:
         if self.action in ("prices", "add_price"):
             # History stays readable (and writable) for offerings no longer listed.
             return Offering.objects.all()
@@ -173,13 +183,14 @@ class OfferingViewSet(CatalogueViewSet):
         query.is_valid(raise_exception=True)
         unit = query.validated_data.get("unit", DEFAULT_UNIT)
         offerings = offerings_annotated(Offering.objects.for_catalog(), unit).order_by(
-            *Offering._meta.ordering, "pk"
+            *cast(list[str], Offering._meta.ordering),
+            "pk",  # Offering.Meta.ordering: field names
         )
         if self.action == "list":
             offerings = filter_offerings(offerings, query.validated_data)
         return offerings
 
-    def get_permissions(self):
+    def get_permissions(self) -> list[BasePermission]:
         if self.action == "add_price":
             return [IsAdminUser()]
         return [AllowAny()]
@@ -231,7 +242,8 @@ class OfferingViewSet(CatalogueViewSet):
                 currency=data["currency"],
                 source=data.get("source") or manual_source(),
                 observed_at=data.get("observed_at"),
-                created_by=request.user,
+                # IsAdminUser: the user is logged-in staff.
+                created_by=cast("User", request.user),
             )
         except DjangoValidationError as error:
             raise exceptions.ValidationError(_price_errors(error)) from error
@@ -244,7 +256,7 @@ class OfferingViewSet(CatalogueViewSet):
         )
 
 
-class StoragePriceViewSet(CatalogueViewSet):
+class StoragePriceViewSet(CatalogueViewSet[StoragePrice]):
     """Every recorded storage price (system disk, data disk, shared storage), newest first."""
 
     serializer_class = StoragePriceSerializer
@@ -253,7 +265,7 @@ class StoragePriceViewSet(CatalogueViewSet):
     )
 
 
-class ExchangeRateViewSet(CatalogueViewSet):
+class ExchangeRateViewSet(CatalogueViewSet[ExchangeRate]):
     """Exchange rates used to compare CNY and USD prices, newest first."""
 
     serializer_class = ExchangeRateSerializer
@@ -267,11 +279,12 @@ class AdvisorView(APIView):
     parser_classes = [StrictJSONParser]
     permission_classes = [AllowAny]
 
-    def scenario(self, request: Request) -> dict:
+    def scenario(self, request: Request) -> dict[str, Any]:
         body = ScenarioSerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        # The engine reads the scenario as sent: it knows every field, the serializer the shape.
-        return request.data
+        # The engine reads the scenario as sent: it knows every field, the serializer the shape
+        # (a JSON object, so a dict).
+        return cast(dict[str, Any], request.data)
 
 
 class EstimateView(AdvisorView):
@@ -319,6 +332,6 @@ class NotFoundView(APIView):
     schema = None  # not an endpoint: left out of the OpenAPI schema
     permission_classes = [AllowAny]
 
-    def initial(self, request: Request, *args, **kwargs) -> None:
+    def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
         super().initial(request, *args, **kwargs)
         raise exceptions.NotFound()

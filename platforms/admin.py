@@ -8,13 +8,17 @@ change (nothing is written), then confirm to apply, through the same service as
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any, cast
+
 from django import forms
 from django.contrib import admin
 from django.core import signing
 from django.core.exceptions import PermissionDenied, ValidationError
+from django.db.models import Model
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect
 from django.template.response import TemplateResponse
-from django.urls import path
+from django.urls import URLPattern, path
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
@@ -35,34 +39,54 @@ from .models import (
     StoragePrice,
 )
 
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
+
+
+def staff_user(request: HttpRequest) -> User:
+    """The user of an admin request: the admin site lets only logged-in staff in."""
+    return cast("User", request.user)
+
 
 class SuperuserEditsHistoryMixin:
     """Observations are history: staff add new ones; only superusers may change or delete."""
 
-    def has_change_permission(self, request, obj=None):
+    def has_change_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
         return request.user.is_superuser
 
-    def has_delete_permission(self, request, obj=None):
+    def has_delete_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
         return request.user.is_superuser
 
 
-class PriceHistoryInline(admin.TabularInline):
+# Shown, all read-only, on the offering.
+HISTORY_FIELDS = (
+    "unit",
+    "amount",
+    "currency",
+    "observed_at",
+    "last_seen_at",
+    "source",
+    "created_by",
+)
+
+
+class PriceHistoryInline(admin.TabularInline[PriceObservation, Offering]):
     model = PriceObservation
     extra = 0
     can_delete = False
     ordering = ["-observed_at"]
-    fields = ["unit", "amount", "currency", "observed_at", "last_seen_at", "source", "created_by"]
-    readonly_fields = fields
+    fields = HISTORY_FIELDS
+    readonly_fields = HISTORY_FIELDS
     verbose_name_plural = _("price history (read-only; add a price above)")
 
-    def has_add_permission(self, request, obj=None):
+    def has_add_permission(self, request: HttpRequest, obj: Offering | None = None) -> bool:
         return False
 
-    def has_change_permission(self, request, obj=None):
+    def has_change_permission(self, request: HttpRequest, obj: Offering | None = None) -> bool:
         return False
 
 
-class OfferingAdminForm(forms.ModelForm):
+class OfferingAdminForm(forms.ModelForm[Offering]):
     new_price_amount = forms.DecimalField(
         label=_("new price"), required=False, min_value=0, max_digits=12, decimal_places=4
     )
@@ -106,8 +130,9 @@ class OfferingAdminForm(forms.ModelForm):
             "notes",
         ]
 
-    def clean(self):
+    def clean(self) -> dict[str, Any]:
         cleaned = super().clean()
+        assert cleaned is not None  # ModelForm.clean() returns cleaned_data
         if cleaned.get("new_price_amount") is not None and self.instance.pk:
             observed_at = cleaned.get("new_price_observed_at") or timezone.now()
             if observed_at > timezone.now() + services.FUTURE_TOLERANCE:
@@ -161,8 +186,9 @@ class OfferImportForm(forms.Form):
     )
     payload = forms.CharField(required=False, widget=forms.HiddenInput)
 
-    def clean(self):
+    def clean(self) -> dict[str, Any]:
         cleaned = super().clean()
+        assert cleaned is not None  # Form.clean() returns cleaned_data
         if cleaned.get("format") not in (None, "native") and not cleaned.get("platform"):
             self.add_error("platform", _("Choose the platform this catalog lists."))
         if cleaned.get("payload"):
@@ -213,7 +239,7 @@ class OfferImportForm(forms.Form):
 
 
 @admin.register(Offering)
-class OfferingAdmin(admin.ModelAdmin):
+class OfferingAdmin(admin.ModelAdmin[Offering]):
     form = OfferingAdminForm
     list_display = [
         "name",
@@ -293,7 +319,7 @@ class OfferingAdmin(admin.ModelAdmin):
         ),
     ]
 
-    def get_urls(self):
+    def get_urls(self) -> list[URLPattern]:
         urls = [
             path(
                 "import/",
@@ -303,7 +329,7 @@ class OfferingAdmin(admin.ModelAdmin):
         ]
         return urls + super().get_urls()
 
-    def import_view(self, request):
+    def import_view(self, request: HttpRequest) -> HttpResponse:
         """Upload -> preview (a dry run) -> confirm (the same file, applied)."""
         if not (
             self.has_add_permission(request)
@@ -325,7 +351,7 @@ class OfferingAdmin(admin.ModelAdmin):
                     source_url=data["source_url"],
                     strict=data["strict"],
                     dry_run=not apply,
-                    created_by=request.user,
+                    created_by=staff_user(request),
                 )
                 if report.applied:
                     self.message_user(request, " · ".join(report.summary_lines()[:3]))
@@ -346,7 +372,7 @@ class OfferingAdmin(admin.ModelAdmin):
         }
         return TemplateResponse(request, "admin/platforms/offering/import.html", context)
 
-    def save_related(self, request, form, formsets, change):
+    def save_related(self, request: HttpRequest, form: Any, formsets: Any, change: bool) -> None:
         super().save_related(request, form, formsets, change)
         data = form.cleaned_data
         if data.get("new_price_amount") is None:
@@ -358,12 +384,12 @@ class OfferingAdmin(admin.ModelAdmin):
             currency=data["new_price_currency"],
             observed_at=data.get("new_price_observed_at") or timezone.now(),
             source=data.get("new_price_source") or services.manual_source(),
-            created_by=request.user,
+            created_by=staff_user(request),
         )
 
 
 @admin.register(PriceObservation)
-class PriceObservationAdmin(SuperuserEditsHistoryMixin, admin.ModelAdmin):
+class PriceObservationAdmin(SuperuserEditsHistoryMixin, admin.ModelAdmin[PriceObservation]):
     list_display = [
         "offering",
         "unit",
@@ -381,30 +407,32 @@ class PriceObservationAdmin(SuperuserEditsHistoryMixin, admin.ModelAdmin):
     autocomplete_fields = ["offering", "source"]
     readonly_fields = ["created_by", "created_at"]
 
-    def save_model(self, request, obj, form, change):
+    def save_model(
+        self, request: HttpRequest, obj: PriceObservation, form: Any, change: bool
+    ) -> None:
         if not change:
-            obj.created_by = request.user
+            obj.created_by = staff_user(request)
             obj.last_seen_at = obj.last_seen_at or obj.observed_at
         super().save_model(request, obj, form, change)
 
-    def get_exclude(self, request, obj=None):
+    def get_exclude(self, request: HttpRequest, obj: PriceObservation | None = None) -> list[str]:
         return ["last_seen_at"] if obj is None else []
 
 
-class PlatformFactInline(admin.TabularInline):
+class PlatformFactInline(admin.TabularInline[PlatformFact, Platform]):
     model = PlatformFact
     extra = 0
     autocomplete_fields = ["source"]
 
 
-class StoragePriceInline(admin.TabularInline):
+class StoragePriceInline(admin.TabularInline[StoragePrice, Platform]):
     model = StoragePrice
     extra = 0
     autocomplete_fields = ["source"]
 
 
 @admin.register(Platform)
-class PlatformAdmin(admin.ModelAdmin):
+class PlatformAdmin(admin.ModelAdmin[Platform]):
     list_display = [
         "name",
         "name_en",
@@ -421,19 +449,19 @@ class PlatformAdmin(admin.ModelAdmin):
     inlines = [PlatformFactInline, StoragePriceInline]
 
 
-class AliasInline(admin.TabularInline):
+class AliasInline(admin.TabularInline[AcceleratorAlias, Accelerator]):
     model = AcceleratorAlias
     extra = 1
     fields = ["alias"]
 
 
-class MigProfileInline(admin.TabularInline):
+class MigProfileInline(admin.TabularInline[MigProfile, Accelerator]):
     model = MigProfile
     extra = 0
 
 
 @admin.register(Accelerator)
-class AcceleratorAdmin(admin.ModelAdmin):
+class AcceleratorAdmin(admin.ModelAdmin[Accelerator]):
     list_display = [
         "name",
         "slug",
@@ -452,14 +480,14 @@ class AcceleratorAdmin(admin.ModelAdmin):
 
 
 @admin.register(Source)
-class SourceAdmin(admin.ModelAdmin):
+class SourceAdmin(admin.ModelAdmin[Source]):
     list_display = ["title", "publisher", "kind", "confidence", "published_on", "retrieved_on"]
     list_filter = ["kind", "confidence"]
     search_fields = ["title", "title_zh", "url", "publisher"]
 
 
 @admin.register(StoragePrice)
-class StoragePriceAdmin(admin.ModelAdmin):
+class StoragePriceAdmin(admin.ModelAdmin[StoragePrice]):
     list_display = [
         "platform",
         "kind",
@@ -476,7 +504,7 @@ class StoragePriceAdmin(admin.ModelAdmin):
 
 
 @admin.register(ExchangeRate)
-class ExchangeRateAdmin(admin.ModelAdmin):
+class ExchangeRateAdmin(admin.ModelAdmin[ExchangeRate]):
     list_display = ["base", "quote", "rate", "as_of", "source"]
     list_filter = ["base", "quote"]
     search_fields = ["source__title"]
@@ -485,7 +513,7 @@ class ExchangeRateAdmin(admin.ModelAdmin):
 
 
 @admin.register(PlatformFact)
-class PlatformFactAdmin(admin.ModelAdmin):
+class PlatformFactAdmin(admin.ModelAdmin[PlatformFact]):
     list_display = ["platform", "attribute", "value", "value_zh", "source"]
     list_filter = ["attribute", "platform"]
     search_fields = ["value", "value_zh", "platform__name"]

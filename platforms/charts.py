@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 from itertools import groupby
+from typing import Any
 
 from django.db.models import F
 from django.utils import timezone
@@ -76,7 +77,8 @@ def price_history(platform: Platform) -> list[PriceSeries]:
         observations,
         key=lambda o: (
             o.offering_id,
-            in_page_language(o.offering_name, o.offering_name_zh),
+            # offering_name(_zh): the queryset's annotations, which the model's type does not carry.
+            in_page_language(o.offering_name, o.offering_name_zh),  # type: ignore[attr-defined]
             o.unit,
             o.currency,
         ),
@@ -108,7 +110,7 @@ def _plot_time(moment: datetime) -> str:
     return timezone.localtime(moment).strftime("%Y-%m-%d %H:%M:%S")
 
 
-def price_history_figure(series: list[PriceSeries], now: datetime | None = None) -> dict:
+def price_history_figure(series: list[PriceSeries], now: datetime | None = None) -> dict[str, Any]:
     """A Plotly figure ({"data", "layout"}): one step line per series, held at its current price
     until `now` so today's price is visible as a segment, with a range selector and slider."""
     now = now or timezone.now()

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from enum import StrEnum
+from typing import Any
 
 from django.core.exceptions import ImproperlyConfigured
 from django.db import models
@@ -153,13 +154,15 @@ def check_labels(enum: type[StrEnum], labels: Labels, name: str) -> None:
         )
 
 
-def text_choices(enum: type[StrEnum], labels: Labels, name: str = "") -> type[models.TextChoices]:
+# `Any`: the class is made at run time, so its members (BillingUnit.HOUR, ...) are unknown to mypy.
+def text_choices(enum: type[StrEnum], labels: Labels, name: str = "") -> Any:
     """A Django TextChoices class with the members of `enum`, in its order, labelled by `labels`.
 
     Its members are `str`, equal to the vocab ones: `BillingUnit.HOUR == vocab.BillingUnit.HOUR`.
     """
     check_labels(enum, labels, name or enum.__name__)
-    return models.TextChoices(
+    # The functional Enum API takes module=; django-stubs' TextChoices overloads leave it out.
+    return models.TextChoices(  # type: ignore[call-overload]
         enum.__name__, [(m.name, (m.value, labels[m])) for m in enum], module=__name__
     )
 

@@ -6,6 +6,9 @@ that can be shared. Bad values never reach the database: they come back as field
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
+from typing import Any, cast
+
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
@@ -24,7 +27,7 @@ INTERRUPTIBLE_CHOICES = [
 ]
 
 
-def _blank(label) -> list[tuple[str, object]]:
+def _blank(label: object) -> list[tuple[str, object]]:
     return [("", label)]
 
 
@@ -75,20 +78,32 @@ class ExplorerForm(forms.Form):
     )
     sort = forms.ChoiceField(label=_("Sort by"), required=False, choices=SORT_CHOICES)
 
-    def __init__(self, data=None, *, platforms=(), accelerators=(), **kwargs):
+    def __init__(
+        self,
+        data: Mapping[str, Any] | None = None,
+        *,
+        platforms: Iterable[tuple[str, object]] = (),
+        accelerators: Iterable[tuple[str, object]] = (),
+        **kwargs: Any,
+    ) -> None:
         """`platforms` and `accelerators` are (slug, label) pairs, read once by the view."""
         super().__init__(data, **kwargs)
-        self.fields["platform"].choices = _blank(_("any")) + list(platforms)
-        self.fields["accelerator"].choices = _blank(_("any")) + list(accelerators)
+        cast(forms.ChoiceField, self.fields["platform"]).choices = _blank(_("any")) + list(
+            platforms
+        )
+        cast(forms.ChoiceField, self.fields["accelerator"]).choices = _blank(_("any")) + list(
+            accelerators
+        )
 
     def clean_currency(self) -> str:
-        return self.cleaned_data.get("currency") or Currency.CNY
+        return cast(str, self.cleaned_data.get("currency") or Currency.CNY)
 
     def clean_sort(self) -> str:
-        return self.cleaned_data.get("sort") or SORT_CHOICES[0][0]
+        return cast(str, self.cleaned_data.get("sort") or SORT_CHOICES[0][0])
 
-    def clean(self):
+    def clean(self) -> dict[str, Any]:
         cleaned = super().clean()
+        assert cleaned is not None  # Form.clean() returns cleaned_data
         for low, high in (
             ("vram_min", "vram_max"),
             ("total_vram_min", "total_vram_max"),

@@ -6,6 +6,7 @@ latest observation. Invariants live in the database as named constraints with me
 
 from __future__ import annotations
 
+import datetime as dt
 from decimal import Decimal
 
 from django.conf import settings
@@ -22,7 +23,12 @@ from advisor.engine.hardware import normalise_name
 
 # The closed sets shared with the engine: derived from advisor/engine/vocab.py with their labels
 # in platforms/choices.py, and importable from here as before.
-from .choices import BillingUnit, Currency, Interconnect, MultiTask, SharingMode, StorageUnit
+from .choices import BillingUnit as BillingUnit
+from .choices import Currency as Currency
+from .choices import Interconnect as Interconnect
+from .choices import MultiTask as MultiTask
+from .choices import SharingMode as SharingMode
+from .choices import StorageUnit as StorageUnit
 
 
 class Confidence(models.TextChoices):
@@ -115,7 +121,7 @@ class Source(models.Model):
         return in_page_language(self.title, self.title_zh)
 
     @property
-    def date(self):
+    def date(self) -> dt.date | None:
         return self.published_on or self.retrieved_on
 
     @property
@@ -317,7 +323,7 @@ class Accelerator(models.Model):
         return self.name
 
     def figure_grade(self, figure: str) -> str:
-        return self.figure_confidence.get(figure, self.confidence)
+        return str(self.figure_confidence.get(figure, self.confidence))
 
 
 def normalise_alias(name: str) -> str:
@@ -397,7 +403,7 @@ class MigProfile(models.Model):
         return f"{self.accelerator.slug} {self.name}"
 
 
-class OfferingQuerySet(models.QuerySet):
+class OfferingQuerySet(models.QuerySet["Offering"]):
     def for_catalog(self) -> OfferingQuerySet:
         """Offerings with platform, accelerator and current prices: three queries in all."""
         return (
@@ -526,7 +532,7 @@ class Offering(models.Model):
         return self.vram_per_gpu_gib * self.gpu_count
 
 
-class PriceObservationQuerySet(models.QuerySet):
+class PriceObservationQuerySet(models.QuerySet["PriceObservation"]):
     def current(self) -> PriceObservationQuerySet:
         """The latest observation per (offering, billing unit), in one query.
 
@@ -539,7 +545,9 @@ class PriceObservationQuerySet(models.QuerySet):
         )
         return self.filter(observed_at=Subquery(latest))
 
-    def current_by_offering(self, offerings: models.QuerySet | None = None):
+    def current_by_offering(
+        self, offerings: models.QuerySet[Offering] | None = None
+    ) -> PriceObservationQuerySet:
         """current(), driven from offerings × billing units instead of from every observation.
 
         One index seek (`price_offering_unit_latest`) per (offering, unit) pair, so the cost
@@ -641,11 +649,11 @@ class PriceObservation(models.Model):
     def __str__(self) -> str:
         return f"{self.offering}: {self.amount} {self.currency} {self.get_unit_display()}"
 
-    def age_days(self, now=None) -> int:
+    def age_days(self, now: dt.datetime | None = None) -> int:
         now = now or timezone.now()
         return max(0, (now - self.last_seen_at).days)
 
-    def is_stale(self, now=None) -> bool:
+    def is_stale(self, now: dt.datetime | None = None) -> bool:
         """Last seen more than PRICE_STALE_AFTER_DAYS days ago (the engine's rule too)."""
         now = now or timezone.now()
         return vocab.is_stale(self.last_seen_at, now, settings.PRICE_STALE_AFTER_DAYS)

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 from decimal import Decimal
 from pathlib import Path
+from typing import Any
 
 from django.conf import settings
 from django.db import transaction
@@ -121,7 +122,7 @@ def load_accelerators(report: SeedReport, path: Path | None = None) -> dict[str,
     return accelerators
 
 
-def _sources(rows: list[dict], report: SeedReport) -> dict[str, Source]:
+def _sources(rows: list[dict[str, Any]], report: SeedReport) -> dict[str, Source]:
     sources = {}
     for row in rows:
         source, created = Source.objects.get_or_create(
@@ -142,7 +143,7 @@ def _sources(rows: list[dict], report: SeedReport) -> dict[str, Source]:
     return sources
 
 
-def _platform(row: dict, sources: dict[str, Source], report: SeedReport) -> Platform:
+def _platform(row: dict[str, Any], sources: dict[str, Source], report: SeedReport) -> Platform:
     fields = {
         key: row[key]
         for key in (
@@ -204,7 +205,7 @@ def _platform(row: dict, sources: dict[str, Source], report: SeedReport) -> Plat
 
 def _offering(
     platform: Platform,
-    row: dict,
+    row: dict[str, Any],
     accelerators: dict[str, Accelerator],
     sources: dict[str, Source],
     report: SeedReport,

@@ -7,9 +7,11 @@ currency at the latest exchange rate, so the database filters, orders and pages 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
 from fractions import Fraction
+from typing import Any
 
 from django.core.paginator import Page, Paginator
 from django.db.models import (
@@ -25,6 +27,7 @@ from django.db.models import (
     When,
 )
 from django.db.models.functions import Cast, Coalesce, NullIf
+from django.utils.functional import Promise
 
 from advisor.engine import vocab
 
@@ -36,6 +39,7 @@ from .models import (
     Platform,
     PlatformFact,
     PriceObservation,
+    Source,
     StoragePrice,
 )
 
@@ -62,7 +66,7 @@ class Cell:
 @dataclass(frozen=True)
 class ComparisonRow:
     attribute: str
-    label: str
+    label: str | Promise  # a lazy translation
     cells: list[Cell]
 
 
@@ -88,9 +92,9 @@ def comparison_table(platforms: list[Platform]) -> list[ComparisonRow]:
     return rows
 
 
-def comparison_sources(rows: list[ComparisonRow]) -> list:
+def comparison_sources(rows: list[ComparisonRow]) -> list[Source]:
     """The distinct sources cited by the table, in order of first use, for footnotes."""
-    seen: dict[int, object] = {}
+    seen: dict[int, Source] = {}
     for row in rows:
         for cell in row.cells:
             if cell.fact is not None and cell.fact.source_id not in seen:
@@ -131,7 +135,9 @@ UNIT_ORDER = {unit.value: i for i, unit in enumerate(vocab.BillingUnit)}
 
 
 def current_prices_by_unit(offering: Offering) -> list[PriceObservation]:
-    return sorted(offering.current_prices, key=lambda p: UNIT_ORDER[p.unit])
+    # `current_prices`: for_catalog()'s Prefetch(to_attr=...), unknown to the model's type.
+    current: list[PriceObservation] = offering.current_prices  # type: ignore[attr-defined]
+    return sorted(current, key=lambda p: UNIT_ORDER[p.unit])
 
 
 # Hours in one billing unit, for prices per hour. A month is 30 days (720 h) and a week 168 h: the
@@ -204,7 +210,7 @@ def explorer_choices() -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
     return platforms, accelerators
 
 
-def _case(field_name: str, values: dict[str, object]) -> Case:
+def _case(field_name: str, values: Mapping[str, Decimal | Fraction]) -> Case:
     return Case(
         *[When(**{field_name: key}, then=Value(float(value))) for key, value in values.items()],
         default=None,
@@ -212,7 +218,7 @@ def _case(field_name: str, values: dict[str, object]) -> Case:
     )
 
 
-def explorer_offerings(filters: dict, conversion: Conversion) -> QuerySet[Offering]:
+def explorer_offerings(filters: dict[str, Any], conversion: Conversion) -> QuerySet[Offering]:
     """Listed offerings filtered and sorted as the explorer form asks, every step in SQL.
 
     Annotations: `vram_per_gpu` (pooled slice memory, else the card's), `vram_total` (x GPUs),
@@ -227,11 +233,11 @@ def explorer_offerings(filters: dict, conversion: Conversion) -> QuerySet[Offeri
     observations = PriceObservation.objects.filter(offering=OuterRef("pk"))
     if unit:
         # The current price in the chosen unit is simply the latest observation in it.
-        chosen = observations.filter(unit=unit).order_by("-observed_at")
+        candidates = observations.filter(unit=unit).order_by("-observed_at")
     else:
         # Otherwise the offering's current price whose hourly equivalent is cheapest.
-        chosen = observations.current()
-    chosen = chosen.annotate(
+        candidates = observations.current()
+    chosen = candidates.annotate(
         cmp_amount=in_display,
         cmp_hourly=in_display / _case("unit", HOURS_PER_UNIT),
     )
@@ -315,15 +321,17 @@ class ExplorerRow:
 
 def explorer_rows(offerings: list[Offering], conversion: Conversion) -> list[ExplorerRow]:
     """The page's rows with their shown prices and sources: one query for all the prices."""
-    ids = [o.price_id for o in offerings if o.price_id is not None]
+    # `price_id` is explorer_offerings()' annotation, which the model's type does not carry.
+    shown: list[int | None] = [o.price_id for o in offerings]  # type: ignore[attr-defined]
+    ids = [i for i in shown if i is not None]
     prices = PriceObservation.objects.select_related("source").in_bulk(ids) if ids else {}
     rows = []
-    for offering in offerings:
-        price = prices.get(offering.price_id)
+    for offering, price_id in zip(offerings, shown, strict=True):
+        price = prices.get(price_id) if price_id is not None else None
         amount = per_gpu = per_gib = tflops = None
         if price is not None:
             amount = conversion.convert(price.amount, price.currency)
-        if amount is not None:
+        if price is not None and amount is not None:
             hourly = per_hour(amount, price.unit)
             per_gpu = (hourly / offering.gpu_count).quantize(MONEY_PLACES)
             total = offering.vram_per_gpu_gib * offering.gpu_count
@@ -338,12 +346,12 @@ def explorer_rows(offerings: list[Offering], conversion: Conversion) -> list[Exp
 
 @dataclass(frozen=True)
 class ExplorerPage:
-    page: Page
+    page: Page[Offering]
     rows: list[ExplorerRow]
     conversion: Conversion
 
 
-def explorer_page(filters: dict, page_number) -> ExplorerPage:
+def explorer_page(filters: dict[str, Any], page_number: int | str | None) -> ExplorerPage:
     """One page of the explorer: exchange rates, a count, the page's offerings and their prices."""
     conversion = display_conversion(filters.get("currency") or Currency.CNY)
     paginator = Paginator(explorer_offerings(filters, conversion), EXPLORER_PAGE_SIZE)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import date, datetime, timedelta
 from decimal import Decimal
+from typing import TYPE_CHECKING, Any
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
@@ -17,6 +18,9 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from .models import Offering, PriceObservation, Source, SourceKind
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
 
 # Clocks of the machines that send prices differ a little; more than this ahead is a mistake.
 FUTURE_TOLERANCE = timedelta(minutes=5)
@@ -43,7 +47,7 @@ def price_observation_check(*, observation: PriceObservation, now: datetime | No
     For callers that check before the offering exists (an import's dry run) or write in bulk.
     Raises ValidationError with field messages.
     """
-    errors: dict = {}
+    errors: dict[str, Any] = {}
     try:
         observation.clean_fields(exclude=_OBSERVATION_RELATIONS)
     except ValidationError as exc:
@@ -65,7 +69,7 @@ def price_observation_create(
     currency: str,
     source: Source,
     observed_at: datetime | None = None,
-    created_by=None,
+    created_by: User | None = None,
 ) -> PriceObservation:
     """Record a new observed price. Raises ValidationError with field messages on bad data."""
     now = timezone.now()

@@ -3,15 +3,15 @@ history and sources."""
 
 from __future__ import annotations
 
-from django.http import Http404
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from . import charts, selectors
 from .forms import ExplorerForm
-from .models import Platform
+from .models import Offering, Platform, StoragePrice
 
 
-def comparison(request):
+def comparison(request: HttpRequest) -> HttpResponse:
     all_platforms = list(
         Platform.objects.order_by("name_en", "name").values("slug", "name", "name_en")
     )
@@ -31,7 +31,7 @@ def comparison(request):
     )
 
 
-def offering_explorer(request):
+def offering_explorer(request: HttpRequest) -> HttpResponse:
     platforms, accelerators = selectors.explorer_choices()
     form = ExplorerForm(request.GET, platforms=platforms, accelerators=accelerators)
     if not form.is_valid():
@@ -50,15 +50,17 @@ def offering_explorer(request):
     )
 
 
-def platform_detail(request, slug: str):
+def platform_detail(request: HttpRequest, slug: str) -> HttpResponse:
     try:
         platform = selectors.platform_detail(slug)
     except Platform.DoesNotExist:
         raise Http404("No such platform.") from None
     history = charts.price_history(platform)
     current = charts.current_prices(history)
-    offerings = [(o, current.get(o.pk, [])) for o in platform.catalog_offerings]
-    latest_storage = {}
+    # `catalog_offerings`: selectors.platform_detail()'s Prefetch(to_attr=...), not in the type.
+    listed: list[Offering] = platform.catalog_offerings  # type: ignore[attr-defined]
+    offerings = [(o, current.get(o.pk, [])) for o in listed]
+    latest_storage: dict[str, StoragePrice] = {}
     for price in platform.storage_prices.all():
         latest_storage.setdefault(price.kind, price)
     return render(

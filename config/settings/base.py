@@ -9,10 +9,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import dj_database_url
+import django_stubs_ext
 import plotly
 from django.utils.translation import gettext_lazy as _
 
 from .env import env, envbool, envint, envlist
+
+# Lets generic classes be subscripted at run time as in their stubs: admin.ModelAdmin[Offering].
+django_stubs_ext.monkeypatch()
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 

@@ -8,6 +8,7 @@ that still fits several accelerators, or none, is reported rather than guessed.
 from __future__ import annotations
 
 from decimal import Decimal
+from typing import TypeGuard
 
 from platforms.models import Accelerator, AcceleratorAlias, normalise_alias
 
@@ -47,7 +48,7 @@ class AcceleratorResolver:
             for alias in AcceleratorAlias.objects.select_related("accelerator")
         }
         # A catalog repeats a few GPU names thousands of times.
-        self._known: dict[tuple, Accelerator | str] = {}
+        self._known: dict[tuple[object, ...], Accelerator | str] = {}
 
     def resolve(self, name: str, memory_gib: Decimal | None = None, hint: str = "") -> Accelerator:
         words = tuple(word for word in FORM_FACTOR_WORDS if word in normalise_alias(hint))
@@ -69,7 +70,7 @@ class AcceleratorResolver:
         if not key:
             raise Unresolved("no accelerator name")
 
-        def fits(accelerator: Accelerator | None) -> bool:
+        def fits(accelerator: Accelerator | None) -> TypeGuard[Accelerator]:
             return accelerator is not None and (
                 memory_gib is None or _memory_matches(accelerator, memory_gib)
             )

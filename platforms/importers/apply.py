@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable
 from datetime import date, datetime
+from typing import TYPE_CHECKING
 
 from django.utils import timezone
 
@@ -17,6 +18,9 @@ from platforms.models import PriceObservation, Source
 
 from .plan import PlannedOffering
 from .registry import FORMAT_LABELS
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
 
 # Rows written per statement: bulk inserts keep a 10,000-row catalog to seconds, not minutes.
 WRITE_BATCH = 500
@@ -28,7 +32,7 @@ def apply(
     fmt: str,
     filename: str,
     source_url: str,
-    created_by,
+    created_by: User | None,
     tick: Callable[[list[int]], None],
 ) -> list[Source]:
     """Write a checked plan inside the caller's transaction; returns the sources it recorded.

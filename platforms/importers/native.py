@@ -7,6 +7,9 @@ a misspelt column is never silently ignored.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TypeVar
+
 from platforms.models import BillingUnit, Currency, DeliveryForm, Interconnect, SharingMode
 
 from .rows import (
@@ -53,13 +56,15 @@ OPTIONAL = (
 )
 COLUMNS = REQUIRED + OPTIONAL
 
+T = TypeVar("T")
+
 
 def parse(text: str) -> Parsed:
     parsed = parse_rows(text, required=REQUIRED, allowed=COLUMNS, offers=_offers)
     return merge_duplicates(parsed, same_unit="error")
 
 
-def _named(column: str, read, row: dict[str, str]):
+def _named(column: str, read: Callable[[str], T], row: dict[str, str]) -> T:
     """`read(row[column])`, with the column named in its error."""
     try:
         return read(row.get(column, ""))

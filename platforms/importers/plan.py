@@ -287,7 +287,7 @@ def _refuse(report: ImportReport, row: OfferRow, reason: str, exc: ValidationErr
         report.errors.append(RowProblem(row.line, reason, f"{field_name}: {' '.join(messages)}"))
 
 
-def _show(value) -> str:
+def _show(value: object) -> str:
     if isinstance(value, Accelerator):
         return value.slug
     if isinstance(value, Decimal):

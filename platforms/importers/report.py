@@ -100,7 +100,7 @@ def line_ranges(lines: Iterable[int]) -> str:
     parts = []
     start = prev = None
     for line in [*ordered, None]:
-        if start is not None and line == prev + 1:
+        if start is not None and prev is not None and line == prev + 1:
             prev = line
             continue
         if start is not None:

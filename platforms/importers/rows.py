@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime, time
 from decimal import ROUND_HALF_EVEN, Decimal, InvalidOperation
+from typing import Literal, overload
 
 from django.core.exceptions import ValidationError
 from django.core.validators import URLValidator
@@ -97,7 +98,7 @@ class OfferRow:
     def line(self) -> int:
         return self.lines[0]
 
-    def hardware(self) -> tuple:
+    def hardware(self) -> tuple[object, ...]:
         """What must agree between two rows that describe the same offering."""
         return (
             normalise_alias(self.accelerator_name),
@@ -199,6 +200,12 @@ def choice_value(row: dict[str, str], column: str, choices: type[models.TextChoi
     raise RowError(f"{column} must be one of {', '.join(choices.values)}, not {raw!r}")
 
 
+@overload
+def decimal_value(
+    row: dict[str, str], column: str, *, required: Literal[True] = ...
+) -> Decimal: ...
+@overload
+def decimal_value(row: dict[str, str], column: str, *, required: bool) -> Decimal | None: ...
 def decimal_value(row: dict[str, str], column: str, *, required: bool = True) -> Decimal | None:
     raw = row.get(column, "")
     if raw == "":
@@ -216,6 +223,10 @@ def decimal_value(row: dict[str, str], column: str, *, required: bool = True) ->
     return value
 
 
+@overload
+def whole_number(row: dict[str, str], column: str, *, required: Literal[True] = ...) -> int: ...
+@overload
+def whole_number(row: dict[str, str], column: str, *, required: bool) -> int | None: ...
 def whole_number(row: dict[str, str], column: str, *, required: bool = True) -> int | None:
     """An integer that catalogs may write as a float ("8.0")."""
     value = decimal_value(row, column, required=required)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
@@ -19,6 +20,9 @@ from .plan import plan
 from .registry import parser_for
 from .report import ImportReport
 from .rows import RowError, RowProblem, url_value
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
 
 Progress = Callable[[str, int, int], None]
 
@@ -33,7 +37,7 @@ def offers_import(
     source_url: str = "",
     dry_run: bool = False,
     strict: bool = False,
-    created_by=None,
+    created_by: User | None = None,
     progress: Progress | None = None,
 ) -> ImportReport:
     """Import a catalog file. Nothing is written when `dry_run` or when any row has an error.
@@ -108,7 +112,8 @@ class _Counter:
     """Counts file lines done; one line can feed two offerings (on-demand and spot)."""
 
     def __init__(self, progress: Progress | None) -> None:
-        self.progress, self.total, self.lines = progress, 0, set()
+        self.progress, self.total = progress, 0
+        self.lines: set[int] = set()
 
     def start(self, phase: str, total: int) -> None:
         self.total = total

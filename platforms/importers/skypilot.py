@@ -84,7 +84,7 @@ def gpu_info(raw: str) -> tuple[str, Decimal | None]:
     return str(first.get("Name") or ""), memory_per_gpu_gib(size)
 
 
-def memory_per_gpu_gib(size_in_mib) -> Decimal | None:
+def memory_per_gpu_gib(size_in_mib: object) -> Decimal | None:
     """GiB per GPU from a SizeInMiB value; values under 1024 are GiB already (RunPod's catalog)."""
     if isinstance(size_in_mib, bool) or not isinstance(size_in_mib, int | float):
         return None

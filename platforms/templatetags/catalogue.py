@@ -11,7 +11,7 @@ register = template.Library()
 
 
 @register.filter
-def amount(value) -> str:
+def amount(value: object) -> str:
     """A price without trailing zeros, at least two decimals: 1.8800 -> 1.88, 12000 -> 12,000.00."""
     if value is None or value == "":
         return ""

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Any
+from typing import Any, Literal
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.utils import translation
@@ -32,7 +32,9 @@ class EstimateError(CommandError):
 
 class Command(BaseCommand):
     help = "Estimate per-GPU memory, fit and time of a scenario (JSON file, or - for stdin)."
-    requires_system_checks: list[str] = []  # needs no database and no full configuration
+    requires_system_checks: (
+        list[str] | Literal["__all__"]
+    ) = []  # needs no database and no full configuration
     stealth_options = ("stdin",)  # call_command(..., stdin=StringIO(...)) for "-"
     from_command_line = False
 

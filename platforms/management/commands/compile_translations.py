@@ -4,6 +4,7 @@ Uses Babel, so a fresh machine needs no gettext tools; `make run` and `make test
 """
 
 from pathlib import Path
+from typing import Any
 
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
@@ -15,7 +16,7 @@ class Command(BaseCommand):
     help = "Compile the committed .po translation files into .mo files."
     requires_system_checks = []
 
-    def handle(self, *args, **options):
+    def handle(self, *args: Any, **options: Any) -> None:
         compiled = 0
         for locale_dir in settings.LOCALE_PATHS:
             for po_path in sorted(Path(locale_dir).glob("*/LC_MESSAGES/*.po")):

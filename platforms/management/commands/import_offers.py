@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.utils import timezone
 
 from platforms.importers import FORMAT_LABELS, ImportReport, observed_at_value, offers_import
 from platforms.importers.rows import RowError
+from platforms.importers.service import Progress
 from platforms.models import Platform
 
 # Report progress at most this often, and at least every this many rows.
@@ -26,7 +28,7 @@ USAGE_ERROR = 2
 class Command(BaseCommand):
     help = "Import offerings and prices from a SkyPilot vms.csv, a gpuhunt CSV or our native CSV."
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("path", help="the CSV file")
         parser.add_argument("--format", required=True, choices=sorted(FORMAT_LABELS))
         parser.add_argument(
@@ -50,7 +52,7 @@ class Command(BaseCommand):
             help="treat unknown or ambiguous accelerators as errors instead of skipping the rows",
         )
 
-    def handle(self, *args, **options):
+    def handle(self, *args: Any, **options: Any) -> None:
         path = Path(options["path"])
         fmt = options["format"]
         try:
@@ -94,8 +96,8 @@ class Command(BaseCommand):
                 returncode=1,
             )
 
-    def _progress_printer(self):
-        last = {"phase": "", "started": 0.0, "time": 0.0, "done": 0}
+    def _progress_printer(self) -> Progress:
+        last: dict[str, Any] = {"phase": "", "started": 0.0, "time": 0.0, "done": 0}
 
         def progress(phase: str, done: int, total: int) -> None:
             now = time.monotonic()
