@@ -218,10 +218,7 @@ def exchange_rates() -> list[ExchangeRateSpec]:
 
 def storage_specs() -> list[StoragePriceSpec]:
     """The latest price of each (platform, kind) of storage."""
-    latest: dict[tuple[int, str], StoragePrice] = {}
-    rows = StoragePrice.objects.select_related("platform", "source").order_by("-observed_at")
-    for row in rows:
-        latest.setdefault((row.platform_id, row.kind), row)
+    rows = StoragePrice.objects.latest_per_kind().select_related("platform", "source")
     return [
         StoragePriceSpec(
             platform=row.platform.slug,
@@ -234,7 +231,7 @@ def storage_specs() -> list[StoragePriceSpec]:
             name=row.get_kind_display(),
             source=str(row.source),
         )
-        for row in latest.values()
+        for row in rows.order_by("platform_id", "kind")
     ]
 
 

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 from django.core.exceptions import NON_FIELD_ERRORS
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import IntegrityError
-from django.db.models import Count, Model, OuterRef, Prefetch, Q, QuerySet, Subquery
+from django.db.models import Count, Model, Prefetch, Q, QuerySet
 from drf_spectacular.utils import (
     OpenApiResponse,
     extend_schema,
@@ -110,15 +110,8 @@ class CatalogueViewSet(viewsets.ReadOnlyModelViewSet[_MT]):
 
 def _current_storage_prices() -> QuerySet[StoragePrice]:
     """The latest StoragePrice per (platform, kind), for a prefetch."""
-    latest = (
-        StoragePrice.objects.filter(platform=OuterRef("platform"), kind=OuterRef("kind"))
-        .order_by("-observed_at")
-        .values("observed_at")[:1]
-    )
     return (
-        StoragePrice.objects.filter(observed_at=Subquery(latest))
-        .select_related("platform", "source")
-        .order_by("kind")
+        StoragePrice.objects.latest_per_kind().select_related("platform", "source").order_by("kind")
     )
 
 

@@ -659,6 +659,18 @@ class PriceObservation(models.Model):
         return vocab.is_stale(self.last_seen_at, now, settings.PRICE_STALE_AFTER_DAYS)
 
 
+class StoragePriceQuerySet(models.QuerySet["StoragePrice"]):
+    def latest_per_kind(self) -> StoragePriceQuerySet:
+        """The latest price of each (platform, kind) of storage: the one rule every reader uses
+        (the advisor's engine inputs, the platform page, the API)."""
+        latest = (
+            StoragePrice.objects.filter(platform=OuterRef("platform"), kind=OuterRef("kind"))
+            .order_by("-observed_at")
+            .values("observed_at")[:1]
+        )
+        return self.filter(observed_at=Subquery(latest))
+
+
 class StoragePrice(models.Model):
     """A platform's price for a kind of storage, with its unit and free quota."""
 
@@ -682,6 +694,8 @@ class StoragePrice(models.Model):
     source = models.ForeignKey(
         Source, on_delete=models.PROTECT, related_name="storage_prices", verbose_name=_("source")
     )
+
+    objects = StoragePriceQuerySet.as_manager()
 
     class Meta:
         verbose_name = _("storage price")

@@ -121,9 +121,9 @@ def platform_detail(slug: str) -> Platform:
             ),
             Prefetch(
                 "storage_prices",
-                queryset=StoragePrice.objects.select_related("source").order_by(
-                    "kind", "-observed_at"
-                ),
+                queryset=StoragePrice.objects.latest_per_kind()
+                .select_related("source")
+                .order_by("kind"),
             ),
         )
         .get(slug=slug)

@@ -8,7 +8,7 @@ from django.shortcuts import render
 
 from . import charts, selectors
 from .forms import ExplorerForm
-from .models import Offering, Platform, StoragePrice
+from .models import Offering, Platform
 
 
 def comparison(request: HttpRequest) -> HttpResponse:
@@ -60,16 +60,13 @@ def platform_detail(request: HttpRequest, slug: str) -> HttpResponse:
     # `catalog_offerings`: selectors.platform_detail()'s Prefetch(to_attr=...), not in the type.
     listed: list[Offering] = platform.catalog_offerings  # type: ignore[attr-defined]
     offerings = [(o, current.get(o.pk, [])) for o in listed]
-    latest_storage: dict[str, StoragePrice] = {}
-    for price in platform.storage_prices.all():
-        latest_storage.setdefault(price.kind, price)
     return render(
         request,
         "platforms/detail.html",
         {
             "platform": platform,
             "offerings": offerings,
-            "storage_prices": list(latest_storage.values()),
+            "storage_prices": list(platform.storage_prices.all()),  # latest per kind
             "history": history,
             "history_figure": charts.price_history_figure(history) if history else None,
         },
