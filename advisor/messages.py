@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from enum import StrEnum
-from typing import Any
 
 from django.utils.formats import number_format
 from django.utils.translation import gettext, ngettext
@@ -102,8 +101,3 @@ def _param(value: Param, nested: Callable[[Message], str]) -> str:
     if isinstance(value, float):
         return number(value, 0 if value == int(value) else 2)
     return "" if value is None else str(value)
-
-
-def context_labels() -> dict[str, Any]:
-    """Labels the templates need for rendering results (placement modes)."""
-    return {m.value: choices.label(m) for m in vocab.PlacementMode}

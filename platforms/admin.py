@@ -390,16 +390,7 @@ class OfferingAdmin(admin.ModelAdmin[Offering]):
 
 @admin.register(PriceObservation)
 class PriceObservationAdmin(SuperuserEditsHistoryMixin, admin.ModelAdmin[PriceObservation]):
-    list_display = [
-        "offering",
-        "unit",
-        "amount",
-        "currency",
-        "observed_at",
-        "last_seen_at",
-        "source",
-        "created_by",
-    ]
+    list_display = ["offering", *HISTORY_FIELDS]
     list_filter = ["unit", "currency", "offering__platform", "source__kind"]
     search_fields = ["offering__name", "offering__platform__name", "source__title"]
     list_select_related = ["offering__platform", "source", "created_by"]

@@ -9,8 +9,7 @@ import with ImproperlyConfigured, and tests/test_vocabulary.py checks the labels
 
 Where one set is shown in two styles there are two named mappings: billing units are "per hour"
 in choices and prices (BILLING_UNIT_LABELS) and "hour" in sentences such as "hour plan"
-(UNIT_NOUNS); objectives are "Lowest cost" in the form (OBJECTIVE_LABELS) and "lowest monthly
-cost" in "best by ..." sentences (OBJECTIVE_GOALS).
+(UNIT_NOUNS); placement modes read as the recommendation shows them (PLACEMENT_LABELS).
 """
 
 from __future__ import annotations
@@ -93,13 +92,7 @@ OBJECTIVE_LABELS: Labels = {
     vocab.Objective.COST: _("Lowest cost"),
     vocab.Objective.TIME: _("Shortest time"),
 }
-# An objective in "Best of 12 fitting offerings by <goal>" (ranking's reasons).
-OBJECTIVE_GOALS: Labels = {
-    vocab.Objective.BALANCED: _("cost and time"),
-    vocab.Objective.COST: _("lowest monthly cost"),
-    vocab.Objective.TIME: _("shortest training time"),
-}
-# How a task sits on its GPU, as a recommendation shows it (ranking's ISOLATION_LABELS).
+# How a task sits on its GPU, as a recommendation shows it.
 PLACEMENT_LABELS: Labels = {
     vocab.PlacementMode.WHOLE: _("exclusive GPU"),
     vocab.PlacementMode.MIG: _("MIG slice (hardware isolation)"),
@@ -134,7 +127,6 @@ ALL_LABELS: dict[str, tuple[type[StrEnum], Labels]] = {
     "WHEN_LABELS": (vocab.When, WHEN_LABELS),
     "ISOLATION_LABELS": (vocab.Isolation, ISOLATION_LABELS),
     "OBJECTIVE_LABELS": (vocab.Objective, OBJECTIVE_LABELS),
-    "OBJECTIVE_GOALS": (vocab.Objective, OBJECTIVE_GOALS),
     "PLACEMENT_LABELS": (vocab.PlacementMode, PLACEMENT_LABELS),
 }
 

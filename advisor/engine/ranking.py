@@ -28,7 +28,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
@@ -215,7 +215,7 @@ class _Context:
         self.now = now
         self.rates = rates
         self.storage_prices = storage_prices
-        self.stale_before = now - timedelta(days=stale_after_days)
+        self.stale_before = vocab.stale_before(now, stale_after_days)
         self.needs = tuple(_need(t) for t in scenario.tasks)
         self.placements = PlacementCache() if placements is None else placements
         self.on_slugs = _on_slugs(scenario.tasks, accelerators)

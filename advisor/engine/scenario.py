@@ -61,33 +61,11 @@ ARCH_KEYS = (
     "mla_rope_head_dim",
     "active_params",
 )
+# Every task field: those all kinds share, and each kind group's (vocab.FIELD_GROUPS).
 TASK_KEYS = frozenset(
-    {
-        "name",
-        "kind",
-        "model",
-        "params",
-        "arch",
-        "precision",
-        "optimizer",
-        "master_weights",
-        "sharding",
-        "offload",
-        "activation_checkpointing",
-        "micro_batch",
-        "seq_len",
-        "lora_rank",
-        "tokens",
-        "context_len",
-        "concurrent_sequences",
-        "kv_precision",
-        "vram_gib",
-        "gpus",
-        "when",
-        "hours_per_month",
-        "isolation",
-        "on",
-    }
+    {"name", "kind", "gpus", "when", "hours_per_month", "isolation", "on"}.union(
+        *vocab.FIELD_GROUPS.values()
+    )
 )
 ON_KEYS = frozenset({"accelerator", "count", "mig_profile", "mfu"})
 TOP_KEYS = frozenset({"tasks", "constraints", "objective"})
