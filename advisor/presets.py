@@ -4,8 +4,8 @@ Each preset is scenario JSON (README.md contract) plus the article's claim about
 claim is wrong, `premise_checks` says so with the arithmetic, computed from the engine's own memory
 plan and capacities, never from numbers typed in here: only the article's quoted figures are.
 
-The presets include stale prices: the article's platforms quote prices from May 2026, and a preset
-that silently dropped them would not answer the article's question. Stale prices stay flagged.
+Stale prices are in the catalogue the presets see, as in every scenario that does not ask for
+`fresh_only`: the article's platforms quote prices from May 2026, each shown with its age.
 """
 
 from __future__ import annotations
@@ -54,7 +54,7 @@ class Preset:
         }
 
 
-_STALE_OK = {"currency": "CNY", "include_stale": True}
+_CNY = {"currency": "CNY"}
 
 PRESETS: dict[str, Preset] = {
     p.slug: p
@@ -96,7 +96,7 @@ PRESETS: dict[str, Preset] = {
                         "hours_per_month": 360.0,
                     },
                 ],
-                "constraints": dict(_STALE_OK),
+                "constraints": dict(_CNY),
                 "objective": "balanced",
             },
         ),
@@ -128,7 +128,7 @@ PRESETS: dict[str, Preset] = {
                         "hours_per_month": 600.0,
                     },
                 ],
-                "constraints": dict(_STALE_OK),
+                "constraints": dict(_CNY),
                 "objective": "cost",
             },
         ),
@@ -172,7 +172,7 @@ PRESETS: dict[str, Preset] = {
                         "isolation": "soft",
                     },
                 ],
-                "constraints": dict(_STALE_OK),
+                "constraints": dict(_CNY),
                 "objective": "cost",
             },
         ),
@@ -202,7 +202,7 @@ PRESETS: dict[str, Preset] = {
                         "on": {"accelerator": "a100-80gb"},
                     }
                 ],
-                "constraints": dict(_STALE_OK),
+                "constraints": dict(_CNY),
                 "objective": "time",
             },
             checks=("rule_of_thumb", "fit_on", "case_cost"),
@@ -237,7 +237,7 @@ PRESETS: dict[str, Preset] = {
                         "isolation": "soft",
                     },
                 ],
-                "constraints": dict(_STALE_OK),
+                "constraints": dict(_CNY),
                 "objective": "cost",
             },
             checks=("one_card",),

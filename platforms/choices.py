@@ -99,6 +99,11 @@ PLACEMENT_LABELS: Labels = {
     vocab.PlacementMode.POOLED: _("pooled share (soft isolation)"),
     vocab.PlacementMode.SHARED: _("shared GPU (no isolation between your tasks)"),
 }
+# What a recommendation's ranked cost covers.
+COST_BASIS_LABELS: Labels = {
+    vocab.CostBasis.JOB: _("for the whole job"),
+    vocab.CostBasis.MONTH: _("per month"),
+}
 
 # The label each vocab enum is shown with by default (`label()`); the other styles are above.
 LABELS: dict[type[StrEnum], Labels] = {
@@ -113,6 +118,7 @@ LABELS: dict[type[StrEnum], Labels] = {
     vocab.Isolation: ISOLATION_LABELS,
     vocab.Objective: OBJECTIVE_LABELS,
     vocab.PlacementMode: PLACEMENT_LABELS,
+    vocab.CostBasis: COST_BASIS_LABELS,
 }
 # Every mapping of labels, by name, each checked against its enum below (and by the tests).
 ALL_LABELS: dict[str, tuple[type[StrEnum], Labels]] = {
@@ -128,6 +134,7 @@ ALL_LABELS: dict[str, tuple[type[StrEnum], Labels]] = {
     "ISOLATION_LABELS": (vocab.Isolation, ISOLATION_LABELS),
     "OBJECTIVE_LABELS": (vocab.Objective, OBJECTIVE_LABELS),
     "PLACEMENT_LABELS": (vocab.PlacementMode, PLACEMENT_LABELS),
+    "COST_BASIS_LABELS": (vocab.CostBasis, COST_BASIS_LABELS),
 }
 
 

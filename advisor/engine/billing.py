@@ -103,12 +103,32 @@ def month_units(
         raise InvalidWorkload(
             Code.BUSY_HOURS_RANGE, "hours_per_month", high=HOURS_PER_MONTH, hours=busy_hours
         )
+    return period_units(unit, granularity_seconds, busy_hours, 1, active_days)
+
+
+@lru_cache(maxsize=4096)
+def period_units(
+    unit: str,
+    granularity_seconds: int,
+    busy_hours: float,
+    months: int = 1,
+    active_days: int | None = None,
+) -> Decimal:
+    """Units of `unit` charged for `busy_hours` of use over a period of `months` months: a month
+    (months=1, busy hours <= 720) or a one-off run over several (usage.py).
+
+    Metered units: the busy time, rounded up to the metering step. A monthly plan: one per month
+    the period spans. Daily and weekly plans: enough whole units for the busy hours packed into
+    days, or for the `active_days` they are spread over.
+    """
+    if busy_hours < 0 or math.isnan(busy_hours):
+        raise InvalidWorkload(Code.TIME_NOT_NEGATIVE, "hours_per_month", seconds=busy_hours * 3600)
     if busy_hours == 0:
         return ZERO
     if unit in METERED_UNITS:
         return billed_units(unit, granularity_seconds, busy_hours * 3600)
     if unit == vocab.BillingUnit.MONTH:
-        return Decimal(1)
+        return Decimal(max(months, math.ceil(busy_hours / HOURS_PER_MONTH - 1e-9)))
     unit_hours = BILLING_UNIT_SECONDS[unit] // 3600
     # max(1, ...): a tiny busy time can underflow the division to 0; any use buys one unit
     units = max(1, math.ceil(busy_hours / unit_hours))
@@ -157,14 +177,19 @@ def storage_monthly_cost(
     price: StoragePriceSpec, gb: float, busy_hours_per_month: float
 ) -> Decimal:
     """Monthly cost of keeping `gb` GB, above the free quota, billed per `price`'s rules."""
+    return storage_cost(price, gb, min(busy_hours_per_month, HOURS_PER_MONTH), HOURS_PER_MONTH)
+
+
+def storage_cost(
+    price: StoragePriceSpec, gb: float, busy_hours: float, held_hours: float
+) -> Decimal:
+    """Cost of keeping `gb` GB, above the free quota, for `held_hours` of which the instance is
+    busy `busy_hours`: storage billed while stopped costs every held hour, the rest only the busy
+    ones (docs/billing-rules.md, "Storage")."""
     if gb < 0:
         raise InvalidWorkload(Code.STORAGE_NOT_NEGATIVE, "storage_gb")
     billable = Decimal(str(max(gb - price.free_gb, 0.0)))
-    hours = (
-        HOURS_PER_MONTH
-        if price.billed_while_stopped
-        else min(busy_hours_per_month, HOURS_PER_MONTH)
-    )
+    hours = held_hours if price.billed_while_stopped else min(busy_hours, held_hours)
     gb_per_unit, hours_per_unit = _STORAGE_UNIT_HOURS[price.unit]
     gb_hours = _CEIL.multiply(billable, Decimal(str(hours)))
     cost = _CEIL.divide(

@@ -200,6 +200,22 @@ class Code(StrEnum):
     REASON_CHEAPEST_BILLING_MIXED = "reason_cheapest_billing_mixed"
     REASON_BREAK_EVEN = "reason_break_even"
     REASON_TRAINING_TIME = "reason_training_time"
+    REASON_CHEAPEST_BILLING_JOB = "reason_cheapest_billing_job"
+    REASON_CHEAPEST_BILLING_JOB_MIXED = "reason_cheapest_billing_job_mixed"
+    REASON_REGIONS = "reason_regions"
+    REASON_VERSUS_FIRST = "reason_versus_first"
+    REASON_TIED_WITH_FIRST = "reason_tied_with_first"
+    DIFF_COSTS_MORE = "diff_costs_more"
+    DIFF_COSTS_LESS = "diff_costs_less"
+    DIFF_SAME_COST = "diff_same_cost"
+    DIFF_SLOWER = "diff_slower"
+    DIFF_FASTER = "diff_faster"
+    DIFF_VENDOR_CLAIM = "diff_vendor_claim"
+    DIFF_STALE_PRICE = "diff_stale_price"
+    WARN_JOB_SPANS_MONTHS = "warn_job_spans_months"
+    WARN_JOBS_OVER_WINDOW = "warn_jobs_over_window"
+    WARN_STORAGE_ASSUMED = "warn_storage_assumed"
+    REJECT_INTERRUPTIBLE_SERVICE = "reject_interruptible_service"
     REASON_TRAINING_TIME_SCALING = "reason_training_time_scaling"
     # ranking: warnings
     WARN_VENDOR_CLAIM = "warn_vendor_claim"
@@ -458,13 +474,13 @@ TEMPLATES: dict[Code, str] = {
         "(%(modes)s)"
     ),
     Code.REASON_BEST_BY_COST: gettext_noop(
-        "Best of %(fitting)s fitting offerings by lowest monthly cost"
+        "Best of %(fitting)s fitting offerings by lowest cost (%(basis)s)"
     ),
     Code.REASON_BEST_BY_TIME: gettext_noop(
         "Best of %(fitting)s fitting offerings by shortest training time"
     ),
     Code.REASON_BEST_BY_BALANCED: gettext_noop(
-        "Best of %(fitting)s fitting offerings by cost and time"
+        "Best of %(fitting)s fitting offerings by cost (%(basis)s) and time"
     ),
     Code.REASON_PARETO: gettext_noop(
         "On the Pareto front: nothing else is both cheaper and faster"
@@ -474,8 +490,37 @@ TEMPLATES: dict[Code, str] = {
         "Cheapest billing here: mixed plan, %(monthly)s"
     ),
     Code.REASON_BREAK_EVEN: gettext_noop(
-        "The %(prepaid_unit)s plan (%(prepaid)s) beats %(metered)s above %(hours)s busy hours "
-        "per %(prepaid_unit)s"
+        "The %(prepaid_unit)s plan (%(prepaid)s) beats %(metered)s above %(hours)s of use per "
+        "%(prepaid_unit)s"
+    ),
+    Code.REASON_CHEAPEST_BILLING_JOB: gettext_noop(
+        "Cheapest billing here for the whole job: %(unit)s plan, %(cost)s"
+    ),
+    Code.REASON_CHEAPEST_BILLING_JOB_MIXED: gettext_noop(
+        "Cheapest billing here for the whole job: mixed plan, %(cost)s"
+    ),
+    Code.REASON_REGIONS: gettext_noop("The same offer and price in these regions: %(regions)s"),
+    Code.REASON_VERSUS_FIRST: gettext_noop("Against #1: %(differences)s"),
+    Code.REASON_TIED_WITH_FIRST: gettext_noop(
+        "Tied with #1 (within %(limit)s on the objective): %(differences)s"
+    ),
+    Code.DIFF_COSTS_MORE: gettext_noop("%(amount)s more"),
+    Code.DIFF_COSTS_LESS: gettext_noop("%(amount)s less"),
+    Code.DIFF_SAME_COST: gettext_noop("the same cost"),
+    Code.DIFF_SLOWER: gettext_noop("%(hours)s slower"),
+    Code.DIFF_FASTER: gettext_noop("%(hours)s faster"),
+    Code.DIFF_VENDOR_CLAIM: gettext_noop("its price is the platform's own claim"),
+    Code.DIFF_STALE_PRICE: gettext_noop("its price is stale"),
+    Code.WARN_JOB_SPANS_MONTHS: gettext_noop(
+        "needs %(hours)s, more than its window of %(window)s a month: it spans %(months)s months "
+        "and is costed for all of them"
+    ),
+    Code.WARN_JOBS_OVER_WINDOW: gettext_noop(
+        "%(jobs)s runs a month need %(hours)s, more than the window of %(window)s a month"
+    ),
+    Code.WARN_STORAGE_ASSUMED: gettext_noop(
+        "No storage price recorded for %(platform)s; assumed %(cost)s, the median of "
+        "%(platforms)s platforms' prices"
     ),
     Code.REASON_TRAINING_TIME: gettext_noop("Training takes about %(hours)s"),
     Code.REASON_TRAINING_TIME_SCALING: gettext_noop(
@@ -508,6 +553,9 @@ TEMPLATES: dict[Code, str] = {
     Code.REJECT_DOES_NOT_FIT: gettext_noop("does not fit"),
     Code.REJECT_MISSES_DEADLINE: gettext_noop("misses the deadline"),
     Code.REJECT_OVER_BUDGET: gettext_noop("over budget"),
+    Code.REJECT_INTERRUPTIBLE_SERVICE: gettext_noop(
+        "interruptible (spot) capacity for an always-on service"
+    ),
     Code.NO_FIT: gettext_noop("None of %(total)s offerings can run this scenario (%(counts)s)."),
     Code.NO_FIT_NO_OFFERINGS: gettext_noop(
         "None of %(total)s offerings can run this scenario (no offerings given)."

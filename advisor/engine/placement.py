@@ -19,6 +19,9 @@ Rules (docs/advisor-rules.md, "Placement"; MIG: the NVIDIA MIG User Guide, docs/
   inside the instance they rent, so soft tasks may share a GPU on any platform. Hard tasks never
   share a whole GPU, so five hard tasks on an instance-level platform need five GPUs, as the
   vendor article says of 矩池云.
+* Whole GPUs first (docs/advisor-rules.md): a task goes on a free GPU of the instance before it
+  shares one, so a card is split or shared only when that keeps the tasks on fewer instances (the
+  bill) or isolation asks for it; a task alone on a card in MIG mode gets the whole card.
 * MIG splitting of a rented whole GPU needs an accelerator with MIG profiles and an offering sold
   as MIG or a platform whose granularity is "mig". An offering that is itself one MIG slice or one
   pooled slice has that slice's memory as its capacity.
@@ -268,7 +271,11 @@ def _try_instance(target: _Target, tasks: Sequence[TaskNeed], i: int, inst: list
             g.mode, g.used = "whole", t.per_gpu_bytes
             g.members.append(i)
         return True
-    return any(_try_gpu(target, tasks, i, g) for g in inst)
+    # Whole GPUs first: a free GPU before one that already holds a task, so that cards are shared
+    # (MIG, pooled, several processes) only when the instance has no free card left.
+    free = [g for g in inst if g.mode == "free"]
+    taken = [g for g in inst if g.mode != "free"]
+    return any(_try_gpu(target, tasks, i, g) for g in [*free, *taken])
 
 
 def _try_gpu(target: _Target, tasks: Sequence[TaskNeed], i: int, g: _Gpu) -> bool:
@@ -326,7 +333,18 @@ def _gpu_assignments(
                 continue
             seen.add(i)
             t = tasks[i]
-            if g.mode == "mig":
+            if g.mode == "mig" and len(g.slot_of) == 1 and not target.is_slice:
+                # Alone on its card in this window: the whole GPU, not its largest MIG slice.
+                a = Assignment(
+                    t.name,
+                    n,
+                    (k,),
+                    PlacementMode.WHOLE,
+                    target.usable,
+                    t.per_gpu_bytes,
+                    target.usable - t.per_gpu_bytes,
+                )
+            elif g.mode == "mig":
                 s = g.slot_of[i]
                 a = Assignment(
                     t.name,

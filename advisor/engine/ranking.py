@@ -1,30 +1,36 @@
 """The advisor: which offerings can run a scenario, what each costs and takes, ranked and explained.
 
 For every offering that passes the scenario's constraints: place the tasks (placement.py), estimate
-training time (timing.py), price every billing unit it has (billing.py) and keep the cheapest plan,
-or a mixed plan when reserving some instances and paying others by the hour is cheaper. Then filter
-by budget and deadline, rank by the objective and mark the Pareto front of (monthly cost, time).
+training time (timing.py), work out how long each instance is used (usage.py: one-off jobs for
+their run, services and recurring jobs for a month), price every billing unit it has for that use
+(billing.py) and keep the cheapest plan, or a mixed plan when reserving some instances and paying
+others by the hour is cheaper. Then filter by budget and deadline, rank by the objective, fold the
+same offer in several regions into one, and mark the Pareto front of (cost, time).
 
 Ranking (docs/advisor-rules.md, "Ranking"):
-* cost: monthly cost, then time.
-* time: training time, then monthly cost.
-* balanced: the sum of monthly cost and time, each divided by its best value among the fitting
+* What is ranked is what the user pays for what they asked (usage.basis): the whole run of a
+  scenario of one-off jobs, a month when anything recurs. Storage is part of it: the platform's
+  price, or, where the platform has none, the median of the known ones, flagged as assumed.
+* cost: that cost, then stale prices after fresh ones, then time.
+* time: training time, then cost.
+* balanced: the sum of cost and time, each divided by its best value among the fitting
   offerings (so 1 + 1 = 2 is an offering that is both cheapest and fastest). A sum, not a product,
   so that a free offering cannot win on cost alone. Without training tasks this is the cost order.
+* Each recommendation after the first states its difference to the first; within TIE_FRACTION on
+  the objective the two are tied, with what else tells them apart.
+* Interruptible (spot) offerings are left out for always-on services unless the scenario allows
+  them (`allow_interruptible`); jobs may use them, with a warning.
 
 Speed (target, docs/advisor-rules.md: 5 tasks × 10,000 offerings in ≤ 100 ms): memory is computed
 once per task (it does not depend on the accelerator); placement once per placement signature (a
-placement.PlacementCache, per call or kept by the caller); time and month units once per offering
+placement.PlacementCache, per call or kept by the caller); time and usage once per offering
 kind; per offering only the price arithmetic remains. Full Recommendation objects are built only
 for the offerings shown (`limit`) and the Pareto front. bench/bench_advise.py measures it.
-
-Monthly busy hours of an instance: the longest of its "always"/"burst" tasks, or the longest "day"
-task plus the longest "night" task if that is more (time-shifted tasks share the instance and the
-bill); capped at the 720 h billing month.
 """
 
 from __future__ import annotations
 
+import statistics
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -32,7 +38,7 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
-from advisor.engine import timing, vocab
+from advisor.engine import timing, usage, vocab
 from advisor.engine.billing import (
     PREPAID_UNITS,
     ZERO,
@@ -43,8 +49,8 @@ from advisor.engine.billing import (
     find_rate,
     granularity,
     job_cost,
-    month_units,
-    storage_monthly_cost,
+    period_units,
+    storage_cost,
 )
 from advisor.engine.errors import AdvisorError, NoFit
 from advisor.engine.hardware import resolve_accelerator
@@ -72,9 +78,11 @@ from advisor.engine.types import (
     StoragePriceSpec,
     Task,
 )
+from advisor.engine.usage import TaskUsage, Usage
 from advisor.engine.vocab import (
     TRAINING_KINDS,
     BillingUnit,
+    CostBasis,
     Objective,
     PlacementMode,
     When,
@@ -82,6 +90,9 @@ from advisor.engine.vocab import (
 
 # PCIe scaling and MFU above 60 % are flagged by timing.training_time (its warnings are passed on).
 DEFAULT_LIMIT = 20
+# Two recommendations within 2 % of each other on the objective are called tied: closer than
+# that, the estimate's own spread (time ranges, rounding, a price seen a week ago) decides.
+TIE_FRACTION = 0.02
 _INF = float("inf")
 _BEST_BY = {
     Objective.COST: Code.REASON_BEST_BY_COST,
@@ -92,18 +103,30 @@ _BEST_BY = {
 
 @dataclass(frozen=True)
 class BillingChoice:
-    """The cheapest way to pay for one month of the scenario on one offering."""
+    """The cheapest way to pay for the scenario's use of one offering (usage.py)."""
 
     unit: str  # a billing unit, or "mixed"
     units: tuple[str, ...]  # the unit each instance is billed by
     price: Decimal | None  # the unit price (None for a mixed plan)
-    monthly: Decimal  # in `currency`
+    basis: CostBasis  # what `cost` covers: the whole run of the jobs, or a month
+    cost: Decimal  # the plan over the costed period, in `currency`
+    monthly: Decimal  # the plan in the busiest month, in `currency`
     currency: str
-    converted: Decimal  # in `target_currency`
+    converted: Decimal  # `cost` in `target_currency`
+    converted_monthly: Decimal  # `monthly` in `target_currency`
     target_currency: str
     rate: Decimal | None
     rate_date: datetime | None
     rate_source: str = ""
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """A recommendation against the first: what it costs and takes more (negative: less)."""
+
+    cost: Decimal  # in the target currency, on the ranked basis
+    time_hours: float | None
+    tied: bool  # within TIE_FRACTION of the first on the objective
 
 
 @dataclass(frozen=True)
@@ -117,8 +140,11 @@ class Recommendation:
     instances: int
     gpus_per_instance: int
     plan: BillingChoice
-    monthly_cost: Decimal  # plan + storage, in the target currency
-    storage_cost: Decimal | None
+    cost: Decimal  # what is ranked: plan + storage over `cost_basis`, in the target currency
+    cost_basis: CostBasis
+    months: int  # months the costed run spans (1 for a monthly basis)
+    monthly_cost: Decimal  # plan + storage in the busiest month, target currency
+    storage_cost: Decimal | None  # over `cost_basis`
     job_cost: Decimal | None  # training tasks run to completion, target currency
     time_hours: float | None
     placement: Placement
@@ -134,6 +160,9 @@ class Recommendation:
     # Facts or prices of this offering come from its platform's own marketing.
     vendor_claim: bool = False
     stale: bool = False  # one of its chosen prices is stale
+    storage_assumed: bool = False  # the platform has no storage price: the median is assumed
+    regions: tuple[str, ...] = ()  # where the same offer is sold at the same price
+    vs_first: Comparison | None = None
 
 
 @dataclass(frozen=True)
@@ -146,18 +175,14 @@ class Advice:
     currency: str
     objective: str
     as_of: datetime
+    cost_basis: CostBasis = CostBasis.MONTH
 
 
-@dataclass(frozen=True)
-class _Fit:
-    """What is shared by every offering with the same placement signature."""
+@dataclass
+class _Bill:
+    """(usage, instances) groups of one offering kind, with their billed units per price kind."""
 
-    placement: Placement
-    busy: tuple[tuple[float, int], ...]  # (busy hours, instances) groups
-    time: float | None
-    efficiency: float | None
-    time_warnings: tuple[Message, ...]
-    # (unit, granularity) -> month units per busy group and their instance-weighted sum
+    groups: tuple[tuple[Usage, int], ...]
     units: dict[tuple[str, int], tuple[tuple[Decimal, ...], Decimal]] = field(default_factory=dict)
     float_units: dict[tuple[str, int], tuple[tuple[float, ...], float]] = field(
         default_factory=dict
@@ -167,8 +192,11 @@ class _Fit:
         key = (price.unit, granularity(price))
         found = self.units.get(key)
         if found is None:
-            per_group = tuple(month_units(key[0], key[1], h) for h, _ in self.busy)
-            total = sum((u * n for u, (_, n) in zip(per_group, self.busy, strict=True)), ZERO)
+            per_group = tuple(
+                period_units(key[0], key[1], u.hours, u.months, u.active_days)
+                for u, _ in self.groups
+            )
+            total = sum((x * n for x, (_, n) in zip(per_group, self.groups, strict=True)), ZERO)
             found = self.units[key] = (per_group, total)
         return found
 
@@ -181,19 +209,41 @@ class _Fit:
             found = self.float_units[key] = (tuple(float(u) for u in per_group), float(total))
         return found
 
+    @property
+    def busiest(self) -> Usage:
+        return self.groups[0][0]
+
+
+@dataclass(frozen=True)
+class _Fit:
+    """What is shared by every offering with the same placement signature."""
+
+    placement: Placement
+    bill: _Bill | None  # the costed period (None when the tasks do not fit)
+    month: _Bill | None  # the busiest month (`bill` itself on a monthly basis)
+    time: float | None
+    efficiency: float | None
+    time_warnings: tuple[Message, ...]
+    months: int = 1
+
 
 @dataclass(slots=True)
 class _Candidate:
     """An offering that fits. Its cost is ranked as a float; the exact Decimal total is computed
-    only for the recommendations shown (`_exact_total`)."""
+    only for the recommendations shown (`_exact`)."""
 
     time: float | None
     offering: OfferingSpec
     fit: _Fit
-    prices: tuple[PriceSpec, ...]  # per busy group
+    bill: _Bill
+    prices: tuple[PriceSpec, ...]  # per usage group
     storage: Decimal | None
-    cost_key: float = 0.0  # monthly cost in the target currency, for ranking only
+    storage_assumed: bool
+    stale: bool
+    cost_key: float = 0.0  # ranked cost in the target currency, for ranking only
     time_key: float = _INF  # time or infinity, for sorting only
+    score: float = 0.0  # the objective's figure (cost, time or the balanced sum)
+    regions: list[str] = field(default_factory=list)
 
 
 class _Context:
@@ -212,26 +262,34 @@ class _Context:
         self.scenario = scenario
         self.tasks = scenario.tasks
         self.c = scenario.constraints
+        self.basis = usage.basis(scenario.tasks)
         self.now = now
         self.rates = rates
         self.storage_prices = storage_prices
+        self.storage_platforms = tuple(dict.fromkeys(s.platform for s in storage_prices))
         self.stale_before = vocab.stale_before(now, stale_after_days)
         self.needs = tuple(_need(t) for t in scenario.tasks)
         self.placements = PlacementCache() if placements is None else placements
         self.on_slugs = _on_slugs(scenario.tasks, accelerators)
+        # Always-on services must not be interrupted: spot capacity only if the user allows it.
+        self.no_interruptible = not self.c.allow_interruptible and any(
+            not usage.is_job(t) and t.when == When.ALWAYS for t in scenario.tasks
+        )
         self.fits: dict[tuple[Any, ...], _Fit] = {}
         self.times: dict[tuple[Any, ...], timing.TimeEstimate | AdvisorError] = {}
         self.rate_of: dict[str, ExchangeRateSpec | None] = {}
         self.float_rate_of: dict[str, float] = {}
         budget = self.c.budget_per_month
         self.budget = None if budget is None else float(budget)
-        self.storage_of: dict[tuple[str, float], Decimal | None] = {}
+        self.storage_of: dict[tuple[str, Usage], Decimal | None] = {}
+        self.assumed_of: dict[Usage, Decimal | None] = {}
         self.filtering = bool(
             self.c.platforms
             or self.c.domestic_only
             or self.c.require_nvlink
             or self.c.physically_exclusive
             or self.on_slugs
+            or self.no_interruptible
         )
         self.rejected: Counter[Code] = Counter()
         self.misses: dict[Code, tuple[float, Message]] = {}
@@ -288,10 +346,11 @@ def advise(
     candidates = [c for off in offerings if (c := _evaluate(ctx, off)) is not None]
     if not candidates:
         raise NoFit(_no_fit_message(ctx, len(offerings)))
-    ordered = _rank(candidates, scenario.objective)
+    ordered = _fold_regions(_rank(candidates, scenario.objective))
     front = _pareto(ordered)
     shown = [(i, c) for i, c in enumerate(ordered) if i < limit or id(c) in front]
-    recs = tuple(_recommend(ctx, c, i + 1, id(c) in front, ordered) for i, c in shown)
+    first = _exact(ctx, ordered[0])[0] if ordered else ZERO
+    recs = tuple(_recommend(ctx, c, i + 1, id(c) in front, ordered, first) for i, c in shown)
     return Advice(
         recommendations=recs,
         pareto=tuple(c.offering.id for c in ordered if id(c) in front),
@@ -301,6 +360,7 @@ def advise(
         currency=ctx.c.currency,
         objective=scenario.objective,
         as_of=now,
+        cost_basis=ctx.basis,
     )
 
 
@@ -313,12 +373,12 @@ def _evaluate(ctx: _Context, off: OfferingSpec) -> _Candidate | None:
         if reason is not None:
             ctx.reject(reason)
             return None
-    prices = off.prices if ctx.c.include_stale else _current(ctx, off.prices)
+    prices = _current(ctx, off.prices) if ctx.c.fresh_only else off.prices
     if not prices:
         ctx.reject(Code.REJECT_NO_CURRENT_PRICE)
         return None
     fit = _fit(ctx, off)
-    if not fit.placement.fits:
+    if fit.bill is None or fit.month is None:
         shortfall = fit.placement.shortfall_bytes
         ctx.reject(
             Code.REJECT_DOES_NOT_FIT,
@@ -332,28 +392,43 @@ def _evaluate(ctx: _Context, off: OfferingSpec) -> _Candidate | None:
         time = fit.time
         ctx.reject(Code.REJECT_MISSES_DEADLINE, time, off, lambda: hours(time))
         return None
-    plan_total, chosen = _cheapest(ctx, prices, fit)
-    storage = _storage(ctx, off.platform, fit.busy) if ctx.c.storage_gb > 0 else None
+    plan_total, chosen = _cheapest(ctx, prices, fit.bill)
+    storage, assumed = _storage(ctx, off.platform, fit.bill.busiest)
     total = plan_total if storage is None else plan_total + float(storage)
     time_key = _INF if fit.time is None else fit.time
-    candidate = _Candidate(fit.time, off, fit, chosen, storage, total, time_key)
-    budget, exact_budget = ctx.budget, ctx.c.budget_per_month
-    # Floats decide clear cases; within a cent of the budget the exact Decimal total decides.
-    if (
-        budget is not None
-        and exact_budget is not None
-        and total > budget - 0.01
-        and (total > budget + 0.01 or _exact_total(ctx, candidate) > exact_budget)
-    ):
-        ccy = ctx.c.currency
-        ctx.reject(
-            Code.REJECT_OVER_BUDGET,
-            total,
-            off,
-            lambda: Money(Decimal(f"{total:.2f}"), ccy, per=BillingUnit.MONTH),
-        )
+    stale = any(_stale(ctx, p) for p in chosen)
+    candidate = _Candidate(
+        fit.time, off, fit, fit.bill, chosen, storage, assumed, stale, total, time_key
+    )
+    if ctx.budget is not None and _over_budget(ctx, candidate):
         return None
     return candidate
+
+
+def _over_budget(ctx: _Context, c: _Candidate) -> bool:
+    """The budget is per month: the cost of the busiest month. Floats decide clear cases; within a
+    cent of the budget the exact Decimal total decides."""
+    budget, exact_budget = ctx.budget, ctx.c.budget_per_month
+    assert budget is not None and exact_budget is not None
+    month = c.fit.month
+    assert month is not None
+    if month is c.bill:
+        total = c.cost_key
+    else:
+        storage = _storage(ctx, c.offering.platform, month.busiest)[0]
+        total = _plan_cost(ctx, c.prices, month) + float(storage or 0)
+    if total <= budget - 0.01:
+        return False
+    if total <= budget + 0.01 and _exact(ctx, c)[1] <= exact_budget:
+        return False
+    ccy = ctx.c.currency
+    ctx.reject(
+        Code.REJECT_OVER_BUDGET,
+        total,
+        c.offering,
+        lambda: Money(Decimal(f"{total:.2f}"), ccy, per=BillingUnit.MONTH),
+    )
+    return True
 
 
 def _current(ctx: _Context, prices: tuple[PriceSpec, ...]) -> tuple[PriceSpec, ...]:
@@ -375,6 +450,8 @@ def _constraint_miss(ctx: _Context, off: OfferingSpec) -> Code | None:
         return Code.REJECT_NOT_EXCLUSIVE
     if ctx.on_slugs and off.accelerator.slug not in ctx.on_slugs:
         return Code.REJECT_NOT_REQUESTED_HARDWARE
+    if ctx.no_interruptible and off.interruptible:
+        return Code.REJECT_INTERRUPTIBLE_SERVICE
     return None
 
 
@@ -404,30 +481,76 @@ def _fit(ctx: _Context, off: OfferingSpec) -> _Fit:
 def _compute_fit(ctx: _Context, off: OfferingSpec) -> _Fit:
     placement = ctx.placements.place(off, ctx.needs)
     if not placement.fits:
-        return _Fit(placement, (), None, None, ())
-    busy = _busy_groups(ctx.tasks, placement)
-    time, efficiency, warnings = _training_time(ctx, off, placement)
-    return _Fit(placement, busy, time, efficiency, warnings)
+        return _Fit(placement, None, None, None, None, ())
+    per_task, efficiency, warnings = _training_times(ctx, off, placement)
+    timed = [h for h in per_task if h is not None]
+    uses = [usage.task_usage(t, h) for t, h in zip(ctx.tasks, per_task, strict=True)]
+    bill, month = _bills(ctx.tasks, placement, uses, ctx.basis)
+    return _Fit(
+        placement,
+        bill,
+        month,
+        max(timed) if timed else None,
+        efficiency,
+        warnings + _usage_warnings(ctx.tasks, uses),
+        months=bill.busiest.months,
+    )
 
 
-def _busy_groups(tasks: Sequence[Task], placement: Placement) -> tuple[tuple[float, int], ...]:
-    """(busy hours, instances) groups: each instance's hours by the one busy-hours rule."""
-    slots: list[list[tuple[When, float]]] = [[] for _ in range(placement.instances)]
-    for t, a in zip(tasks, placement.assignments, strict=True):
-        slots[a.instance].append((When(t.when), t.hours_per_month))
-    per_instance = (vocab.busy_hours(s) for s in slots)
-    return tuple(sorted(Counter(per_instance).items(), reverse=True))
+def _bills(
+    tasks: Sequence[Task], placement: Placement, uses: Sequence[TaskUsage], basis: CostBasis
+) -> tuple[_Bill, _Bill]:
+    """(costed period, busiest month) bills: each instance's usage, grouped alike in both, so
+    that a plan chosen per group of one prices the same instances in the other."""
+    slots: list[list[tuple[When, TaskUsage]]] = [[] for _ in range(placement.instances)]
+    for t, a, u in zip(tasks, placement.assignments, uses, strict=True):
+        slots[a.instance].append((When(t.when), u))
+    counted = Counter(usage.instance_usage(s, basis) for s in slots)
+    groups = sorted(
+        counted.items(), key=lambda g: (g[0][0].hours, g[0][0].held_hours), reverse=True
+    )
+    period = _Bill(tuple((p, n) for (p, _), n in groups))
+    if basis is CostBasis.MONTH:
+        return period, period
+    return period, _Bill(tuple((m, n) for (_, m), n in groups))
 
 
-def _training_time(
+def _usage_warnings(tasks: Sequence[Task], uses: Sequence[TaskUsage]) -> tuple[Message, ...]:
+    out = []
+    for t, u in zip(tasks, uses, strict=True):
+        if not u.over_window:
+            continue
+        window = hours(usage.window(t))
+        if t.jobs_per_month is None:
+            spans = msg(
+                Code.WARN_JOB_SPANS_MONTHS,
+                hours=hours(u.total_hours),
+                window=window,
+                months=u.months,
+            )
+        else:
+            spans = msg(
+                Code.WARN_JOBS_OVER_WINDOW,
+                jobs=Quantity(t.jobs_per_month, Unit.COUNT),
+                hours=hours(u.total_hours),
+                window=window,
+            )
+        out.append(msg(Code.WARN_TASK, task=t.name, message=spans))
+    return tuple(out)
+
+
+def _training_times(
     ctx: _Context, off: OfferingSpec, placement: Placement
-) -> tuple[float | None, float | None, tuple[Message, ...]]:
-    """Longest training time of the scenario's training tasks on this offering (they overlap)."""
+) -> tuple[list[float | None], float | None, tuple[Message, ...]]:
+    """Each training task's time on this offering (None: not a timed job, or no estimate); the
+    scaling efficiency of the longest; the time warnings."""
+    out: list[float | None] = []
     worst: float | None = None
     efficiency: float | None = None
     warnings: list[Message] = []
     for i, (t, a) in enumerate(zip(ctx.tasks, placement.assignments, strict=True)):
         if t.kind not in TRAINING_KINDS or not t.tokens:
+            out.append(None)
             continue
         try:
             est = _task_time(ctx, i, t, off.accelerator, len(a.gpus), off.interconnect)
@@ -436,15 +559,17 @@ def _training_time(
                 Code.WARN_NO_TIME_ESTIMATE, accelerator=off.accelerator.name, reason=e.detail
             )
             warnings.append(msg(Code.WARN_TASK, task=t.name, message=no_time))
+            out.append(None)
             continue
         task_hours = est.hours * _compute_share(off, a)
+        out.append(task_hours)
         warnings.extend(msg(Code.WARN_TASK, task=t.name, message=w) for w in est.warnings)
         if a.mode in (PlacementMode.POOLED, PlacementMode.SHARED):
             shared = msg(Code.WARN_SHARED_COMPUTE)
             warnings.append(msg(Code.WARN_TASK, task=t.name, message=shared))
         if worst is None or task_hours > worst:
             worst, efficiency = task_hours, est.scaling_efficiency
-    return worst, efficiency, tuple(warnings)
+    return out, efficiency, tuple(warnings)
 
 
 def _task_time(
@@ -475,27 +600,27 @@ def _compute_share(off: OfferingSpec, a: Assignment) -> float:
 
 
 def _cheapest(
-    ctx: _Context, prices: Sequence[PriceSpec], fit: _Fit
+    ctx: _Context, prices: Sequence[PriceSpec], bill: _Bill
 ) -> tuple[float, tuple[PriceSpec, ...]]:
     """Cheapest plan (converted, as a float for ranking): one unit for all instances, or the best
-    unit per busy group."""
-    groups = len(fit.busy)
+    unit per usage group. Of equal costs the fresh price wins."""
+    groups = len(bill.groups)
     if len(prices) == 1:
-        return _price_cost(ctx, prices[0], fit), (prices[0],) * groups
-    if groups == 1:  # the common case: one busy group, the cheapest single price wins
+        return _price_cost(ctx, prices[0], bill), (prices[0],) * groups
+    if groups == 1:  # the common case: one usage group, the cheapest single price wins
         best_cost, best_price = _INF, prices[0]
         for p in prices:
-            cost = _price_cost(ctx, p, fit)
-            if cost < best_cost:
+            cost = _price_cost(ctx, p, bill)
+            if cost < best_cost or (cost == best_cost and _stale(ctx, best_price)):
                 best_cost, best_price = cost, p
         return best_cost, (best_price,)
     # Metered prices are all linear in the busy hours, so the cheapest is cheapest for every
     # group; only a prepaid plan next to another plan can make a mixed plan worth it.
     if not any(p.unit in PREPAID_UNITS for p in prices):
-        totals = [_price_cost(ctx, p, fit) for p in prices]
+        totals = [_price_cost(ctx, p, bill) for p in prices]
         best = min(range(len(prices)), key=totals.__getitem__)
         return totals[best], (prices[best],) * groups
-    costs = [_group_costs(ctx, p, fit) for p in prices]
+    costs = [_group_costs(ctx, p, bill) for p in prices]
     totals = [sum(row) for row in costs]
     best = min(range(len(prices)), key=totals.__getitem__)
     per_group = [min(range(len(prices)), key=lambda i: costs[i][g]) for g in range(groups)]
@@ -505,45 +630,85 @@ def _cheapest(
     return totals[best], (prices[best],) * groups
 
 
-def _price_cost(ctx: _Context, price: PriceSpec, fit: _Fit) -> float:
+def _price_cost(ctx: _Context, price: PriceSpec, bill: _Bill) -> float:
     """One plan for every instance, converted. Without a minimum charge the cost is linear in the
     units, so one multiplication prices all instances."""
     if price.min_charge:
-        return sum(_group_costs(ctx, price, fit))
-    units = fit.float_units_for(price)[1]
+        return sum(_group_costs(ctx, price, bill))
+    units = bill.float_units_for(price)[1]
     return price.amount_float * units * ctx.float_rate(price.currency) if units else 0.0
 
 
-def _group_costs(ctx: _Context, price: PriceSpec, fit: _Fit) -> list[float]:
+def _group_costs(ctx: _Context, price: PriceSpec, bill: _Bill) -> list[float]:
     amount, floor = price.amount_float, float(price.min_charge)
     rate = ctx.float_rate(price.currency)
     return [
         (max(amount * u, floor) if u else 0.0) * rate * n
-        for u, (_, n) in zip(fit.float_units_for(price)[0], fit.busy, strict=True)
+        for u, (_, n) in zip(bill.float_units_for(price)[0], bill.groups, strict=True)
     ]
 
 
-def _exact_total(ctx: _Context, c: _Candidate) -> Decimal:
-    """The monthly cost of the chosen plan in exact Decimal money, storage included."""
-    plan = sum(
-        (
-            ctx.convert(charge(p, month_units(p.unit, granularity(p), h)), p.currency) * n
-            for p, (h, n) in _zip(c)
-        ),
-        ZERO,
-    )
-    return plan if c.storage is None else plan + c.storage
+def _plan_cost(ctx: _Context, prices: Sequence[PriceSpec], bill: _Bill) -> float:
+    """A chosen plan (one price per group) priced for `bill`'s usage, as a float."""
+    total = 0.0
+    for p, (u, n) in zip(prices, bill.groups, strict=True):
+        units = float(period_units(p.unit, granularity(p), u.hours, u.months, u.active_days))
+        amount = max(p.amount_float * units, float(p.min_charge)) if units else 0.0
+        total += amount * ctx.float_rate(p.currency) * n
+    return total
 
 
-def _storage(ctx: _Context, platform: str, busy: Sequence[tuple[float, int]]) -> Decimal | None:
-    """Cheapest storage price of the platform for the scenario's data, busy hours of the busiest
-    instance (storage billed only while running follows the instance that holds the data)."""
+def _exact_plan(
+    ctx: _Context, prices: Sequence[PriceSpec], bill: _Bill
+) -> list[tuple[PriceSpec, Decimal, int]]:
+    """(price, its charge per instance in its own currency, instances) per group, exactly."""
+    return [
+        (p, charge(p, period_units(p.unit, granularity(p), u.hours, u.months, u.active_days)), n)
+        for p, (u, n) in zip(prices, bill.groups, strict=True)
+    ]
+
+
+def _exact(ctx: _Context, c: _Candidate) -> tuple[Decimal, Decimal]:
+    """(ranked cost, busiest month's cost) of the chosen plan in exact money, storage included."""
+    month = c.fit.month
+    assert month is not None
+
+    def converted(bill: _Bill) -> Decimal:
+        plan = _exact_plan(ctx, c.prices, bill)
+        return sum((ctx.convert(amount, p.currency) * n for p, amount, n in plan), ZERO)
+
+    period = converted(c.bill) + (c.storage or ZERO)
+    if month is c.bill:
+        return period, period
+    storage = _storage(ctx, c.offering.platform, month.busiest)[0] or ZERO
+    return period, converted(month) + storage
+
+
+def _storage(ctx: _Context, platform: str, use: Usage) -> tuple[Decimal | None, bool]:
+    """Storage for the scenario's data while the busiest instance is used (`use`): the platform's
+    cheapest storage price, or, when it has none, the median of the platforms that have one
+    (flagged as assumed). None when no platform has a storage price or no data is kept."""
     if ctx.c.storage_gb <= 0:
-        return None
-    key = (platform, busy[0][0])
+        return None, False
+    known = _platform_storage(ctx, platform, use)
+    if known is not None:
+        return known, False
+    if use not in ctx.assumed_of:
+        costs = [
+            cost
+            for other in ctx.storage_platforms
+            if (cost := _platform_storage(ctx, other, use)) is not None
+        ]
+        ctx.assumed_of[use] = statistics.median(costs) if costs else None
+    assumed = ctx.assumed_of[use]
+    return assumed, assumed is not None
+
+
+def _platform_storage(ctx: _Context, platform: str, use: Usage) -> Decimal | None:
+    key = (platform, use)
     if key not in ctx.storage_of:
         options = [
-            ctx.convert(storage_monthly_cost(s, ctx.c.storage_gb, busy[0][0]), s.currency)
+            ctx.convert(storage_cost(s, ctx.c.storage_gb, use.hours, use.held_hours), s.currency)
             for s in ctx.storage_prices
             if s.platform == platform
         ]
@@ -555,24 +720,61 @@ def _storage(ctx: _Context, platform: str, busy: Sequence[tuple[float, int]]) ->
 
 
 def _rank(candidates: list[_Candidate], objective: str) -> list[_Candidate]:
-    if objective == "cost":
-        return sorted(candidates, key=lambda c: (c.cost_key, c.time_key))
-    if objective == "time":
-        return sorted(candidates, key=lambda c: (c.time_key, c.cost_key))
-    best_cost = min(c.cost_key for c in candidates)
+    """Order by the objective (module docstring); `score` keeps each one's objective figure.
+    Costs compare to the cent, so that stale prices rank after fresh ones at equal cost."""
     times = [c.time_key for c in candidates if c.time_key < _INF]
-    if not times:
-        return sorted(candidates, key=lambda c: c.cost_key)
+    if objective == "time" and times:
+        for c in candidates:
+            c.score = c.time_key
+        return sorted(candidates, key=lambda c: (c.time_key, round(c.cost_key, 2), c.stale))
+    if objective != "balanced" or not times:
+        for c in candidates:
+            c.score = c.cost_key
+        return sorted(candidates, key=lambda c: (round(c.cost_key, 2), c.stale, c.time_key))
+    best_cost = min(c.cost_key for c in candidates)
     best_time = min(times) or 1e-9
     # An offering without a time estimate counts as the slowest one that has one.
     slowest = max(times) / best_time
     cost_scale = 1 / best_cost if best_cost > 0 else 1.0
-
-    def score(c: _Candidate) -> tuple[float, float]:
+    for c in candidates:
         t = c.time_key / best_time if c.time_key < _INF else slowest
-        return (c.cost_key * cost_scale + t, c.cost_key)
+        c.score = c.cost_key * cost_scale + t
+    return sorted(candidates, key=lambda c: (c.score, c.stale, c.cost_key))
 
-    return sorted(candidates, key=score)
+
+def _fold_regions(ordered: list[_Candidate]) -> list[_Candidate]:
+    """The same offer (platform, instance, price) sold in several regions: one candidate, the
+    first in rank order, listing the regions."""
+    leads: dict[tuple[Any, ...], _Candidate] = {}
+    out = []
+    for c in ordered:
+        off = c.offering
+        if not off.region:
+            out.append(c)
+            continue
+        key = (
+            off.platform,
+            off.name,
+            off.accelerator.slug,
+            off.gpu_count,
+            off.sharing,
+            off.mig_profile,
+            off.pooled_vram_gib,
+            off.interconnect,
+            off.interruptible,
+            off.physically_exclusive,
+            tuple((p.unit, p.amount, p.currency, p.granularity_seconds) for p in c.prices),
+            c.cost_key,
+            c.time_key,
+        )
+        lead = leads.get(key)
+        if lead is None:
+            leads[key] = c
+            c.regions = [off.region]
+            out.append(c)
+        elif off.region not in lead.regions:
+            lead.regions.append(off.region)
+    return out
 
 
 def _pareto(ordered: Sequence[_Candidate]) -> set[int]:
@@ -582,16 +784,36 @@ def _pareto(ordered: Sequence[_Candidate]) -> set[int]:
     return {id(c) for c in front}
 
 
+def _tied(c: _Candidate, first: _Candidate) -> bool:
+    a, b = c.score, first.score
+    if a == b:
+        return True
+    if b in (_INF, 0.0) or a == _INF:
+        return False
+    return abs(a - b) <= TIE_FRACTION * abs(b)
+
+
 # ------------------------------------------------------------------------------ recommendation
 
 
 def _recommend(
-    ctx: _Context, c: _Candidate, rank: int, on_front: bool, ordered: Sequence[_Candidate]
+    ctx: _Context,
+    c: _Candidate,
+    rank: int,
+    on_front: bool,
+    ordered: Sequence[_Candidate],
+    first_cost: Decimal,
 ) -> Recommendation:
     off, placement = c.offering, c.fit.placement
-    total = _exact_total(ctx, c)
-    plan = _billing_choice(ctx, c, total)
+    cost, monthly = _exact(ctx, c)
+    plan = _billing_choice(ctx, c, cost, monthly)
     oldest = min(c.prices, key=lambda p: p.observed_at)
+    first = ordered[0]
+    vs_first = None
+    if rank > 1:
+        delta_time = None if c.time is None or first.time is None else c.time - first.time
+        vs_first = Comparison(cost - first_cost, delta_time, _tied(c, first))
+    isolation = tuple(dict.fromkeys(PlacementMode(a.mode) for a in placement.assignments))
     return Recommendation(
         rank=rank,
         offering_id=off.id,
@@ -602,22 +824,28 @@ def _recommend(
         instances=placement.instances,
         gpus_per_instance=off.gpu_count,
         plan=plan,
-        monthly_cost=total,
+        cost=cost,
+        cost_basis=ctx.basis,
+        months=c.fit.months,
+        monthly_cost=monthly,
         storage_cost=c.storage,
-        job_cost=_job_cost(ctx, c),
+        job_cost=cost - (c.storage or ZERO) if ctx.basis is CostBasis.JOB else _job_cost(ctx, c),
         time_hours=c.time,
         placement=placement,
         headroom_bytes=placement.min_headroom_bytes,
-        isolation=tuple(dict.fromkeys(PlacementMode(a.mode) for a in placement.assignments)),
+        isolation=isolation,
         price_age_days=(ctx.now - oldest.observed_at).days,
         price_source=oldest.source,
         price_source_kind=oldest.source_kind,
         pareto=on_front,
-        reasons=_reasons(ctx, c, rank, on_front, plan, len(ordered)),
+        reasons=_reasons(ctx, c, rank, on_front, plan, len(ordered), vs_first, isolation),
         warnings=_rec_warnings(ctx, c),
         decode_tokens_per_s=_decode(ctx, off),
         vendor_claim=_vendor_claim(c),
-        stale=any(_stale(ctx, p) for p in c.prices),
+        stale=c.stale,
+        storage_assumed=c.storage_assumed,
+        regions=tuple(sorted(c.regions)),
+        vs_first=vs_first,
     )
 
 
@@ -625,23 +853,32 @@ def _vendor_claim(c: _Candidate) -> bool:
     return c.offering.vendor_claim or any(p.source_kind == "vendor_claim" for p in c.prices)
 
 
-def _billing_choice(ctx: _Context, c: _Candidate, total: Decimal) -> BillingChoice:
+def _billing_choice(ctx: _Context, c: _Candidate, cost: Decimal, monthly: Decimal) -> BillingChoice:
     first = c.prices[0]
     mixed = len({p.unit for p in c.prices}) > 1
-    monthly = sum(
-        (charge(p, month_units(p.unit, granularity(p), h)) * n for p, (h, n) in _zip(c)),
-        Decimal(0),
-    )
+    month = c.fit.month
+    assert month is not None
+
+    def own(bill: _Bill) -> Decimal:
+        return sum((amount * n for _, amount, n in _exact_plan(ctx, c.prices, bill)), ZERO)
+
     one_currency = len({p.currency for p in c.prices}) == 1
     rate = ctx.rate(first.currency) if one_currency else None
-    converted = total - (c.storage or 0)
+    converted = cost - (c.storage or ZERO)
+    month_storage = _storage(ctx, c.offering.platform, month.busiest)[0] or ZERO
+    converted_monthly = monthly - month_storage
     return BillingChoice(
         unit="mixed" if mixed else first.unit,
-        units=tuple(p.unit for p, (_, n) in _zip(c) for _ in range(n)),
+        units=tuple(
+            p.unit for p, (_, n) in zip(c.prices, c.bill.groups, strict=True) for _ in range(n)
+        ),
         price=None if mixed else first.amount,
-        monthly=monthly if one_currency else converted,
+        basis=ctx.basis,
+        cost=own(c.bill) if one_currency else converted,
+        monthly=own(month) if one_currency else converted_monthly,
         currency=first.currency if one_currency else ctx.c.currency,
         converted=converted,
+        converted_monthly=converted_monthly,
         target_currency=ctx.c.currency,
         rate=rate.rate if rate else None,
         rate_date=rate.as_of if rate else None,
@@ -649,23 +886,20 @@ def _billing_choice(ctx: _Context, c: _Candidate, total: Decimal) -> BillingChoi
     )
 
 
-def _zip(c: _Candidate) -> list[tuple[PriceSpec, tuple[float, int]]]:
-    return list(zip(c.prices, c.fit.busy, strict=True))
-
-
 def _job_cost(ctx: _Context, c: _Candidate) -> Decimal | None:
-    """Training run to completion: the instances that host training tasks, for the longest run."""
+    """Training run to completion on a monthly basis: the instances that host training tasks,
+    for the longest run, at the cheapest price for that run."""
     if c.time is None:
         return None
     hosts = {
         a.instance
         for t, a in zip(ctx.tasks, c.fit.placement.assignments, strict=True)
-        if t.kind in TRAINING_KINDS and t.tokens
+        if usage.is_job(t)
     }
     per_instance = min(
         ctx.convert(job_cost(p, c.time * 3600), p.currency)
         for p in c.offering.prices
-        if ctx.c.include_stale or not _stale(ctx, p)
+        if not ctx.c.fresh_only or not _stale(ctx, p)
     )
     return per_instance * len(hosts)
 
@@ -682,10 +916,17 @@ def _decode(ctx: _Context, off: OfferingSpec) -> tuple[tuple[str, float], ...]:
 
 
 def _reasons(
-    ctx: _Context, c: _Candidate, rank: int, on_front: bool, plan: BillingChoice, n: int
+    ctx: _Context,
+    c: _Candidate,
+    rank: int,
+    on_front: bool,
+    plan: BillingChoice,
+    n: int,
+    vs_first: Comparison | None,
+    isolation: tuple[PlacementMode, ...],
 ) -> tuple[Message, ...]:
     off, p = c.offering, c.fit.placement
-    modes = tuple(m for m in PlacementMode if any(a.mode == m for a in p.assignments))
+    modes = tuple(m for m in PlacementMode if m in isolation)
     out = [
         msg(
             Code.REASON_RUNS_ALL,
@@ -696,15 +937,28 @@ def _reasons(
             modes=modes,
         )
     ]
+    objective = Objective(ctx.scenario.objective)
     if rank == 1:
-        out.append(msg(_BEST_BY[Objective(ctx.scenario.objective)], fitting=n))
+        out.append(msg(_BEST_BY[objective], fitting=n, basis=ctx.basis))
+    if vs_first is not None:
+        out.append(_versus_first(ctx, c, vs_first))
     if on_front:
         out.append(msg(Code.REASON_PARETO))
-    monthly = Money(cents(plan.converted), plan.target_currency, per=BillingUnit.MONTH)
-    if plan.unit == "mixed":
-        out.append(msg(Code.REASON_CHEAPEST_BILLING_MIXED, monthly=monthly))
+    ccy = plan.target_currency
+    if ctx.basis is CostBasis.JOB:
+        cost = Money(cents(plan.converted), ccy)
+        if plan.unit == "mixed":
+            out.append(msg(Code.REASON_CHEAPEST_BILLING_JOB_MIXED, cost=cost))
+        else:
+            unit = BillingUnit(plan.unit)
+            out.append(msg(Code.REASON_CHEAPEST_BILLING_JOB, unit=unit, cost=cost))
     else:
-        out.append(msg(Code.REASON_CHEAPEST_BILLING, unit=BillingUnit(plan.unit), monthly=monthly))
+        monthly = Money(cents(plan.converted), ccy, per=BillingUnit.MONTH)
+        if plan.unit == "mixed":
+            out.append(msg(Code.REASON_CHEAPEST_BILLING_MIXED, monthly=monthly))
+        else:
+            unit = BillingUnit(plan.unit)
+            out.append(msg(Code.REASON_CHEAPEST_BILLING, unit=unit, monthly=monthly))
     out.extend(_break_even_reason(c))
     if c.time is not None:
         if c.fit.efficiency:
@@ -717,6 +971,42 @@ def _reasons(
             )
         else:
             out.append(msg(Code.REASON_TRAINING_TIME, hours=hours(c.time)))
+    if len(c.regions) > 1:
+        out.append(msg(Code.REASON_REGIONS, regions=tuple(sorted(c.regions))))
+    return tuple(out)
+
+
+def _versus_first(ctx: _Context, c: _Candidate, vs: Comparison) -> Message:
+    """The difference to #1 in cost and time; a tie names what else tells them apart."""
+    ccy = ctx.c.currency
+    per = BillingUnit.MONTH if ctx.basis is CostBasis.MONTH else None
+    parts: list[Message] = []
+    money = Money(cents(abs(vs.cost)), ccy, per=per)
+    if vs.cost > 0:
+        parts.append(msg(Code.DIFF_COSTS_MORE, amount=money))
+    elif vs.cost < 0:
+        parts.append(msg(Code.DIFF_COSTS_LESS, amount=money))
+    else:
+        parts.append(msg(Code.DIFF_SAME_COST))
+    if vs.time_hours is not None and abs(vs.time_hours) >= 0.05:
+        code = Code.DIFF_SLOWER if vs.time_hours > 0 else Code.DIFF_FASTER
+        parts.append(msg(code, hours=hours(abs(vs.time_hours))))
+    if not vs.tied:
+        return msg(Code.REASON_VERSUS_FIRST, differences=tuple(parts))
+    return msg(
+        Code.REASON_TIED_WITH_FIRST,
+        limit=fraction(TIE_FRACTION),
+        differences=tuple(parts) + _apart(c),
+    )
+
+
+def _apart(c: _Candidate) -> tuple[Message, ...]:
+    """What else may decide between tied recommendations: who states the price, its age."""
+    out = []
+    if _vendor_claim(c):
+        out.append(msg(Code.DIFF_VENDOR_CLAIM))
+    if c.stale:
+        out.append(msg(Code.DIFF_STALE_PRICE))
     return tuple(out)
 
 
@@ -736,7 +1026,7 @@ def _break_even_reason(c: _Candidate) -> list[Message]:
                         prepaid_unit=BillingUnit(pre.unit),
                         prepaid=Money(pre.amount, pre.currency),
                         metered=Money(met.amount, met.currency, per=BillingUnit(met.unit)),
-                        hours=Quantity(float(busy), Unit.COUNT, places=1),
+                        hours=hours(float(busy), places=0),
                     )
                 )
     return out
@@ -759,6 +1049,16 @@ def _rec_warnings(ctx: _Context, c: _Candidate) -> tuple[Message, ...]:
         out.append(msg(Code.WARN_INTERRUPTIBLE))
     if ctx.c.storage_gb > 0 and c.storage is None:
         out.append(msg(Code.WARN_NO_STORAGE_PRICE, platform=off.platform_name))
+    if c.storage_assumed and c.storage is not None:
+        per = BillingUnit.MONTH if ctx.basis is CostBasis.MONTH else None
+        out.append(
+            msg(
+                Code.WARN_STORAGE_ASSUMED,
+                platform=off.platform_name,
+                cost=Money(cents(c.storage), ctx.c.currency, per=per),
+                platforms=len(ctx.storage_platforms),
+            )
+        )
     out.extend(c.fit.time_warnings)
     return tuple(dict.fromkeys(out))
 
@@ -807,4 +1107,4 @@ def _no_fit_message(ctx: _Context, total: int) -> Message:
     return head
 
 
-__all__ = ["Advice", "BillingChoice", "Recommendation", "advise"]
+__all__ = ["TIE_FRACTION", "Advice", "BillingChoice", "Comparison", "Recommendation", "advise"]

@@ -32,6 +32,7 @@ MAX_COUNT = 1_000_000  # micro_batch, concurrent_sequences, lora_rank, arch dime
 MAX_VRAM_GIB = 1_000_000
 MAX_HOURS_PER_MONTH = 744  # 31 days × 24 h
 MAX_NAME = 200
+MAX_JOBS_PER_MONTH = 10_000
 
 KINDS = tuple(vocab.TaskKind)
 PRECISIONS = ("fp32", "bf16", "fp16", "fp8", "int8", "int4")
@@ -187,7 +188,8 @@ _TASK_READERS: dict[str, Callable[[object, str], Any]] = {
     "vram_gib": _nullable(lambda v, p: _number(v, p, 0, MAX_VRAM_GIB, low_open=True)),
     "gpus": _count(MAX_GPUS),
     "when": _member(When, WHENS),
-    "hours_per_month": lambda v, p: _number(v, p, 0, MAX_HOURS_PER_MONTH),
+    "hours_per_month": lambda v, p: _number(v, p, 0, MAX_HOURS_PER_MONTH, low_open=True),
+    "jobs_per_month": lambda v, p: _number(v, p, 0, MAX_JOBS_PER_MONTH, low_open=True),
     "isolation": _member(Isolation, ISOLATIONS),
 }
 
@@ -323,20 +325,27 @@ _CONSTRAINT_READERS: dict[str, Callable[[object, str], Any]] = {
     "require_nvlink": _boolean,
     "domestic_only": _boolean,
     "platforms": _platforms,
-    "include_stale": _boolean,
+    "fresh_only": _boolean,
+    "allow_interruptible": _boolean,
     # Data kept on the platform's storage (datasets, checkpoints), GB; priced per platform.
     "storage_gb": lambda v, p: _number(v, p, 0, 1e9),
 }
 
 
+# Accepted and read as its replacement: include_stale (before fresh_only) = not fresh_only.
+_DEPRECATED_CONSTRAINTS = frozenset({"include_stale"})
+
+
 def parse_constraints(value: object) -> Constraints:
     data = _mapping(value, "constraints")
-    _only_keys(data, frozenset(_CONSTRAINT_READERS), "constraints")
+    _only_keys(data, frozenset(_CONSTRAINT_READERS) | _DEPRECATED_CONSTRAINTS, "constraints")
     kwargs = {
         key: reader(data[key], f"constraints.{key}")
         for key, reader in _CONSTRAINT_READERS.items()
         if data.get(key) is not None
     }
+    if data.get("include_stale") is not None and "fresh_only" not in kwargs:
+        kwargs["fresh_only"] = not _boolean(data["include_stale"], "constraints.include_stale")
     return Constraints(**kwargs)
 
 

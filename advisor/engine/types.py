@@ -96,7 +96,10 @@ class Task:
     vram_gib: float | None = None
     gpus: int = 1
     when: When = When.ALWAYS
-    hours_per_month: float = 720.0
+    # Services: busy hours a month (None = always on, 720). Jobs (training with `tokens`): the
+    # window they may run in each month (None = around the clock); usage.py.
+    hours_per_month: float | None = None
+    jobs_per_month: float | None = None  # a job that recurs; None = it runs once
     isolation: Isolation = Isolation.HARD
     on: OnHardware | None = None
 
@@ -110,7 +113,10 @@ class Constraints:
     require_nvlink: bool = False
     domestic_only: bool = False
     platforms: tuple[str, ...] = ()
-    include_stale: bool = False
+    # Stale prices are included (each with its age and a warning) unless `fresh_only`.
+    fresh_only: bool = False
+    # Interruptible (spot) capacity is proposed for always-on services only when allowed.
+    allow_interruptible: bool = False
     # Data kept on the platform's storage (datasets, checkpoints), GB (1e9 B) as storage is sold;
     # priced with the platform's StoragePriceSpec (billing.storage_monthly_cost).
     storage_gb: float = 0.0

@@ -106,6 +106,7 @@ FIELD_GROUPS: dict[str, tuple[str, ...]] = {
         "seq_len",
         "lora_rank",
         "tokens",
+        "jobs_per_month",
     ),
     "inference": ("context_len", "concurrent_sequences", "kv_precision"),
     "fixed": ("vram_gib",),
@@ -195,6 +196,13 @@ class PlacementMode(StrEnum):
     SHARED = "shared"  # several of the user's tasks on one GPU, no isolation between them
 
 
+class CostBasis(StrEnum):
+    """What the ranked cost covers: the whole run of one-off jobs, or a month of recurring use."""
+
+    JOB = "job"
+    MONTH = "month"
+
+
 class StorageUnit(StrEnum):
     GB_HOUR = "gb_hour"
     GB_DAY = "gb_day"
@@ -224,10 +232,10 @@ def is_stale(observed_at: datetime, now: datetime, stale_after_days: int) -> boo
     return observed_at < stale_before(now, stale_after_days)
 
 
-def busy_hours(slots: Iterable[tuple[When, float]]) -> float:
-    """Monthly busy hours of one instance running tasks (when, hours per month): tasks that may run
-    at any time overlap (the longest counts), day and night tasks add up when that is more;
-    capped at the billing month."""
+def busy_hours(slots: Iterable[tuple[When, float]], *, cap: bool = True) -> float:
+    """Busy hours of one instance running tasks (when, hours): tasks that may run at any time
+    overlap (the longest counts), day and night tasks add up when that is more; capped at the
+    billing month unless `cap` is False (a one-off run over several months)."""
     base = day = night = 0.0
     for when, hours in slots:
         shift = When(when).shift
@@ -237,7 +245,8 @@ def busy_hours(slots: Iterable[tuple[When, float]]) -> float:
             night = max(night, hours)
         else:
             base = max(base, hours)
-    return min(float(HOURS_PER_MONTH), max(base, day + night))
+    total = max(base, day + night)
+    return min(float(HOURS_PER_MONTH), total) if cap else total
 
 
 def pareto_front(

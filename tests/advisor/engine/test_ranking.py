@@ -113,7 +113,7 @@ def test_the_monthly_plan_wins_above_the_break_even_and_hourly_below() -> None:
     assert busy.recommendations[0].monthly_cost == Decimal("1052")
     assert light.recommendations[0].plan.unit == "hour"
     assert light.recommendations[0].monthly_cost == Decimal("792")
-    assert any("531.3 busy hours per month" in r.english() for r in busy.recommendations[0].reasons)
+    assert any("above 531 h of use per month" in r.english() for r in busy.recommendations[0].reasons)
 
 
 def test_a_mixed_plan_reserves_the_base_and_pays_bursts_by_the_hour() -> None:
@@ -166,6 +166,7 @@ def test_constraints_filter_and_are_counted_by_reason() -> None:
         domestic_only=True,
         require_nvlink=True,
         physically_exclusive=True,
+        fresh_only=True,
     )
     advice = advise(s, offers, ACCELERATORS, now=NOW)
     assert [r.offering_id for r in advice.recommendations] == ["ok"]
@@ -176,9 +177,7 @@ def test_constraints_filter_and_are_counted_by_reason() -> None:
         Code.REJECT_NO_CURRENT_PRICE: 1,
         Code.REJECT_NOT_EXCLUSIVE: 1,
     }
-    with_stale = advise(
-        scenario(fixed("sim", 30), include_stale=True), offers[3:4], ACCELERATORS, now=NOW
-    )
+    with_stale = advise(scenario(fixed("sim", 30)), offers[3:4], ACCELERATORS, now=NOW)
     assert any("stale (93 days old)" in w.english() for w in with_stale.recommendations[0].warnings)
 
 
@@ -267,8 +266,11 @@ def test_warnings_name_vendor_claims_retention_spot_and_pooled_isolation() -> No
         retention_after_expiry=False,
         interruptible=True,
     )
+    dev = fixed("dev", 8, isolation="soft")
+    with pytest.raises(NoFit, match="interruptible"):
+        advise(scenario(dev), [o], ACCELERATORS, now=NOW)
     [rec] = advise(
-        scenario(fixed("dev", 8, isolation="soft")), [o], ACCELERATORS, now=NOW
+        scenario(dev, allow_interruptible=True), [o], ACCELERATORS, now=NOW
     ).recommendations
     assert {w.code for w in rec.warnings} >= {
         Code.WARN_VENDOR_CLAIM,

@@ -69,7 +69,8 @@ def test_the_design_example_parses() -> None:
             "require_nvlink": True,
             "domestic_only": False,
             "platforms": ["AutoDL", "lambda"],
-            "include_stale": True,
+            "fresh_only": True,
+            "allow_interruptible": True,
         },
         "objective": "time",
     }
@@ -85,9 +86,31 @@ def test_the_design_example_parses() -> None:
         physically_exclusive=True,
         require_nvlink=True,
         platforms=("autodl", "lambda"),
-        include_stale=True,
+        fresh_only=True,
+        allow_interruptible=True,
     )
     assert scenario.objective == "time"
+
+
+def test_include_stale_is_read_as_the_opposite_of_fresh_only() -> None:
+    """The constraint before `fresh_only` keeps working: include_stale false = fresh only."""
+    task = {"kind": "fixed", "vram_gib": 8}
+
+    def constraints(**given: object) -> Constraints:
+        return parse_scenario({"tasks": [task], "constraints": given}).constraints
+
+    assert constraints(include_stale=False).fresh_only
+    assert not constraints(include_stale=True).fresh_only
+    assert not constraints().fresh_only  # stale prices are shown by default
+    assert constraints(include_stale=True, fresh_only=True).fresh_only
+
+
+@pytest.mark.parametrize("field", ["hours_per_month", "jobs_per_month"])
+def test_hours_and_jobs_per_month_must_be_above_zero(field: str) -> None:
+    """Zero busy hours would make a monthly plan look free; the 400 names the field."""
+    with pytest.raises(InvalidWorkload) as raised:
+        parse_scenario({"tasks": [{"kind": "fixed", "vram_gib": 8, field: 0}]})
+    assert raised.value.field == f"tasks[0].{field}"
 
 
 def test_params_with_a_partial_arch_build_a_model_arch() -> None:
