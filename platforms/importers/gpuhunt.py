@@ -3,11 +3,13 @@
 One file per provider, so the platform is given on the command line. `price` is USD per
 instance-hour, `memory` and `gpu_memory` (per GPU) are GB as gpuhunt rounds them (24, 80), `spot` is
 "True" or "False". `flags`, `cpu_arch` and `provider_data` are read past: nothing in the catalogue
-stores them. Rows with gpu_count 0 are CPU instances and are skipped.
+stores them. Rows with gpu_count 0 are CPU instances and are skipped. Interconnect comes from the
+instance family (`interconnect_for`), as for SkyPilot files.
 """
 
 from __future__ import annotations
 
+from .interconnect import interconnect_for
 from .rows import (
     OfferRow,
     Parsed,
@@ -65,6 +67,8 @@ def _offers(line: int, row: dict[str, str]) -> list[OfferRow]:
     location = row["location"]
     disk = decimal_value(row, "disk_size", required=False)
     key = f"{instance}@{location}" + (":spot" if spot else "")
+    # gpuhunt says nothing about links: the sourced family table does (interconnect.py).
+    interconnect, bandwidth = interconnect_for(instance, gpu_count, row["gpu_name"])
     return [
         OfferRow(
             lines=[line],
@@ -79,6 +83,8 @@ def _offers(line: int, row: dict[str, str]) -> list[OfferRow]:
             disk_gb=None if disk is None else int(disk.to_integral_value()),
             region=location,
             interruptible=spot,
+            interconnect=interconnect,
+            interconnect_bandwidth_gbps=bandwidth,
             hint=f"{instance} {row['gpu_name']}",
         )
     ]

@@ -12,6 +12,7 @@ from typing import TypeVar
 
 from platforms.models import BillingUnit, Currency, DeliveryForm, Interconnect, SharingMode
 
+from .interconnect import interconnect_for
 from .rows import (
     OfferRow,
     Parsed,
@@ -82,13 +83,25 @@ def _offers(line: int, row: dict[str, str]) -> list[OfferRow]:
         raise RowError("billing_unit and currency are required")
     observed_at = _named("observed_at", observed_at_value, row) if row.get("observed_at") else None
     source_url = _named("source_url", url_value, row)
+    gpu_count = whole_number(row, "gpu_count")
+    interconnect = choice_value(row, "interconnect", Interconnect)
+    bandwidth = None
+    if interconnect is None:
+        # Left blank: the sourced family table may know the key's instance type ("p5.48xlarge",
+        # "gpu_8x_h100_sxm5"); unknown stays None, so a stored value is kept.
+        interconnect, bandwidth = interconnect_for(
+            row["offering_key"].split("@")[0],
+            gpu_count,
+            row["accelerator"],
+            provider=row.get("platform", ""),
+        )
     return [
         OfferRow(
             lines=[line],
             external_id=row["offering_key"],
             name=row["name"],
             accelerator_name=row["accelerator"],
-            gpu_count=whole_number(row, "gpu_count"),
+            gpu_count=gpu_count,
             gpu_memory_gib=decimal_value(row, "gpu_memory_gib", required=False),
             platform_slug=row.get("platform", ""),
             prices=[
@@ -107,7 +120,8 @@ def _offers(line: int, row: dict[str, str]) -> list[OfferRow]:
             interruptible=bool_value(row, "interruptible"),
             delivery_form=choice_value(row, "delivery_form", DeliveryForm),
             sharing_mode=choice_value(row, "sharing_mode", SharingMode),
-            interconnect=choice_value(row, "interconnect", Interconnect),
+            interconnect=interconnect,
+            interconnect_bandwidth_gbps=bandwidth,
             pooled_vram_gib=decimal_value(row, "pooled_vram_gib", required=False),
             mig_profile=row.get("mig_profile") or None,
         )

@@ -88,6 +88,9 @@ class OfferRow:
     delivery_form: str | None = None
     sharing_mode: str | None = None
     interconnect: str | None = None
+    # NVLink GB/s per GPU (bidirectional) from the interconnect table. Not stored: Offering has no
+    # such field (the advisor reads the accelerator's figure); kept for reports and tests.
+    interconnect_bandwidth_gbps: float | None = None
     pooled_vram_gib: Decimal | None = None
     mig_profile: str | None = None
     # Other names of the hardware (instance type, the GPU string in GpuInfo): only used to tell

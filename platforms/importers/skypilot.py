@@ -16,6 +16,8 @@ Traps, each with a test in tests/importers/test_skypilot.py:
   price alone does not describe an offering anyone can rent on demand. A SpotPrice of 0 (Vast) means
   no spot offer.
 - A SpotPrice makes a second, interruptible offering whose key ends in `:spot`.
+- Interconnect is not in the file: it comes from the instance family (`interconnect_for`), so
+  p4d/p5/p6-b200 and Lambda's gpu_8x_a100 (SXM4, though its name does not say so) are NVLink.
 """
 
 from __future__ import annotations
@@ -24,8 +26,7 @@ import ast
 from dataclasses import replace
 from decimal import Decimal
 
-from platforms.models import normalise_alias
-
+from .interconnect import interconnect_for
 from .rows import (
     OfferRow,
     Parsed,
@@ -120,6 +121,7 @@ def _offers(line: int, row: dict[str, str]) -> list[OfferRow]:
     vcpus = decimal_value(row, "vCPUs", required=False)
     hint = f"{instance} {gpu_name}"
     gpu_count = int(count)
+    interconnect, bandwidth = interconnect_for(instance, gpu_count, f"{accelerator} {gpu_name}")
     key = f"{instance}@{region}"
     offer = OfferRow(
         lines=[line],
@@ -132,8 +134,9 @@ def _offers(line: int, row: dict[str, str]) -> list[OfferRow]:
         vcpus=None if vcpus is None else max(1, int(vcpus.to_integral_value())),
         ram_gib=ram_value(decimal_value(row, "MemoryGiB", required=False)),
         region=region,
-        # The catalog says nothing about links; SXM parts in a multi-GPU box are on NVLink.
-        interconnect="nvlink" if gpu_count > 1 and "sxm" in normalise_alias(hint) else None,
+        # The catalog says nothing about links: the sourced family table (interconnect.py) does.
+        interconnect=interconnect,
+        interconnect_bandwidth_gbps=bandwidth,
         hint=hint,
     )
     offers = [offer]

@@ -96,10 +96,13 @@ def test_lambda_8x_a100_is_the_40_gb_card_because_memory_is_per_gpu(lambda_cloud
 
 
 def test_multi_gpu_sxm_instances_are_recorded_on_nvlink_and_others_keep_pcie(lambda_cloud):
+    """Lambda's gpu_8x_a100 is "8x A100 (40 GB SXM4)" (https://lambda.ai/instances) though its
+    name does not say SXM; the 2x and 4x A100 sizes are PCIe. More in test_interconnect.py."""
     run(sample(LAMBDA), "skypilot", lambda_cloud)
 
     assert Offering.objects.get(external_id="gpu_8x_h100_sxm5@us-east-1").interconnect == "nvlink"
-    assert Offering.objects.get(external_id="gpu_8x_a100@us-east-1").interconnect == "pcie"
+    assert Offering.objects.get(external_id="gpu_8x_a100@us-east-1").interconnect == "nvlink"
+    assert Offering.objects.get(external_id="gpu_2x_a100@us-east-1").interconnect == "pcie"
     assert Offering.objects.get(external_id="gpu_1x_h100_sxm5@us-east-1").interconnect == "pcie"
 
 
