@@ -192,9 +192,14 @@ class PlanSerializer(serializers.Serializer[Any]):
         child=serializers.CharField(), help_text="The unit each instance is billed by."
     )
     price = serializers.DecimalField(**MONEY, allow_null=True)
-    monthly = serializers.DecimalField(**MONEY)
+    basis = serializers.ChoiceField(
+        choices=values(vocab.CostBasis), help_text="What `cost` covers: the whole job or a month."
+    )
+    cost = serializers.DecimalField(**MONEY, help_text="The plan on `basis`, in `currency`.")
+    monthly = serializers.DecimalField(**MONEY, help_text="The plan in the busiest month.")
     currency = serializers.ChoiceField(choices=values(vocab.Currency))
-    converted = serializers.DecimalField(**MONEY)
+    converted = serializers.DecimalField(**MONEY, help_text="`cost` in the scenario's currency.")
+    converted_monthly = serializers.DecimalField(**MONEY)
     converted_currency = serializers.ChoiceField(
         source="target_currency", choices=values(vocab.Currency)
     )
@@ -224,6 +229,12 @@ class DecodeField(serializers.Field[Any, Any, dict[str, float], Any]):
         return {name: round(v, 1) for name, v in value}
 
 
+class ComparisonSerializer(serializers.Serializer[Any]):
+    cost = serializers.DecimalField(**MONEY, help_text="More than #1 (negative: less).")
+    time_hours = RoundedFloatField(3, allow_null=True, help_text="Longer than #1.")
+    tied = serializers.BooleanField(help_text="Within 2 % of #1 on the objective.")
+
+
 class RecommendationSerializer(serializers.Serializer[Any]):
     rank = serializers.IntegerField()
     offering_id = serializers.IntegerField()
@@ -234,8 +245,16 @@ class RecommendationSerializer(serializers.Serializer[Any]):
     instances = serializers.IntegerField()
     gpus_per_instance = serializers.IntegerField()
     plan = PlanSerializer()
-    monthly_cost = serializers.DecimalField(**MONEY)
+    cost = serializers.DecimalField(
+        **MONEY, help_text="What is ranked: plan and storage on `cost_basis`."
+    )
+    cost_basis = serializers.ChoiceField(choices=values(vocab.CostBasis))
+    months = serializers.IntegerField(help_text="Months the costed run spans.")
+    monthly_cost = serializers.DecimalField(**MONEY, help_text="Plan and storage, busiest month.")
     storage_cost = serializers.DecimalField(**MONEY, allow_null=True)
+    storage_assumed = serializers.BooleanField(
+        help_text="No storage price on this platform: the median of the known ones is assumed."
+    )
     job_cost = serializers.DecimalField(**MONEY, allow_null=True)
     time_hours = RoundedFloatField(3, allow_null=True)
     headroom_bytes = serializers.IntegerField(allow_null=True)
@@ -246,6 +265,10 @@ class RecommendationSerializer(serializers.Serializer[Any]):
     vendor_claim = serializers.BooleanField(help_text="Facts or prices from the platform itself.")
     stale = serializers.BooleanField(help_text="A chosen price is older than the staleness rule.")
     pareto = serializers.BooleanField()
+    regions = serializers.ListField(
+        child=serializers.CharField(), help_text="Regions with the same offer at the same price."
+    )
+    vs_first = ComparisonSerializer(allow_null=True, help_text="Against #1; null for #1.")
     placement = AssignmentSerializer(many=True, source="placement.assignments")
     decode_tokens_per_s = DecodeField()
     reasons = message_list()
@@ -267,6 +290,11 @@ class AdviceReportSerializer(serializers.Serializer[Any]):
 
     estimate = EstimateSerializer()
     as_of = serializers.DateTimeField(source="advice.as_of")
+    cost_basis = serializers.ChoiceField(
+        source="advice.cost_basis",
+        choices=values(vocab.CostBasis),
+        help_text="job: one-off jobs, costed for their whole run; month: anything recurs.",
+    )
     objective = serializers.ChoiceField(source="advice.objective", choices=values(vocab.Objective))
     currency = serializers.ChoiceField(source="advice.currency", choices=values(vocab.Currency))
     considered = serializers.IntegerField(

@@ -45,6 +45,7 @@ NAMED_ENUMS = {
     tuple(Interconnect.values): "Interconnect",
     tuple(values(vocab.TaskKind)): "TaskKind",
     tuple(values(vocab.PlacementMode)): "PlacementMode",
+    tuple(values(vocab.CostBasis)): "CostBasis",
     tuple(scenario.PRECISIONS): "Precision",
     tuple(values(Code)): "MessageCode",
 }

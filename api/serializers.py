@@ -492,7 +492,14 @@ class TaskSerializer(serializers.Serializer[Any]):
     vram_gib = serializers.FloatField(**OPTIONAL, help_text='Memory of a "fixed" task.')
     gpus = serializers.IntegerField(**OPTIONAL, help_text="GPUs the task spans; default 1.")
     when = serializers.ChoiceField(choices=WHENS, **OPTIONAL)
-    hours_per_month = serializers.FloatField(**OPTIONAL)
+    hours_per_month = serializers.FloatField(
+        **OPTIONAL,
+        help_text="Above 0. A service: busy hours a month (default 720, always on). A job "
+        "(training with `tokens`): the window it may run in each month (default: any time).",
+    )
+    jobs_per_month = serializers.FloatField(
+        **OPTIONAL, help_text="Above 0. A job that recurs; without it the job runs once."
+    )
     isolation = serializers.ChoiceField(choices=ISOLATIONS, **OPTIONAL)
     on = OnHardwareSerializer(**OPTIONAL, help_text="Evaluate on this hardware.")
 
@@ -505,7 +512,15 @@ class ConstraintsSerializer(serializers.Serializer[Any]):
     require_nvlink = serializers.BooleanField(**OPTIONAL)
     domestic_only = serializers.BooleanField(**OPTIONAL)
     platforms = serializers.ListField(child=serializers.CharField(), **OPTIONAL)
-    include_stale = serializers.BooleanField(**OPTIONAL)
+    fresh_only = serializers.BooleanField(
+        **OPTIONAL, help_text="Leave out stale prices (default: included, each with its age)."
+    )
+    allow_interruptible = serializers.BooleanField(
+        **OPTIONAL, help_text="Propose interruptible (spot) capacity for always-on services too."
+    )
+    include_stale = serializers.BooleanField(
+        **OPTIONAL, help_text="Deprecated: the opposite of `fresh_only`."
+    )
     storage_gb = serializers.FloatField(**OPTIONAL)
 
 

@@ -27,7 +27,7 @@ LORA_ON_4090 = {
 # An 8 GiB notebook fits every offering in the test catalogue.
 FITS_ANYWHERE = {
     "tasks": [{"name": "notebook", "kind": "fixed", "vram_gib": 8, "hours_per_month": 100}],
-    "constraints": {"currency": "CNY", "include_stale": True},
+    "constraints": {"currency": "CNY"},
     "objective": "cost",
 }
 
@@ -132,14 +132,15 @@ def test_advice_where_nothing_fits_is_a_422_that_says_why(anon_client, openapi, 
 
 NOTEBOOK_ON_BIGCLOUD = {
     "tasks": [{"name": "notebook", "kind": "fixed", "vram_gib": 8, "hours_per_month": 100}],
-    "constraints": {"currency": "CNY", "include_stale": True, "platforms": ["bigcloud"]},
+    "constraints": {"currency": "CNY", "platforms": ["bigcloud"]},
     "objective": "cost",
 }
 
 
 def test_advice_is_exactly_this_body(anon_client, openapi, catalogue, frozen):
     """The whole body for one offering (the A100 x8 at 60 CNY/h and 28,000 CNY/month): 100 busy
-    hours x 60 = 6,000 CNY a month by the hour; the month plan wins above 28,000 / 60 = 466.7 h."""
+    hours x 60 = 6,000 CNY a month by the hour; the month plan wins above 28,000 / 60 = 466.7 h.
+    A lone notebook gets a whole GPU, not the smallest MIG slice of an idle card."""
     pk = catalogue["a100x8"].pk
     response = post(anon_client, "/api/v1/advise/", NOTEBOOK_ON_BIGCLOUD)
     assert response.status_code == 200, response.json()
@@ -198,6 +199,7 @@ def test_advice_is_exactly_this_body(anon_client, openapi, catalogue, frozen):
             "warnings": [],
         },
         "as_of": "2026-11-20T20:00:00+08:00",
+        "cost_basis": "month",
         "objective": "cost",
         "currency": "CNY",
         "considered": 1,
@@ -218,38 +220,47 @@ def test_advice_is_exactly_this_body(anon_client, openapi, catalogue, frozen):
                     "unit": "hour",
                     "units": ["hour"],
                     "price": "60.00",
+                    "basis": "month",
+                    "cost": "6000.00",
                     "monthly": "6000.00",
                     "currency": "CNY",
                     "converted": "6000.00",
+                    "converted_monthly": "6000.00",
                     "converted_currency": "CNY",
                     "rate": None,
                     "rate_date": None,
                     "rate_source": "",
                 },
+                "cost": "6000.00",
+                "cost_basis": "month",
+                "months": 1,
                 "monthly_cost": "6000.00",
                 "storage_cost": None,
+                "storage_assumed": False,
                 "job_cost": None,
                 "time_hours": None,
-                "headroom_bytes": 1610612736,
-                "isolation": ["mig"],
+                "headroom_bytes": 76235669504,
+                "isolation": ["whole"],
                 "price_age_days": 5,
                 "price_source": "Test price list",
                 "price_source_kind": "manual",
                 "vendor_claim": False,
                 "stale": False,
                 "pareto": True,
+                "regions": [],
+                "vs_first": None,
                 "placement": [
                     {
                         "task": "notebook",
                         "instance": 0,
                         "gpus": [0],
-                        "mode": "mig",
-                        "mig_profile": "1g.10gb",
-                        "mig_start": 0,
+                        "mode": "whole",
+                        "mig_profile": None,
+                        "mig_start": None,
                         "pooled_share": None,
-                        "usable_bytes": 10200547328,
+                        "usable_bytes": 84825604096,
                         "used_bytes": 8589934592,
-                        "headroom_bytes": 1610612736,
+                        "headroom_bytes": 76235669504,
                     }
                 ],
                 "decode_tokens_per_s": {},
@@ -261,15 +272,15 @@ def test_advice_is_exactly_this_body(anon_client, openapi, catalogue, frozen):
                             "instances": 1,
                             "gpus": 8,
                             "accelerator": "A100 80GB",
-                            "modes": ["mig"],
+                            "modes": ["whole"],
                         },
                         "message": "Runs all 1 task(s) on 1 instance(s) of 8× A100 80GB "
-                        "(MIG slice (hardware isolation))",
+                        "(exclusive GPU)",
                     },
                     {
                         "code": "reason_best_by_cost",
-                        "params": {"fitting": 1},
-                        "message": "Best of 1 fitting offerings by lowest monthly cost",
+                        "params": {"fitting": 1, "basis": "month"},
+                        "message": "Best of 1 fitting offerings by lowest cost (per month)",
                     },
                     {
                         "code": "reason_pareto",
@@ -290,19 +301,13 @@ def test_advice_is_exactly_this_body(anon_client, openapi, catalogue, frozen):
                             "prepaid_unit": "month",
                             "prepaid": {"amount": "28000.0000", "currency": "CNY"},
                             "metered": {"amount": "60.0000", "currency": "CNY", "per": "hour"},
-                            "hours": {"value": 466.6666666666667, "unit": "count"},
+                            "hours": {"value": 466.6666666666667, "unit": "hours"},
                         },
                         "message": "The month plan (28,000.00 CNY) beats 60.00 CNY/hour "
-                        "above 466.7 busy hours per month",
+                        "above 467 h of use per month",
                     },
                 ],
-                "warnings": [
-                    {
-                        "code": "warn_mig_no_p2p",
-                        "params": {},
-                        "message": "MIG slices have no peer-to-peer (NVLink or PCIe) between them",
-                    }
-                ],
+                "warnings": [],
             }
         ],
     }
