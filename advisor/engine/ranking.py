@@ -350,7 +350,10 @@ def advise(
     front = _pareto(ordered)
     shown = [(i, c) for i, c in enumerate(ordered) if i < limit or id(c) in front]
     first = _exact(ctx, ordered[0])[0] if ordered else ZERO
-    recs = tuple(_recommend(ctx, c, i + 1, id(c) in front, ordered, first) for i, c in shown)
+    fitting = len(candidates)
+    recs = tuple(
+        _recommend(ctx, c, i + 1, id(c) in front, ordered, first, fitting) for i, c in shown
+    )
     return Advice(
         recommendations=recs,
         pareto=tuple(c.offering.id for c in ordered if id(c) in front),
@@ -744,7 +747,8 @@ def _rank(candidates: list[_Candidate], objective: str) -> list[_Candidate]:
 
 def _fold_regions(ordered: list[_Candidate]) -> list[_Candidate]:
     """The same offer (platform, instance, price) sold in several regions: one candidate, the
-    first in rank order, listing the regions."""
+    first in rank order, listing the regions. Catalogues name regional offers after their
+    region ("p5.48xlarge (us-east-1)"), so names compare without it."""
     leads: dict[tuple[Any, ...], _Candidate] = {}
     out = []
     for c in ordered:
@@ -754,7 +758,7 @@ def _fold_regions(ordered: list[_Candidate]) -> list[_Candidate]:
             continue
         key = (
             off.platform,
-            off.name,
+            off.name.replace(off.region, ""),
             off.accelerator.slug,
             off.gpu_count,
             off.sharing,
@@ -803,6 +807,7 @@ def _recommend(
     on_front: bool,
     ordered: Sequence[_Candidate],
     first_cost: Decimal,
+    fitting: int,
 ) -> Recommendation:
     off, placement = c.offering, c.fit.placement
     cost, monthly = _exact(ctx, c)
@@ -838,7 +843,7 @@ def _recommend(
         price_source=oldest.source,
         price_source_kind=oldest.source_kind,
         pareto=on_front,
-        reasons=_reasons(ctx, c, rank, on_front, plan, len(ordered), vs_first, isolation),
+        reasons=_reasons(ctx, c, rank, on_front, plan, fitting, vs_first, isolation),
         warnings=_rec_warnings(ctx, c),
         decode_tokens_per_s=_decode(ctx, off),
         vendor_claim=_vendor_claim(c),
@@ -979,7 +984,7 @@ def _reasons(
 def _versus_first(ctx: _Context, c: _Candidate, vs: Comparison) -> Message:
     """The difference to #1 in cost and time; a tie names what else tells them apart."""
     ccy = ctx.c.currency
-    per = BillingUnit.MONTH if ctx.basis is CostBasis.MONTH else None
+    per = BillingUnit.MONTH if ctx.basis is CostBasis.MONTH else ""
     parts: list[Message] = []
     money = Money(cents(abs(vs.cost)), ccy, per=per)
     if vs.cost > 0:
@@ -1050,7 +1055,7 @@ def _rec_warnings(ctx: _Context, c: _Candidate) -> tuple[Message, ...]:
     if ctx.c.storage_gb > 0 and c.storage is None:
         out.append(msg(Code.WARN_NO_STORAGE_PRICE, platform=off.platform_name))
     if c.storage_assumed and c.storage is not None:
-        per = BillingUnit.MONTH if ctx.basis is CostBasis.MONTH else None
+        per = BillingUnit.MONTH if ctx.basis is CostBasis.MONTH else ""
         out.append(
             msg(
                 Code.WARN_STORAGE_ASSUMED,

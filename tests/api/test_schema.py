@@ -89,3 +89,29 @@ def test_the_schema_documents_every_message_code():
     assert message["code"]["allOf"] == [{"$ref": "#/components/schemas/MessageCode"}]
     reasons = schemas["Recommendation"]["properties"]["reasons"]["items"]
     assert reasons == {"$ref": "#/components/schemas/Message"}
+
+
+def _shape(value: object) -> object:
+    """Keys and value types, recursively; a list by its first item."""
+    if isinstance(value, dict):
+        return {key: _shape(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_shape(value[0])] if value else []
+    return type(value).__name__
+
+
+def test_the_advise_example_has_the_shape_of_a_live_answer(db, frozen):
+    """The documented example is a body the endpoint gives for its request today (the seed
+    catalogue at tests.conftest.NOW), so the two cannot drift apart."""
+    from rest_framework.test import APIClient
+
+    from api.examples import ADVISE_RESPONSE_BODY, TRAINING_INFERENCE
+    from platforms.seed import load_seed
+
+    load_seed()
+    live = APIClient().post("/api/v1/advise/", TRAINING_INFERENCE, format="json").json()
+    live["recommendations"] = live["recommendations"][:1]
+    assert _shape(ADVISE_RESPONSE_BODY) == _shape(live)
+    assert ADVISE_RESPONSE_BODY["recommendations"][0]["offering"] == (
+        live["recommendations"][0]["offering"]
+    )
