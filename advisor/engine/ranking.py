@@ -187,6 +187,7 @@ class _Bill:
     float_units: dict[tuple[str, int], tuple[tuple[float, ...], float]] = field(
         default_factory=dict
     )
+    storage: dict[str, tuple[Decimal | None, bool]] = field(default_factory=dict)
 
     def units_for(self, price: PriceSpec) -> tuple[tuple[Decimal, ...], Decimal]:
         key = (price.unit, granularity(price))
@@ -281,6 +282,7 @@ class _Context:
         self.float_rate_of: dict[str, float] = {}
         budget = self.c.budget_per_month
         self.budget = None if budget is None else float(budget)
+        self.storing = self.c.storage_gb > 0
         self.storage_of: dict[tuple[str, Usage], Decimal | None] = {}
         self.assumed_of: dict[Usage, Decimal | None] = {}
         self.filtering = bool(
@@ -396,10 +398,14 @@ def _evaluate(ctx: _Context, off: OfferingSpec) -> _Candidate | None:
         ctx.reject(Code.REJECT_MISSES_DEADLINE, time, off, lambda: hours(time))
         return None
     plan_total, chosen = _cheapest(ctx, prices, fit.bill)
-    storage, assumed = _storage(ctx, off.platform, fit.bill.busiest)
+    storage, assumed = _bill_storage(ctx, off.platform, fit.bill) if ctx.storing else (None, False)
     total = plan_total if storage is None else plan_total + float(storage)
     time_key = _INF if fit.time is None else fit.time
-    stale = any(_stale(ctx, p) for p in chosen)
+    stale = False
+    for p in chosen:
+        if p.stale or p.observed_at < ctx.stale_before:
+            stale = True
+            break
     candidate = _Candidate(
         fit.time, off, fit, fit.bill, chosen, storage, assumed, stale, total, time_key
     )
@@ -418,7 +424,7 @@ def _over_budget(ctx: _Context, c: _Candidate) -> bool:
     if month is c.bill:
         total = c.cost_key
     else:
-        storage = _storage(ctx, c.offering.platform, month.busiest)[0]
+        storage = _bill_storage(ctx, c.offering.platform, month)[0]
         total = _plan_cost(ctx, c.prices, month) + float(storage or 0)
     if total <= budget - 0.01:
         return False
@@ -685,6 +691,15 @@ def _exact(ctx: _Context, c: _Candidate) -> tuple[Decimal, Decimal]:
         return period, period
     storage = _storage(ctx, c.offering.platform, month.busiest)[0] or ZERO
     return period, converted(month) + storage
+
+
+def _bill_storage(ctx: _Context, platform: str, bill: _Bill) -> tuple[Decimal | None, bool]:
+    """_storage for the busiest instance of `bill`, remembered on the bill (offerings of one kind
+    share it), so that the usage is not hashed again for every offering."""
+    found = bill.storage.get(platform)
+    if found is None:
+        found = bill.storage[platform] = _storage(ctx, platform, bill.busiest)
+    return found
 
 
 def _storage(ctx: _Context, platform: str, use: Usage) -> tuple[Decimal | None, bool]:
