@@ -6,21 +6,29 @@ them together for the page from the advisor's report, reusing the catalogue it r
 The template passes each figure to static/js/charts.js with `json_script`.
 
 Units: memory in GiB (2^30 B), money in the scenario's currency, time in hours; every axis says so.
+
+Numbers in hovers and labels are text made here, by the functions the results table uses
+(`money_text`, `number_text`): each rounded once, from the exact value, by the table's rule
+(money half up to cents). Plotly's own number formats are never applied to a figure that was
+rounded already, so a chart cannot show a cent more or less than the table.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
-from typing import Any
+from typing import Any, TypeVar
 
+from django.template.defaultfilters import floatformat
+from django.utils.formats import number_format
 from django.utils.translation import gettext as _
 
-from advisor.engine import vocab
+from advisor.engine import timing, usage, vocab
 from advisor.engine.billing import (
     METERED_UNITS,
+    ZERO,
     break_even_hours,
     cents,
     convert,
@@ -28,6 +36,9 @@ from advisor.engine.billing import (
 )
 from advisor.engine.errors import AdvisorError
 from advisor.engine.estimate import Estimate, TaskEstimate
+from advisor.engine.mig import max_compute
+from advisor.engine.mig import profile as mig_profile
+from advisor.engine.placement import Assignment
 from advisor.engine.ranking import Recommendation
 from advisor.engine.types import (
     HOURS_PER_MONTH,
@@ -36,7 +47,9 @@ from advisor.engine.types import (
     OfferingSpec,
     PriceSpec,
     Scenario,
+    Task,
 )
+from advisor.engine.vocab import CostBasis
 from advisor.messages import render
 from advisor.services import AdviceReport
 from platforms.choices import BILLING_UNIT_LABELS
@@ -49,6 +62,8 @@ BAD = "#b3261e"
 WARN = "#a15c00"
 COMPONENTS = ("weights", "gradients", "optimizer", "activations", "kv_cache", "overhead")
 COMPONENT_COLOURS = ("#0b5cad", "#5b8fd1", "#e0a030", "#1b7a3d", "#8e44ad", "#7f8c8d")
+# One colour per recommendation on the billing chart (its plans share it).
+RECOMMENDATION_COLOURS = ("#0b5cad", "#1b7a3d", "#8e44ad", "#a15c00")
 # Busy hours sampled for the billing lines; day and week plans are step functions, so the step
 # must be well under a day for their steps to show.
 HOUR_STEP = 4
@@ -63,6 +78,39 @@ def component_labels() -> dict[str, str]:
         "kv_cache": _("KV cache"),
         "overhead": _("Overhead / fixed VRAM"),
     }
+
+
+N = TypeVar("N", Decimal, float)
+
+
+def money_text(amount: Decimal) -> str:
+    """An amount as the page shows it, in the table and in every chart: rounded half up to cents
+    once, here, from the exact Decimal, with the locale's separators."""
+    return number_format(cents(amount), decimal_pos=2, force_grouping=True)
+
+
+def number_text(value: float, places: int) -> str:
+    """A float as the page's tables show it (Django's floatformat: half up, on the number's
+    shortest decimal form), grouped; `places` < 0: only as many decimals as it has, at most
+    -places."""
+    return str(floatformat(value, f"{places}g"))
+
+
+def hours_text(hours: float) -> str:
+    """Hours as the results table shows them: one decimal."""
+    return number_text(hours, 1)
+
+
+def signed(value: N, text: Callable[[N], str]) -> str:
+    """`value` formatted by `text` with its sign: +1.50, −0.20 (a minus sign), 0.00."""
+    shown = text(abs(value))
+    if value == 0 or not any(c in "123456789" for c in shown):
+        return shown
+    return ("+" if value > 0 else "\u2212") + shown
+
+
+def _gib_text(gib: float) -> str:
+    return number_text(gib, 2)
 
 
 def _unit_labels() -> dict[str, str]:
@@ -163,11 +211,13 @@ def memory_figure(estimate: Estimate, recommendation: Recommendation | None = No
                 "type": "bar",
                 "name": labels[key],
                 "x": names,
-                "y": [round(v, 3) for v in values],
-                "customdata": [_formula(t, key) for t in tasks],
+                "y": values,
+                "customdata": [
+                    [_formula(t, key), _gib_text(v)] for t, v in zip(tasks, values, strict=True)
+                ],
                 "marker": {"color": colour},
-                "hovertemplate": f"%{{x}}<br>{labels[key]}: %{{y:.2f}} GiB<br>"
-                "%{customdata}<extra></extra>",
+                "hovertemplate": f"%{{x}}<br>{labels[key]}: %{{customdata[1]}} GiB<br>"
+                "%{customdata[0]}<extra></extra>",
             }
         )
     capacities = _capacities(estimate, recommendation)
@@ -179,11 +229,13 @@ def memory_figure(estimate: Estimate, recommendation: Recommendation | None = No
                 "mode": "markers",
                 "name": _("Usable memory"),
                 "x": with_capacity,
-                "y": [round(capacities[n][0], 3) for n in with_capacity],
-                "customdata": [capacities[n][1] for n in with_capacity],
+                "y": [capacities[n][0] for n in with_capacity],
+                "customdata": [
+                    [capacities[n][1], _gib_text(capacities[n][0])] for n in with_capacity
+                ],
                 "marker": {"symbol": "line-ew", "size": 56, "line": {"width": 3, "color": BAD}},
-                "hovertemplate": _("Usable on %(where)s") % {"where": "%{customdata}"}
-                + ": %{y:.2f} GiB<extra></extra>",
+                "hovertemplate": _("Usable on %(where)s") % {"where": "%{customdata[0]}"}
+                + ": %{customdata[1]} GiB<extra></extra>",
             }
         )
     return {
@@ -224,7 +276,7 @@ def price_vram_figure(
                 continue
             trace = traces[row.id in fitting]
             trace["x"].append(row.vram_gib)
-            trace["y"].append(round(float(value), 4))
+            trace["y"].append(float(value))
             trace["symbol"].append("circle" if price.unit in METERED_UNITS else "diamond")
             trace["customdata"].append(
                 [
@@ -232,11 +284,13 @@ def price_vram_figure(
                     f"{row.gpu_count} × {row.accelerator}",
                     f"{price.amount.normalize():f} {price.currency} {units[price.unit]}",
                     _("stale price") if price.stale else "",
+                    number_text(row.vram_gib, -1),
+                    money_text(value),
                 ]
             )
     hover = (
-        "<b>%{customdata[0]}</b><br>%{customdata[1]}, %{x:.0f} GiB per GPU<br>"
-        "%{customdata[2]}<br>≈ %{y:.2f} "
+        "<b>%{customdata[0]}</b><br>%{customdata[1]}, %{customdata[4]} GiB per GPU<br>"
+        "%{customdata[2]}<br>≈ %{customdata[5]} "
         + currency
         + " "
         + _("per GPU-hour")
@@ -272,7 +326,7 @@ def price_vram_figure(
         _("Price per GPU-hour (%(currency)s)") % {"currency": currency},
     )
     if need_gib is not None:
-        text = _("largest task: %(gib)s GiB per GPU") % {"gib": f"{need_gib:.1f}"}
+        text = _("largest task: %(gib)s GiB per GPU") % {"gib": number_text(need_gib, 1)}
         _mark_x(layout, need_gib, text, color=BAD, dash="dash", anchor="left")
     return {"data": data, "layout": layout}
 
@@ -293,35 +347,49 @@ def pareto_front(points: Iterable[tuple[float, float, Any]]) -> list[Any]:
     return [key for _cost, _time, key in front]
 
 
+def _cost_title(basis: CostBasis, currency: str) -> str:
+    if basis is CostBasis.JOB:
+        return _("Cost of the whole job (%(currency)s)") % {"currency": currency}
+    return _("Cost per month (%(currency)s/month)") % {"currency": currency}
+
+
 def cost_time_figure(recommendations: Sequence[Recommendation], currency: str) -> Figure | None:
-    """Monthly cost against training time of each ranked offering, with the Pareto front.
+    """The ranked cost (`cost`, on the advice's basis: the whole job, or a month) against the
+    training time of each ranked offering, with the Pareto front (the engine's: the same cost).
 
     None when no recommendation has a training time (no training task with tokens)."""
     timed = [r for r in recommendations if r.time_hours is not None]
     if not timed:
         return None
-    points = [(float(r.monthly_cost), float(r.time_hours or 0), r.rank) for r in timed]
+    basis = timed[0].cost_basis
+    points = [(float(r.cost), float(r.time_hours or 0), r.rank) for r in timed]
     by_rank = {r.rank: r for r in timed}
     front = pareto_front(points)
 
     def custom(r: Recommendation) -> list[Any]:
-        job = r.job_cost
+        if basis is CostBasis.JOB:
+            other = money_text(r.monthly_cost)
+        else:
+            other = "–" if r.job_cost is None else money_text(r.job_cost)
         return [
             r.rank,
             f"{r.platform_name} · {r.offering_name}",
             f"{r.instances} × {r.gpus_per_instance} GPU",
-            f"{cents(job)} {currency}" if job is not None else "–",
+            f"{other} {currency}" if other != "–" else other,
+            hours_text(r.time_hours or 0),
+            money_text(r.cost),
         ]
 
+    other_label = _("Busiest month") if basis is CostBasis.JOB else _("Job cost")
     hover = (
         "#%{customdata[0]} <b>%{customdata[1]}</b><br>%{customdata[2]}<br>"
         + _("Time")
-        + ": %{x:.1f} h<br>"
-        + _("Monthly")
-        + ": %{y:,.2f} "
+        + ": %{customdata[4]} h<br>"
+        + _("Cost")
+        + ": %{customdata[5]} "
         + currency
         + "<br>"
-        + _("Job cost")
+        + other_label
         + ": %{customdata[3]}<extra></extra>"
     )
     data = [
@@ -340,7 +408,7 @@ def cost_time_figure(recommendations: Sequence[Recommendation], currency: str) -
             "mode": "lines+markers",
             "name": _("Pareto front"),
             "x": [float(by_rank[k].time_hours or 0) for k in front],
-            "y": [float(by_rank[k].monthly_cost) for k in front],
+            "y": [float(by_rank[k].cost) for k in front],
             "customdata": [custom(by_rank[k]) for k in front],
             "line": {"color": ACCENT, "shape": "hv"},
             "marker": {"color": ACCENT, "size": 12},
@@ -349,20 +417,11 @@ def cost_time_figure(recommendations: Sequence[Recommendation], currency: str) -
     ]
     return {
         "data": data,
-        "layout": _layout(
-            _("Training time (hours)"),
-            _("Monthly cost (%(currency)s/month)") % {"currency": currency},
-        ),
+        "layout": _layout(_("Training time (hours)"), _cost_title(basis, currency)),
     }
 
 
 # ------------------------------------------------------------------- (4) cost vs busy hours
-
-
-def busy_hours(scenario: Scenario) -> float:
-    """Busy hours per month of one machine running every task: time-shifted day and night tasks
-    add up, the rest overlap (vocab.busy_hours, as ranking.py bills an instance); at most 720 h."""
-    return vocab.busy_hours((vocab.When(t.when), t.hours_per_month) for t in scenario.tasks)
 
 
 def break_even_points(prices: Sequence[PriceSpec]) -> list[tuple[PriceSpec, PriceSpec, Decimal]]:
@@ -381,105 +440,334 @@ def break_even_points(prices: Sequence[PriceSpec]) -> list[tuple[PriceSpec, Pric
     return out
 
 
+def _task_hours(
+    scenario: Scenario, rec: Recommendation, offering: OfferingSpec | None
+) -> list[float | None]:
+    """Each task's training time on the recommended offering (None: not a job, or no estimate).
+
+    A recommendation states the longest (`time_hours`); with one job that is its time. With
+    several, each is timed as the engine times it (timing.training_time on the GPUs it was
+    given, a MIG slice's share of the card's compute)."""
+    tasks = scenario.tasks
+    jobs = [i for i, t in enumerate(tasks) if usage.is_job(t)]
+    if len(jobs) <= 1 or offering is None:
+        return [rec.time_hours if i in jobs else None for i in range(len(tasks))]
+    out: list[float | None] = []
+    for i, (task, a) in enumerate(zip(tasks, rec.placement.assignments, strict=True)):
+        out.append(_job_time(task, a, offering) if i in jobs else None)
+    return out
+
+
+def _job_time(task: Task, a: Assignment, offering: OfferingSpec) -> float | None:
+    accel = offering.accelerator
+    mfu = task.on.mfu if task.on is not None else None
+    try:
+        estimate = timing.training_time(task, accel, len(a.gpus), offering.interconnect, mfu=mfu)
+        hours = estimate.hours
+        name = a.mig_profile or offering.mig_profile
+        if name is not None:
+            hours *= max_compute(accel) / mig_profile(accel, name).compute_slices
+    except AdvisorError:
+        return None
+    return hours
+
+
+@dataclass(frozen=True)
+class InstanceUse:
+    """One instance of a recommendation in its busiest month, as the engine bills it."""
+
+    hours: float  # busy hours that month
+    key: tuple[float, float]  # the engine's order of usage groups (busiest first)
+
+
+def instance_uses(
+    scenario: Scenario, rec: Recommendation, offering: OfferingSpec | None = None
+) -> list[InstanceUse]:
+    """The busy hours of each instance `rec` needs in the busiest month, busiest first: each task's
+    use (usage.task_usage: a service its hours, 720 when always on; a job its training time
+    within its window), the tasks of one instance combined (usage.instance_usage)."""
+    slots: list[list[tuple[vocab.When, usage.TaskUsage]]] = [[] for _ in range(rec.instances)]
+    hours = _task_hours(scenario, rec, offering)
+    for task, a, h in zip(scenario.tasks, rec.placement.assignments, hours, strict=True):
+        slots[a.instance].append((vocab.When(task.when), usage.task_usage(task, h)))
+    out = []
+    for slot in slots:
+        period, month = usage.instance_usage(slot, rec.cost_basis)
+        out.append(InstanceUse(month.hours, (period.hours, period.held_hours)))
+    return sorted(out, key=lambda u: u.key, reverse=True)
+
+
+@dataclass(frozen=True)
+class _Money:
+    """Converts prices into the chart's currency, or says it cannot (no rate: not drawn)."""
+
+    currency: str
+    rates: Sequence[ExchangeRateSpec]
+    now: datetime
+
+    def __call__(self, amount: Decimal, currency: str) -> Decimal | None:
+        return _convert(amount, currency, self.currency, self.rates, self.now)
+
+
+def _plan_cost(
+    prices: Sequence[PriceSpec], hours: Sequence[float], money: _Money
+) -> Decimal | None:
+    """The instances' month: instance i busy hours[i] on prices[i], each charge converted (as
+    the engine converts it)."""
+    total = ZERO
+    for price, h in zip(prices, hours, strict=True):
+        value = money(monthly_cost(price, min(h, float(HOURS_PER_MONTH))), price.currency)
+        if value is None:
+            return None
+        total += value
+    return total
+
+
+def _chosen_prices(
+    rec: Recommendation, prices: Sequence[PriceSpec], uses: Sequence[InstanceUse], money: _Money
+) -> list[PriceSpec] | None:
+    """The price each instance is billed by in `rec`'s plan (plan.units, busiest first)."""
+    plan = rec.plan
+    if plan.unit != "mixed":
+        same = [
+            p
+            for p in prices
+            if (p.unit, p.amount, p.currency) == (plan.unit, plan.price, plan.currency)
+        ]
+        return [same[0]] * len(uses) if same else None
+    out = []
+    for unit, use in zip(plan.units, uses, strict=True):
+        options = [p for p in prices if p.unit == unit]
+        costs = [(money(monthly_cost(p, use.hours), p.currency), p) for p in options]
+        known = [(c, p) for c, p in costs if c is not None]
+        if not known:
+            return None
+        out.append(min(known, key=lambda cp: cp[0])[1])
+    return out
+
+
+def chart_recommendations(
+    recommendations: Sequence[Recommendation],
+    offerings: Mapping[int | str, OfferingSpec],
+    n: int = 3,
+) -> list[Recommendation]:
+    """The first `n` recommendations of the table, plus the best-ranked one whose offering has a
+    monthly and a metered price if none of those has both: the chart is there to show where one
+    plan overtakes the other. Only recommendations of the table, never another offering."""
+    known = [r for r in recommendations if r.offering_id in offerings]
+    out = known[:n]
+
+    def crosses(r: Recommendation) -> bool:
+        return bool(break_even_points(offerings[r.offering_id].prices))
+
+    if not any(crosses(r) for r in out):
+        out.extend(r for r in known[n:] if crosses(r))
+    return out[: n + 1]
+
+
+def _scaled(hours: Sequence[float], x: float) -> list[float]:
+    """The instances' hours when the busiest is busy `x` hours, the others in proportion: exactly
+    `hours` at the busiest one's own hours."""
+    top = hours[0]
+    return list(hours) if x == top else [h * x / top for h in hours]
+
+
+@dataclass
+class _Chart:
+    """The billing chart as it is drawn: its traces and what its axes must say."""
+
+    currency: str
+    money: _Money
+    units: dict[str, str]
+    data: list[dict[str, Any]]
+    busiest: set[float]
+    uneven: bool = False
+    storage: bool = False
+
+
+def _line(
+    chart: _Chart,
+    rec: Recommendation,
+    name: str,
+    billed: Sequence[PriceSpec],
+    hours: Sequence[float],
+    colour: str,
+    chosen: bool,
+) -> dict[str, Any] | None:
+    """One plan for all of `rec`'s instances (instance i on billed[i]) against busy hours."""
+    xs = sorted({*(float(h) for h in range(0, HOURS_PER_MONTH + 1, HOUR_STEP)), hours[0]})
+    costs = []
+    for x in xs:
+        cost = _plan_cost(billed, _scaled(hours, x), chart.money)
+        if cost is None:
+            return None
+        costs.append(cost)
+    metered = all(p.unit in METERED_UNITS for p in billed)
+    return {
+        "type": "scatter",
+        "mode": "lines",
+        "name": name + (" · " + _("chosen") if chosen else ""),
+        "legendgroup": f"rec-{rec.rank}",
+        "x": xs,
+        "y": [float(cents(c)) for c in costs],
+        "customdata": [[number_text(x, -1), money_text(c)] for x, c in zip(xs, costs, strict=True)],
+        "line": {
+            "color": colour,
+            "width": 3 if chosen else 1.5,
+            "dash": "solid" if metered else "dash",
+            "shape": "linear" if metered else "hv",
+        },
+        "hovertemplate": "%{fullData.name}<br>%{customdata[0]} h: %{customdata[1]} "
+        + chart.currency
+        + "<extra></extra>",
+    }
+
+
+def _break_even_marker(
+    chart: _Chart, rec: Recommendation, prices: Sequence[PriceSpec], hours: Sequence[float]
+) -> list[dict[str, Any]]:
+    """Where the instances on a metered price cost what as many monthly plans do."""
+    out = []
+    units = chart.units
+    for metered, monthly, per_instance in break_even_points(prices):
+        x = float(per_instance) * len(hours) * hours[0] / sum(hours)
+        one = chart.money(monthly.amount, monthly.currency)
+        if one is None or not 0 < x <= HOURS_PER_MONTH:
+            continue
+        cost = one * len(hours)
+        out.append(
+            {
+                "type": "scatter",
+                "mode": "markers+text",
+                "name": _("Break-even: %(platform)s · %(offering)s")
+                % {"platform": rec.platform_name, "offering": rec.offering_name},
+                "legendgroup": f"rec-{rec.rank}",
+                "x": [x],
+                "y": [float(cents(cost))],
+                "text": [hours_text(x) + " h"],
+                "textposition": "top center",
+                "showlegend": False,  # labelled with its hours on the chart
+                "marker": {"symbol": "x", "size": 12, "color": BAD},
+                "customdata": [
+                    [
+                        f"{monthly.amount.normalize():f} {monthly.currency} " + units["month"],
+                        f"{metered.amount.normalize():f} {metered.currency} " + units[metered.unit],
+                        hours_text(x),
+                        money_text(cost),
+                    ]
+                ],
+                "hovertemplate": _("Break-even at %(hours)s busy hours per month")
+                % {"hours": "%{customdata[2]}"}
+                + ": %{customdata[3]} "
+                + chart.currency
+                + "<br>%{customdata[0]} = %{customdata[1]}<extra></extra>",
+            }
+        )
+    return out
+
+
+def _scenario_marker(
+    chart: _Chart, rec: Recommendation, hours: Sequence[float], colour: str
+) -> dict[str, Any]:
+    """This scenario on `rec`: its busiest instance's hours and the table's monthly figure (the
+    chosen plan's month, storage apart)."""
+    month = rec.plan.converted_monthly
+    name = _("#%(rank)s in this scenario") % {"rank": rec.rank}
+    return {
+        "type": "scatter",
+        "mode": "markers",
+        "name": name,
+        "legendgroup": f"rec-{rec.rank}",
+        "x": [hours[0]],
+        "y": [float(cents(month))],
+        "customdata": [[hours_text(hours[0]), money_text(month)]],
+        "showlegend": False,  # its hover names it; the legend lists the plans
+        "marker": {
+            "symbol": "circle-open",
+            "size": 14,
+            "color": colour,
+            "line": {"width": 3, "color": colour},
+        },
+        "hovertemplate": name
+        + ": %{customdata[0]} h, %{customdata[1]} "
+        + chart.currency
+        + "<extra></extra>",
+    }
+
+
+def _draw(
+    chart: _Chart, rec: Recommendation, offering: OfferingSpec, scenario: Scenario, colour: str
+) -> None:
+    prices = [p for p in offering.prices if not (scenario.constraints.fresh_only and p.stale)]
+    uses = instance_uses(scenario, rec, offering)
+    hours = [u.hours for u in uses]
+    if not hours or hours[0] <= 0:
+        return
+    chart.uneven = chart.uneven or len(set(hours)) > 1
+    chart.storage = chart.storage or rec.storage_cost is not None
+    head = f"#{rec.rank} {rec.platform_name} · {rec.offering_name}: "
+    count = f"{len(hours)} × " if len(hours) > 1 else ""
+    chosen = _chosen_prices(rec, prices, uses, chart.money)
+    mixed = rec.plan.unit == "mixed"
+    for price in prices:
+        label = f"{count}{price.amount.normalize():f} {price.currency} {chart.units[price.unit]}"
+        is_chosen = chosen is not None and not mixed and chosen[0] is price
+        line = _line(chart, rec, head + label, [price] * len(hours), hours, colour, is_chosen)
+        if line is not None:
+            chart.data.append(line)
+    if chosen is not None and mixed:
+        line = _line(chart, rec, head + _("mixed plan"), chosen, hours, colour, True)
+        if line is not None:
+            chart.data.append(line)
+    chart.data.extend(_break_even_marker(chart, rec, prices, hours))
+    chart.data.append(_scenario_marker(chart, rec, hours, colour))
+    chart.busiest.add(hours[0])
+
+
 def break_even_figure(
-    rows: Sequence[CatalogueRow],
+    recommendations: Sequence[Recommendation],
+    offerings: Mapping[int | str, OfferingSpec],
+    scenario: Scenario,
     *,
-    currency: str,
     rates: Sequence[ExchangeRateSpec],
     now: datetime,
-    busy: float | None = None,
 ) -> Figure | None:
-    """Monthly cost of one instance of each offering against busy hours, per billing unit, with
-    the break-even points between its monthly and metered plans. None without prices."""
-    units = _unit_labels()
-    grid = [float(h) for h in range(0, HOURS_PER_MONTH + 1, HOUR_STEP)]
-    data: list[dict[str, Any]] = []
-    for row in rows:
-        for price in row.prices:
-            if _convert(price.amount, price.currency, currency, rates, now) is None:
-                continue
-            ys = [
-                round(
-                    float(
-                        _convert(monthly_cost(price, h), price.currency, currency, rates, now) or 0
-                    ),
-                    2,
-                )
-                for h in grid
-            ]
-            label = f"{row.platform} · {row.name}: {price.amount.normalize():f} {price.currency} "
-            data.append(
-                {
-                    "type": "scatter",
-                    "mode": "lines",
-                    "name": label + units[price.unit],
-                    "x": grid,
-                    "y": ys,
-                    "line": {
-                        "dash": "solid" if price.unit in METERED_UNITS else "dash",
-                        "shape": "linear" if price.unit in METERED_UNITS else "hv",
-                    },
-                    "hovertemplate": "%{fullData.name}<br>%{x:.0f} h: %{y:,.2f} "
-                    + currency
-                    + "<extra></extra>",
-                }
-            )
-        for metered, monthly, hours in break_even_points(row.prices):
-            cost = _convert(monthly.amount, monthly.currency, currency, rates, now)
-            if cost is None:
-                continue
-            data.append(
-                {
-                    "type": "scatter",
-                    "mode": "markers+text",
-                    "name": _("Break-even: %(platform)s · %(offering)s")
-                    % {"platform": row.platform, "offering": row.name},
-                    "x": [round(float(hours), 2)],
-                    "y": [round(float(cost), 2)],
-                    "text": [f"{float(hours):.1f} h"],
-                    "textposition": "top center",
-                    "marker": {"symbol": "x", "size": 12, "color": BAD},
-                    "customdata": [
-                        [
-                            f"{monthly.amount.normalize():f} {monthly.currency} " + units["month"],
-                            f"{metered.amount.normalize():f} {metered.currency} "
-                            + units[metered.unit],
-                        ]
-                    ],
-                    "hovertemplate": _("Break-even at %(hours)s busy hours per month")
-                    % {"hours": "%{x:.1f}"}
-                    + "<br>%{customdata[0]} = %{customdata[1]}<extra></extra>",
-                }
-            )
-    if not data:
+    """What each recommendation's instances cost in a month against how busy they are, for each
+    billing unit its offering has, with the break-even points of its monthly and metered plans.
+
+    Each line prices all the instances the recommendation needs (instance i on its own hours, by
+    the plan's unit for it in a mixed plan); x is the busy hours of the busiest instance, the
+    others scaled in proportion when they differ. The marker on each recommendation is this
+    scenario: its hours and the table's monthly figure, storage apart (the y axis then says so).
+    None without prices."""
+    currency = scenario.constraints.currency
+    chart = _Chart(currency, _Money(currency, rates, now), _unit_labels(), [], set())
+    for index, rec in enumerate(recommendations):
+        offering = offerings.get(rec.offering_id)
+        if offering is not None:
+            colour = RECOMMENDATION_COLOURS[index % len(RECOMMENDATION_COLOURS)]
+            _draw(chart, rec, offering, scenario, colour)
+    if not chart.data:
         return None
-    layout = _layout(
-        _("Busy hours per month (hours)"),
-        _("Cost of one instance (%(currency)s/month)") % {"currency": currency},
-    )
+    if chart.uneven:
+        x_title = _("Busy hours per month of the busiest instance, the others in proportion")
+    else:
+        x_title = _("Busy hours per month of each instance")
+    if chart.storage:
+        y_title = _("Cost of the instances each needs, excluding storage (%(currency)s/month)")
+    else:
+        y_title = _("Cost of the instances each needs (%(currency)s/month)")
+    layout = _layout(x_title, y_title % {"currency": currency})
+    layout["legend"] = {"orientation": "h", "y": -0.16, "yanchor": "top"}
     layout["xaxis"]["range"] = [0, HOURS_PER_MONTH]
-    if busy is not None:
-        text = _("this scenario: %(hours)s h") % {"hours": f"{busy:.0f}"}
+    if len(chart.busiest) == 1:
+        [busy] = chart.busiest
+        text = _("this scenario: %(hours)s h") % {"hours": number_text(busy, -1)}
         _mark_x(layout, busy, text, color=WARN, dash="dot", anchor="right")
-    return {"data": data, "layout": layout}
+    return {"data": chart.data, "layout": layout}
 
 
 # ---------------------------------------------------------------------------------- the page
-
-
-def top_rows(
-    recommendations: Sequence[Recommendation],
-    rows_by_id: Mapping[int | str, CatalogueRow],
-    n: int = 3,
-) -> list[CatalogueRow]:
-    """The catalogue rows of the first `n` distinct ranked offerings, plus the best-ranked one
-    with a monthly and a metered price if none of those has both: the chart is there to show
-    where one plan overtakes the other."""
-    ranked = [rows_by_id[r.offering_id] for r in recommendations if r.offering_id in rows_by_id]
-    out = list(dict.fromkeys(ranked))[:n]
-    if not any(break_even_points(row.prices) for row in out):
-        out.extend(row for row in ranked if break_even_points(row.prices))
-    return list(dict.fromkeys(out))[: n + 1]
 
 
 def advisor_figures(report: AdviceReport) -> dict[str, Figure | None]:
@@ -488,6 +776,7 @@ def advisor_figures(report: AdviceReport) -> dict[str, Figure | None]:
     currency = scenario.constraints.currency
     recs = list(report.advice.recommendations) if report.advice else []
     rows = catalogue_rows(report.catalogue.offerings)
+    offerings = {o.id: o for o in report.catalogue.offerings}
     rates, now = report.catalogue.rates, report.now
     return {
         "memory": memory_figure(estimate, recs[0] if recs else None),
@@ -501,11 +790,11 @@ def advisor_figures(report: AdviceReport) -> dict[str, Figure | None]:
         ),
         "cost_time": cost_time_figure(recs, currency),
         "break_even": break_even_figure(
-            top_rows(recs, {row.id: row for row in rows}),
-            currency=currency,
+            chart_recommendations(recs, offerings),
+            offerings,
+            scenario,
             rates=rates,
             now=now,
-            busy=busy_hours(scenario),
         )
         if recs
         else None,

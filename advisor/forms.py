@@ -24,7 +24,6 @@ from django.utils.translation import gettext_lazy as _
 from advisor.engine import vocab
 from advisor.engine.presets import MODEL_PRESETS, PRESET_INFO
 from advisor.engine.scenario import MAX_TASKS
-from advisor.engine.vocab import HOURS_PER_MONTH
 from platforms import choices
 from platforms.models import Platform
 
@@ -66,6 +65,18 @@ BILLION = 1e9
 def _number(**kwargs: Any) -> dict[str, Any]:
     # A number box that allows decimals but no spinner-imposed steps.
     return {"widget": forms.NumberInput(attrs={"step": "any"}), **kwargs}
+
+
+def _positive(form: forms.Form, name: str) -> float | None:
+    """A number field that must be above 0 when given: the message names the field."""
+    value: float | None = form.cleaned_data[name]
+    if value is not None and value <= 0:
+        raise forms.ValidationError(
+            _("%(field)s must be greater than 0."),
+            code="not_positive",
+            params={"field": form.fields[name].label},
+        )
+    return value
 
 
 class TaskForm(forms.Form):
@@ -111,6 +122,12 @@ class TaskForm(forms.Form):
         help_text=_("For the training time and job cost."),
         **_number(),
     )
+    jobs_per_month = forms.FloatField(
+        label=_("Jobs per month"),
+        required=False,
+        help_text=_("With training tokens: blank, the job runs once; a number, it recurs."),
+        **_number(),
+    )
     # Inference.
     context_len = forms.IntegerField(label=_("Context length (tokens)"), min_value=1, initial=4096)
     concurrent_sequences = forms.IntegerField(
@@ -123,7 +140,13 @@ class TaskForm(forms.Form):
     # Schedule.
     when = forms.ChoiceField(label=_("When it runs"), choices=WHEN_CHOICES, initial="always")
     hours_per_month = forms.FloatField(
-        label=_("Hours per month"), min_value=0, initial=float(HOURS_PER_MONTH), **_number()
+        label=_("Hours per month"),
+        required=False,
+        help_text=_(
+            "Blank: a service is always on, a training job may run around the clock. "
+            "For a job, the hours it may run each month."
+        ),
+        **_number(),
     )
     isolation = forms.ChoiceField(label=_("Isolation"), choices=ISOLATION_CHOICES, initial="hard")
 
@@ -134,6 +157,12 @@ class TaskForm(forms.Form):
     def clean_tokens_b(self) -> float | None:
         value = self.cleaned_data["tokens_b"]
         return None if value is None else value * BILLION
+
+    def clean_hours_per_month(self) -> float | None:
+        return _positive(self, "hours_per_month")
+
+    def clean_jobs_per_month(self) -> float | None:
+        return _positive(self, "jobs_per_month")
 
     def clean_on_accelerator(self) -> str:
         return cast(str, self.cleaned_data["on_accelerator"]).strip()
@@ -164,11 +193,15 @@ class TaskForm(forms.Form):
                 task["lora_rank"] = d["lora_rank"]
             if d["tokens_b"] is not None:
                 task["tokens"] = d["tokens_b"]
+            if d["jobs_per_month"] is not None:
+                task["jobs_per_month"] = d["jobs_per_month"]
         if "inference" in groups:
             task["context_len"] = d["context_len"]
             task["concurrent_sequences"] = d["concurrent_sequences"]
-        for key in ("gpus", "when", "hours_per_month", "isolation"):
+        for key in ("gpus", "when", "isolation"):
             task[key] = d[key]
+        if d["hours_per_month"] is not None:  # blank: always on, or around the clock
+            task["hours_per_month"] = d["hours_per_month"]
         if d["on_accelerator"]:
             task["on"] = {"accelerator": d["on_accelerator"]}
         return task
@@ -191,7 +224,21 @@ class ConstraintsForm(forms.Form):
     physically_exclusive = forms.BooleanField(label=_("Physically exclusive GPUs"), required=False)
     require_nvlink = forms.BooleanField(label=_("Require NVLink"), required=False)
     domestic_only = forms.BooleanField(label=_("Domestic accelerators only"), required=False)
-    include_stale = forms.BooleanField(label=_("Include stale prices"), required=False)
+    fresh_only = forms.BooleanField(
+        label=_("Fresh prices only"),
+        required=False,
+        help_text=_("Leave out stale prices; otherwise they are ranked, each with its age."),
+    )
+    allow_interruptible = forms.BooleanField(
+        label=_("Allow interruptible (spot) capacity for always-on services"), required=False
+    )
+    storage_gb = forms.FloatField(
+        label=_("Data kept on storage (GB)"),
+        required=False,
+        min_value=0,
+        help_text=_("Datasets and checkpoints, priced with each platform's storage."),
+        **_number(),
+    )
     platforms = forms.MultipleChoiceField(
         label=_("Platforms"),
         required=False,
@@ -207,7 +254,13 @@ class ConstraintsForm(forms.Form):
         super().__init__(*args, **kwargs)
         cast(forms.ChoiceField, self.fields["platforms"]).choices = platforms
 
-    CHECKBOXES = ("physically_exclusive", "require_nvlink", "domestic_only", "include_stale")
+    CHECKBOXES = (
+        "physically_exclusive",
+        "require_nvlink",
+        "domestic_only",
+        "fresh_only",
+        "allow_interruptible",
+    )
 
     @property
     def checkboxes(self) -> list[forms.BoundField]:
@@ -220,6 +273,8 @@ class ConstraintsForm(forms.Form):
             out["budget_per_month"] = str(d["budget_per_month"])
         if d["deadline_hours"] is not None:
             out["deadline_hours"] = d["deadline_hours"]
+        if d["storage_gb"]:
+            out["storage_gb"] = d["storage_gb"]
         for key in self.CHECKBOXES:
             if d[key]:
                 out[key] = True

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.utils.formats import number_format
+from django.template.defaultfilters import floatformat
 from django.utils.functional import Promise
 from django.utils.translation import gettext, gettext_noop
 from django.utils.translation import gettext_lazy as _
@@ -247,11 +247,14 @@ PRESETS: dict[str, Preset] = {
 
 
 def _gib(n: float) -> str:
-    return number_format(n / GiB, decimal_pos=2, force_grouping=True)
+    return _num(n / GiB, 2)
 
 
 def _num(n: float, places: int = 0) -> str:
-    return number_format(n, decimal_pos=places, force_grouping=True)
+    """`n` rounded half up as the memory plan's table shows it (floatformat), grouped; not
+    number_format alone, which cuts the digits off (15.436 GiB would read 15.43 here and 15.44
+    in the table)."""
+    return str(floatformat(n, f"{places}g"))
 
 
 def _rule_of_thumb(scenario: dict[str, Any], estimate: Estimate) -> dict[str, Any] | None:

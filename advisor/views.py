@@ -16,15 +16,17 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from advisor import charts, forms, messages, presets
 from advisor.engine.billing import cents
 from advisor.engine.errors import AdvisorError
 from advisor.engine.estimate import Estimate
-from advisor.engine.ranking import Advice, Recommendation
+from advisor.engine.ranking import TIE_FRACTION, Advice, Comparison, Recommendation
 from advisor.engine.types import GiB
-from advisor.engine.vocab import BillingUnit, PlacementMode
+from advisor.engine.vocab import BillingUnit, CostBasis, PlacementMode
 from advisor.services import AdviceReport, advise_scenario
+from platforms import choices
 from platforms.choices import BILLING_UNIT_LABELS
 from platforms.models import SourceKind
 
@@ -80,6 +82,7 @@ def index(request: HttpRequest) -> HttpResponse:
             "outcome": outcome,
             "advice": advice,
             "rows": _rows(advice) if advice else [],
+            "results": _results(advice) if advice else {},
             "figures": figures,
             "csv_query": query.urlencode(),
             "presets": [
@@ -142,7 +145,9 @@ def _placement(rec: Recommendation) -> list[str]:
 
 
 def _rows(advice: Advice) -> list[dict[str, Any]]:
-    """Recommendations with what the table shows precomputed (GiB, sentences, labels)."""
+    """Recommendations with what the table shows precomputed (GiB, sentences, labels, and money
+    as text: each amount rounded once, by charts.money_text, as the charts show it)."""
+    money = charts.money_text
     return [
         {
             "rec": rec,
@@ -152,9 +157,42 @@ def _rows(advice: Advice) -> list[dict[str, Any]]:
             "price_source_kind_label": _source_kind_label(rec.price_source_kind),
             "reasons": messages.render_all(rec.reasons),
             "warnings": messages.render_all(rec.warnings),
+            "cost": money(rec.cost),
+            "monthly": money(rec.monthly_cost),
+            "job": None if rec.job_cost is None else money(rec.job_cost),
+            "time": None if rec.time_hours is None else charts.hours_text(rec.time_hours),
+            "storage": None if rec.storage_cost is None else money(rec.storage_cost),
+            "spans": ngettext("spans %(n)s month", "spans %(n)s months", rec.months)
+            % {"n": rec.months}
+            if rec.months > 1
+            else "",
+            "versus": _versus(rec.vs_first, advice.currency),
+            "tied": rec.vs_first is not None and rec.vs_first.tied,
         }
         for rec in advice.recommendations
     ]
+
+
+def _versus(vs: Comparison | None, currency: str) -> str:
+    """What a recommendation costs and takes more than the first: "vs #1: +147.60 CNY, +1.5 h"."""
+    if vs is None:
+        return ""
+    parts = [
+        _("%(amount)s %(currency)s")
+        % {"amount": charts.signed(vs.cost, charts.money_text), "currency": currency}
+    ]
+    if vs.time_hours is not None:
+        parts.append(_("%(n)s h") % {"n": charts.signed(vs.time_hours, charts.hours_text)})
+    return _("vs #1: %(differences)s") % {"differences": _(", ").join(parts)}
+
+
+def _results(advice: Advice) -> dict[str, Any]:
+    """What the table says once for every row: the cost basis and the tie rule."""
+    return {
+        "basis_label": choices.label(advice.cost_basis),
+        "job_basis": advice.cost_basis is CostBasis.JOB,
+        "tie_percent": charts.number_text(TIE_FRACTION * 100, 0),
+    }
 
 
 def _plan_label(rec: Recommendation) -> str:
@@ -178,12 +216,21 @@ CSV_COLUMNS = (
     "instances",
     "gpus_per_instance",
     "billing_unit",
+    "cost",
+    "cost_basis",
+    "months",
     "monthly_cost",
     "job_cost",
+    "storage_cost",
+    "storage_assumed",
     "currency",
+    "cost_vs_first",
+    "time_vs_first_hours",
+    "tied_with_first",
     "time_hours",
     "headroom_gib",
     "pareto",
+    "regions",
     "placement",
     "price_age_days",
     "price_source",
@@ -192,7 +239,13 @@ CSV_COLUMNS = (
 )
 
 
+def _yes(flag: bool) -> str:
+    return "yes" if flag else "no"
+
+
 def _csv(advice: Advice) -> HttpResponse:
+    """The table as CSV: money in cents (half up, as the page shows it), the difference to #1
+    empty on #1's own row."""
     response = HttpResponse(content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = 'attachment; filename="gpu-advisor-results.csv"'
     # A byte-order mark so that spreadsheet programs read the Chinese platform names as UTF-8.
@@ -201,6 +254,7 @@ def _csv(advice: Advice) -> HttpResponse:
     writer.writerow(CSV_COLUMNS)
     for row in _rows(advice):
         rec: Recommendation = row["rec"]
+        vs = rec.vs_first
         writer.writerow(
             [
                 rec.rank,
@@ -210,12 +264,21 @@ def _csv(advice: Advice) -> HttpResponse:
                 rec.instances,
                 rec.gpus_per_instance,
                 rec.plan.unit,
+                cents(rec.cost),
+                rec.cost_basis.value,
+                rec.months,
                 cents(rec.monthly_cost),
                 "" if rec.job_cost is None else cents(rec.job_cost),
+                "" if rec.storage_cost is None else cents(rec.storage_cost),
+                _yes(rec.storage_assumed),
                 advice.currency,
+                "" if vs is None else cents(vs.cost),
+                "" if vs is None or vs.time_hours is None else round(vs.time_hours, 3),
+                "" if vs is None else _yes(vs.tied),
                 "" if rec.time_hours is None else round(rec.time_hours, 3),
                 "" if row["headroom_gib"] is None else f"{row['headroom_gib']:.2f}",
-                "yes" if rec.pareto else "no",
+                _yes(rec.pareto),
+                "; ".join(rec.regions),
                 "; ".join(row["placement_text"]),
                 rec.price_age_days,
                 rec.price_source,

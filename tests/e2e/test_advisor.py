@@ -88,3 +88,23 @@ def test_the_advisor_page_fits_a_375_px_screen(mobile_page):
     expect(mobile_page.locator("table.recommendations")).to_be_attached()
     expect(mobile_page.locator("#chart-price-vram .main-svg").first).to_be_visible()
     assert_no_horizontal_scroll(mobile_page)
+
+
+def test_the_billing_chart_marks_the_tables_monthly_figure_for_two_instances(page):
+    """Rendering + simulation: AutoDL's L20 needs 2 instances, 600 h each at 2.88 CNY/h; the
+    chart's marker reads 3,456.00, the table's figure, not one instance's 1,728.00."""
+    open_preset(page, "Rendering + simulation")
+    first = page.locator("table.recommendations tbody tr").first
+    expect(first.locator("[data-cost]")).to_have_text("3,456.00")
+    chart = page.locator("#chart-break-even")
+    chart.scroll_into_view_if_needed()
+    expect(chart.locator(".main-svg").first).to_be_visible()
+    page.evaluate(
+        """() => {
+            const el = document.getElementById("chart-break-even");
+            const i = el.data.findIndex((t) => t.name === "#1 in this scenario");
+            Plotly.Fx.hover(el, [{curveNumber: i, pointNumber: 0}]);
+        }"""
+    )
+    tooltip = chart.locator(".hoverlayer .hovertext")
+    expect(tooltip.first).to_contain_text("600.0 h, 3,456.00 CNY")

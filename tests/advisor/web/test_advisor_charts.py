@@ -2,19 +2,21 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 from decimal import Decimal
 from types import SimpleNamespace
 
 import pytest
 
-from advisor import charts
+from advisor import charts, views
+from advisor.engine.billing import cents
 from advisor.engine.estimate import Estimate, Fit, OnResult, TaskEstimate
 from advisor.engine.memory import MemoryBreakdown, MemoryPlan
 from advisor.engine.messages import Code, msg
+from advisor.engine.ranking import advise
 from advisor.engine.scenario import parse_scenario
-from advisor.engine.types import ExchangeRateSpec, GiB, PriceSpec
-from advisor.engine.vocab import TaskKind
+from advisor.engine.types import AcceleratorSpec, ExchangeRateSpec, GiB, OfferingSpec, PriceSpec
+from advisor.engine.vocab import CostBasis, TaskKind
 from advisor.messages import render
 from advisor.presets import PRESETS
 from advisor.services import advise_scenario
@@ -88,10 +90,13 @@ def test_the_memory_chart_stacks_each_component_and_marks_the_usable_memory():
     assert bars["Weights"]["x"] == ["train", "render"]
     assert bars["Weights"]["y"] == [2, 0]
     assert bars["Overhead / fixed VRAM"]["y"] == [1, 20]
-    assert bars["Weights"]["customdata"] == [render(WEIGHTS), ""]
+    assert bars["Weights"]["customdata"] == [[render(WEIGHTS), "2.00"], ["", "0.00"]]
     [capacity] = [t for t in fig["data"] if t["type"] == "scatter"]
     assert capacity["x"] == ["train", "render"] and capacity["y"] == [39.5, 79]
-    assert capacity["customdata"] == ["Cloud · A100 (3g.40gb)", "Cloud · A100"]
+    assert capacity["customdata"] == [
+        ["Cloud · A100 (3g.40gb)", "39.50"],
+        ["Cloud · A100", "79.00"],
+    ]
     assert fig["layout"]["barmode"] == "stack"
     assert fig["layout"]["yaxis"]["title"]["text"] == "Memory per GPU (GiB)"
 
@@ -102,7 +107,7 @@ def test_without_a_recommendation_the_memory_chart_uses_the_evaluated_hardware()
     estimate = Estimate((task("train", MemoryBreakdown(overhead=9 * GiB), fit=fit, on=on),))
     fig = charts.memory_figure(estimate, None)
     [capacity] = [t for t in fig["data"] if t["type"] == "scatter"]
-    assert capacity["y"] == [79] and capacity["customdata"] == ["A100 80GB"]
+    assert capacity["y"] == [79] and capacity["customdata"] == [["A100 80GB", "79.00"]]
 
 
 def test_the_pareto_front_of_a_hand_example():
@@ -118,7 +123,7 @@ def test_the_pareto_front_of_a_hand_example():
     assert charts.pareto_front(points) == ["G", "B", "A", "C"]
 
 
-def rec(rank, cost, hours, pareto):
+def rec(rank, cost, hours, pareto, basis=CostBasis.MONTH):
     return SimpleNamespace(
         rank=rank,
         offering_id=rank * 10,
@@ -126,7 +131,9 @@ def rec(rank, cost, hours, pareto):
         offering_name=f"o{rank}",
         instances=1,
         gpus_per_instance=8,
-        monthly_cost=Decimal(f"{cost:.2f}"),
+        cost=Decimal(f"{cost:.2f}"),
+        cost_basis=basis,
+        monthly_cost=Decimal(f"{cost / 2:.2f}"),
         job_cost=Decimal("10.00"),
         time_hours=hours,
         pareto=pareto,
@@ -151,11 +158,76 @@ def test_the_cost_time_chart_draws_every_timed_offering_and_a_line_through_the_f
     assert list(zip(front["x"], front["y"], strict=True)) == [(20, 80), (10, 100)]
     assert front["mode"] == "lines+markers"
     assert fig["layout"]["xaxis"]["title"]["text"] == "Training time (hours)"
-    assert fig["layout"]["yaxis"]["title"]["text"] == "Monthly cost (CNY/month)"
+    assert fig["layout"]["yaxis"]["title"]["text"] == "Cost per month (CNY/month)"
+    # The hover's numbers are the table's text: cost, time, and the job cost on a monthly basis.
+    assert points["customdata"][0][3:] == ["10.00 CNY", "10.0", "100.00"]
+    assert "Job cost" in points["hovertemplate"]
+
+
+def test_on_a_job_basis_the_cost_time_chart_plots_the_whole_jobs_cost():
+    recs = [rec(1, 120, 10, True, CostBasis.JOB), rec(2, 90, 30, True, CostBasis.JOB)]
+    fig = charts.cost_time_figure(recs, "CNY")
+    points = fig["data"][0]
+    assert points["y"] == [120, 90]  # `cost`, not the busiest month (60, 45)
+    assert fig["layout"]["yaxis"]["title"]["text"] == "Cost of the whole job (CNY)"
+    assert points["customdata"][0][3] == "60.00 CNY" and "Busiest month" in points["hovertemplate"]
 
 
 def test_without_training_times_there_is_no_cost_time_chart():
     assert charts.cost_time_figure([untimed(rec(1, 1, 0, True))], "CNY") is None
+
+
+CARD = AcceleratorSpec(
+    slug="rtx-4090-24gb",
+    name="RTX 4090",
+    vendor="NVIDIA",
+    vram_gib=24,
+    memory_bandwidth_gbps=1008,
+    bf16_tflops=165.2,
+)
+SEEN = NOW - timedelta(days=1)
+
+
+def fresh(unit: str, amount: str) -> PriceSpec:
+    return PriceSpec(unit=unit, amount=Decimal(amount), currency="CNY", observed_at=SEEN)
+
+
+def offer(id, *prices, gpus=1, name="RTX 4090 24GB"):
+    return OfferingSpec(
+        id=id,
+        platform="autodl",
+        platform_name="AutoDL",
+        name=name,
+        accelerator=CARD,
+        gpu_count=gpus,
+        prices=tuple(prices),
+    )
+
+
+def fixed(gib, when="always", hours=None, name=None):
+    task = {"kind": "fixed", "vram_gib": gib, "when": when, "name": name or f"{when} {gib}"}
+    if hours is not None:
+        task["hours_per_month"] = hours
+    return task
+
+
+def chart_for(tasks, *offerings):
+    """The engine's advice on hand-made offerings, and the billing chart of its recommendations."""
+    scenario = parse_scenario(
+        {"tasks": tasks, "constraints": {"currency": "CNY"}, "objective": "cost"}
+    )
+    advice = advise(scenario, offerings, {CARD.slug: CARD}, now=NOW)
+    by_id = {o.id: o for o in offerings}
+    fig = charts.break_even_figure(advice.recommendations, by_id, scenario, rates=[], now=NOW)
+    return advice, fig
+
+
+def lines(fig):
+    return {t["name"]: t for t in fig["data"] if t["mode"] == "lines"}
+
+
+def y_at(trace, x):
+    return trace["y"][trace["x"].index(x)]
 
 
 def test_the_break_even_of_autodls_4090_is_monthly_price_over_hourly_price():
@@ -165,16 +237,59 @@ def test_the_break_even_of_autodls_4090_is_monthly_price_over_hourly_price():
     [(metered, monthly, hours)] = charts.break_even_points(autodl.prices)
     assert (metered.unit, monthly.unit) == ("hour", "month")
     assert float(hours) == pytest.approx(559.574, abs=1e-3)
-    fig = charts.break_even_figure([autodl], currency="CNY", rates=[], now=NOW, busy=300)
-    hourly, flat, marker = fig["data"]
+    # 300 busy hours: 300 × 1.88 = 564.00 by the hour beats the month.
+    advice, fig = chart_for(
+        [fixed(10, hours=300)], offer(7, fresh("hour", "1.88"), fresh("month", "1052"))
+    )
+    [top] = advice.recommendations
+    assert top.monthly_cost == Decimal("564.00")
+    drawn = lines(fig)
+    hourly = drawn["#1 AutoDL · RTX 4090 24GB: 1.88 CNY per hour · chosen"]
+    flat = drawn["#1 AutoDL · RTX 4090 24GB: 1052 CNY per month"]
     assert hourly["x"][0] == 0 and hourly["x"][-1] == 720
-    assert hourly["y"][hourly["x"].index(100)] == 188.0
-    assert hourly["y"][-1] == pytest.approx(1353.6)
+    assert y_at(hourly, 100) == 188.0 and hourly["y"][-1] == pytest.approx(1353.6)
     assert set(flat["y"][1:]) == {1052.0} and flat["y"][0] == 0
-    assert marker["x"] == [pytest.approx(559.57)] and marker["y"] == [1052.0]
-    assert marker["text"] == ["559.6 h"]
+    assert hourly["customdata"][hourly["x"].index(100)] == ["100", "188.00"]
+    [cross] = [t for t in fig["data"] if t["name"].startswith("Break-even")]
+    assert cross["x"] == [pytest.approx(559.57, abs=1e-2)] and cross["y"] == [1052.0]
+    assert cross["text"] == ["559.6 h"]
+    [here] = [t for t in fig["data"] if t["name"] == "#1 in this scenario"]
+    assert (here["x"], here["y"]) == ([300], [564.0]) and y_at(hourly, 300) == 564.0
+    assert here["customdata"] == [["300.0", "564.00"]]
     assert fig["layout"]["shapes"][0]["x0"] == 300
-    assert fig["layout"]["xaxis"]["title"]["text"] == "Busy hours per month (hours)"
+    assert fig["layout"]["xaxis"]["title"]["text"] == "Busy hours per month of each instance"
+    assert fig["layout"]["yaxis"]["title"]["text"] == "Cost of the instances each needs (CNY/month)"
+
+
+def test_the_billing_chart_prices_every_instance_a_recommendation_needs():
+    """Two 20 GiB tasks cannot share a 24 GB card: 2 instances, 2 × 600 h × 2.88 = 3,456.00."""
+    tasks = [fixed(20, hours=600, name="a"), fixed(20, hours=600, name="b")]
+    advice, fig = chart_for(tasks, offer(1, fresh("hour", "2.88"), name="L20"))
+    [top] = advice.recommendations
+    assert top.instances == 2 and top.monthly_cost == Decimal("3456.00")
+    line = lines(fig)["#1 AutoDL · L20: 2 × 2.88 CNY per hour · chosen"]
+    assert y_at(line, 600) == float(cents(top.monthly_cost)) == 3456.0
+    assert line["y"][-1] == pytest.approx(2 * 720 * 2.88)
+
+
+def test_a_mixed_plan_is_drawn_with_each_instance_on_its_own_unit():
+    """Always on (720 h: the month, 1052) and 100 h in bursts (by the hour, 188): 1,240.00 a month,
+    less than two months (2,104) or 820 hours (1,541.60)."""
+    tasks = [fixed(20, hours=None, name="service"), fixed(20, when="burst", hours=100)]
+    advice, fig = chart_for(tasks, offer(7, fresh("hour", "1.88"), fresh("month", "1052")))
+    top = advice.recommendations[0]
+    assert top.plan.unit == "mixed" and top.monthly_cost == Decimal("1240.00")
+    drawn = lines(fig)
+    mixed = drawn["#1 AutoDL · RTX 4090 24GB: mixed plan · chosen"]
+    assert y_at(mixed, 720) == 1240.0
+    # Busiest instance on x; the burst one in proportion: 720 h and 100 h at x = 720.
+    assert y_at(drawn["#1 AutoDL · RTX 4090 24GB: 2 × 1.88 CNY per hour"], 720) == 1541.6
+    assert y_at(drawn["#1 AutoDL · RTX 4090 24GB: 2 × 1052 CNY per month"], 720) == 2104.0
+    [here] = [t for t in fig["data"] if t["name"] == "#1 in this scenario"]
+    assert (here["x"], here["y"]) == ([720], [1240.0])
+    assert fig["layout"]["xaxis"]["title"]["text"] == (
+        "Busy hours per month of the busiest instance, the others in proportion"
+    )
 
 
 def test_break_even_crossings_past_a_whole_month_are_not_marked():
@@ -183,24 +298,46 @@ def test_break_even_crossings_past_a_whole_month_are_not_marked():
 
 
 def test_a_day_plan_is_drawn_as_steps_of_whole_days():
-    fig = charts.break_even_figure(
-        [row(1, 24, 1, price("day", "40"))], currency="CNY", rates=[], now=NOW
-    )
-    [line] = fig["data"]
-    y_at = dict(zip(line["x"], line["y"], strict=True))
-    assert (y_at[4], y_at[24], y_at[28], y_at[720]) == (40, 40, 80, 1200)
+    advice, fig = chart_for([fixed(10)], offer(1, fresh("day", "40")))
+    [line] = lines(fig).values()
+    y = dict(zip(line["x"], line["y"], strict=True))
+    assert (y[4], y[24], y[28], y[720]) == (40, 40, 80, 1200)
+    assert advice.recommendations[0].monthly_cost == Decimal("1200")
 
 
-def test_busy_hours_add_day_and_night_tasks_and_overlap_the_rest():
-    def busy(*tasks):
-        return charts.busy_hours(parse_scenario({"tasks": list(tasks)}))
+def test_a_half_cent_is_rounded_once_as_the_table_rounds_it():
+    """1.005 CNY is 1.01 (half up, from the exact Decimal); the float 1.005 is 1.00499..., which
+    a float rounding or Plotly's number format would show as 1.00."""
+    assert charts.money_text(Decimal("1.005")) == "1.01"
+    assert charts.money_text(Decimal("15.435")) == "15.44"
+    assert charts.money_text(Decimal("1234.5")) == "1,234.50"
+    assert f"{float(Decimal('1.005')):.2f}" == "1.00"
+    advice, fig = chart_for([fixed(10, hours=1)], offer(1, fresh("hour", "1.005")))
+    [top] = advice.recommendations
+    [here] = [t for t in fig["data"] if t["name"] == "#1 in this scenario"]
+    [row_] = views._rows(advice)
+    assert top.monthly_cost == Decimal("1.005")
+    assert here["y"] == [1.01] and here["customdata"][0][1] == row_["monthly"] == "1.01"
+    assert charts.signed(Decimal("-0.004"), charts.money_text) == "0.00"
+    assert charts.signed(Decimal("14.4"), charts.money_text) == "+14.40"
+    assert charts.signed(-17.39, charts.hours_text) == "\u221217.4"
 
-    day = {"kind": "fixed", "vram_gib": 1, "when": "day", "hours_per_month": 360}
-    night = {"kind": "fixed", "vram_gib": 1, "when": "night", "hours_per_month": 300}
-    always = {"kind": "fixed", "vram_gib": 1, "when": "always", "hours_per_month": 700}
-    assert busy(day, night) == 660
-    assert busy(day, night, always) == 700
-    assert busy(day, {**night, "hours_per_month": 400}, always) == 720
+
+def test_instance_hours_add_day_and_night_tasks_and_overlap_the_rest():
+    """As the engine bills an instance (usage.instance_usage): day and night tasks share it and
+    add up, the rest overlap; always-on services without hours are 720 h."""
+
+    def busy(*tasks, gpus=1):
+        advice, _ = chart_for(list(tasks), offer(1, fresh("hour", "1"), gpus=gpus))
+        scenario = parse_scenario({"tasks": list(tasks)})
+        top = advice.recommendations[0]
+        return [u.hours for u in charts.instance_uses(scenario, top)]
+
+    day = fixed(1, "day", 360)
+    night = fixed(1, "night", 300)
+    assert busy(day, night) == [660]
+    assert busy(day, night, fixed(1, "always", 700), gpus=2) == [700]
+    assert busy(day, fixed(1, "night", 400), fixed(1, "always"), gpus=2) == [720]
 
 
 def test_the_front_drawn_is_the_engines_pareto_front(seed, frozen):
@@ -209,7 +346,7 @@ def test_the_front_drawn_is_the_engines_pareto_front(seed, frozen):
     fig = charts.cost_time_figure(advice.recommendations, "CNY")
     drawn = {(x, y) for x, y in zip(fig["data"][1]["x"], fig["data"][1]["y"], strict=True)}
     engine = {
-        (float(r.time_hours or 0), float(r.monthly_cost))
+        (float(r.time_hours or 0), float(r.cost))
         for r in advice.recommendations
         if r.offering_id in advice.pareto
     }
@@ -228,3 +365,71 @@ def test_the_page_figures_cover_the_whole_priced_catalogue(seed, frozen):
     assert report.advice is not None
     top = report.advice.recommendations[0]
     assert any(top.offering_name in c[0] for c in fitting["customdata"])
+
+
+@pytest.mark.parametrize("storage_gb", [0, 200])
+def test_the_billing_chart_meets_the_table_for_two_instances(seed, frozen, storage_gb):
+    """Rendering + simulation on the seed: AutoDL's L20 at 2.88 CNY/h needs 2 instances, each
+    busy 600 h: 2 × 600 × 2.88 = 3,456.00 a month, as the table says, storage apart (200 GB on
+    AutoDL's data disk: 39.60 more in the table, left out of the chart, whose axis says so)."""
+    scenario = PRESETS["rendering-simulation"].scenario
+    report = advise_scenario(
+        {**scenario, "constraints": {"currency": "CNY", "storage_gb": storage_gb}}
+    )
+    assert report.advice is not None
+    figure = charts.advisor_figures(report)["break_even"]
+    ranked = report.advice.recommendations
+    charted = [t for t in figure["data"] if t["name"].endswith("in this scenario")]
+    assert [t["name"] for t in charted] == [f"#{r.rank} in this scenario" for r in ranked[:3]]
+    top = ranked[0]
+    assert (top.platform_name, top.offering_name, top.instances) == ("AutoDL", "L20 48GB", 2)
+    storage = top.storage_cost or Decimal(0)
+    assert top.monthly_cost - storage == Decimal("3456.00")
+    assert storage == (Decimal("39.60") if storage_gb else 0)
+    for rec, marker in zip(ranked, charted, strict=False):
+        assert rec.instances == 2
+        [chosen] = [
+            t
+            for t in lines(figure).values()
+            if t["name"].startswith(f"#{rec.rank} ") and "chosen" in t["name"]
+        ]
+        table = float(cents(rec.monthly_cost - (rec.storage_cost or 0)))
+        assert marker["x"] == [600.0] and marker["y"] == [table] == [y_at(chosen, 600.0)]
+        [[hours, money]] = marker["customdata"]
+        assert hours == "600.0"
+        assert money == charts.money_text(rec.monthly_cost - (rec.storage_cost or 0))
+    title = figure["layout"]["yaxis"]["title"]["text"]
+    assert ("excluding storage" in title) == bool(storage_gb)
+
+
+def test_the_billing_chart_shows_only_recommendations_of_the_table(seed, frozen):
+    """4090 LoRA + SDXL: none of the top three has a monthly and an hourly price, so the
+    best-ranked one that has both (AutoDL's 4090, #9) is added: it is in the table too."""
+    report = advise_scenario(PRESETS["4090-lora-sdxl"].scenario)
+    assert report.advice is not None
+    figure = charts.advisor_figures(report)["break_even"]
+    ranks = {r.rank: r for r in report.advice.recommendations}
+    named = {int(t["name"].split(" ")[0][1:]) for t in figure["data"] if t["name"].startswith("#")}
+    assert named <= set(ranks) and {1, 2, 3} <= named and len(named) == 4
+    [extra] = named - {1, 2, 3}
+    assert ranks[extra].offering_name == "RTX 4090 24GB"
+    assert any(t["name"].startswith("Break-even: AutoDL") for t in figure["data"])
+
+
+def test_each_job_is_billed_for_its_own_time_on_the_chart():
+    """Two one-off LoRA jobs, 0.1 and 0.3 billion tokens, on an instance each: the run is the
+    whole job (JOB basis); the chart's month has each instance busy for its own job's time, and
+    its chosen line meets the table's busiest month at the longer job's hours."""
+    lora = {"kind": "lora", "model": "llama-3.1-8b", "activation_checkpointing": "full"}
+    tasks = [{**lora, "name": "short", "tokens": 1e8}, {**lora, "name": "long", "tokens": 3e8}]
+    advice, fig = chart_for(tasks, offer(1, fresh("hour", "1.88")))
+    [top] = advice.recommendations
+    assert top.cost_basis is CostBasis.JOB and top.instances == 2
+    scenario = parse_scenario({"tasks": tasks})
+    uses = [u.hours for u in charts.instance_uses(scenario, top, offer(1))]
+    assert uses[0] == pytest.approx(top.time_hours) and uses[1] == pytest.approx(uses[0] / 3, 0.01)
+    line = lines(fig)["#1 AutoDL · RTX 4090 24GB: 2 × 1.88 CNY per hour · chosen"]
+    [here] = [t for t in fig["data"] if t["name"] == "#1 in this scenario"]
+    assert here["x"] == [uses[0]]
+    assert here["y"] == [y_at(line, uses[0])] == [float(cents(top.monthly_cost))]
+    assert "the others in proportion" in fig["layout"]["xaxis"]["title"]["text"]

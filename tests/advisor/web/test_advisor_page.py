@@ -124,20 +124,13 @@ def test_the_page_gives_the_same_results_as_the_service_for_the_same_scenario(cl
 
 
 def test_a_short_hand_written_url_takes_the_defaults(client, seed, frozen):
-    response = client.get(
-        URL, {"tasks": "1", "t0-kind": "fixed", "t0-vram_gib": "10", "include_stale": "on"}
-    )
+    response = client.get(URL, {"tasks": "1", "t0-kind": "fixed", "t0-vram_gib": "10"})
     scenario = response.context["form"].scenario()
+    # No hours_per_month: a service without one is always on (the engine's default, 720 h).
     assert scenario["tasks"] == [
-        {
-            "kind": "fixed",
-            "vram_gib": 10.0,
-            "gpus": 1,
-            "when": "always",
-            "hours_per_month": 720.0,
-            "isolation": "hard",
-        }
+        {"kind": "fixed", "vram_gib": 10.0, "gpus": 1, "when": "always", "isolation": "hard"}
     ]
+    assert scenario["constraints"] == {"currency": "CNY"}
     assert response.context["rows"]
 
 
@@ -179,9 +172,7 @@ def test_giving_both_a_preset_and_params_is_reported_on_the_params_field(client,
 
 
 def test_nothing_fitting_shows_the_reason_and_still_the_memory_plan(client, seed, frozen):
-    response = client.get(
-        URL, {"tasks": "1", "t0-kind": "fixed", "t0-vram_gib": "500", "include_stale": "on"}
-    )
+    response = client.get(URL, {"tasks": "1", "t0-kind": "fixed", "t0-vram_gib": "500"})
     html = text(response)
     assert response.status_code == 200
     assert "Nothing in the catalogue can run this scenario" in html
@@ -276,3 +267,276 @@ def test_the_advisor_page_query_count_does_not_grow_with_the_catalogue(
     assert response.status_code == 200
     result = response.context["outcome"].report.advice
     assert (result.considered, result.fitting) == (n, n)
+
+
+# ------------------------------------------------------------------ the form: schedule and jobs
+
+
+@pytest.mark.parametrize("name", ["hours_per_month", "jobs_per_month"])
+@pytest.mark.parametrize("value", ["0", "-5"])
+def test_hours_or_jobs_per_month_of_zero_or_less_is_an_error_naming_the_field(
+    client, db, name, value
+):
+    query = {"tasks": "1", "t0-kind": "lora", "t0-tokens_b": "1", f"t0-{name}": value}
+    response = client.get(URL, query)
+    block = field_block(text(response), f"t0-{name}")
+    label = {"hours_per_month": "Hours per month", "jobs_per_month": "Jobs per month"}[name]
+    assert "has-error" in block and f"{label} must be greater than 0." in block
+    assert response.context["outcome"] is None
+
+
+def test_blank_hours_and_jobs_are_left_out_and_given_ones_are_passed_on(db):
+    def task(**fields):
+        data = QueryDict(mutable=True)
+        data.update({"tasks": "1", **{f"t0-{k}": v for k, v in fields.items()}})
+        form = ScenarioForm(data, platforms=[])
+        assert form.is_valid()
+        return form.scenario()["tasks"][0]
+
+    blank = task(kind="lora", tokens_b="1")
+    assert "hours_per_month" not in blank and "jobs_per_month" not in blank
+    given = task(kind="lora", tokens_b="1", hours_per_month="8", jobs_per_month="4")
+    assert (given["hours_per_month"], given["jobs_per_month"]) == (8.0, 4.0)
+    # Jobs per month belong to the training fields (vocab.FIELD_GROUPS): not sent for inference.
+    served = task(kind="inference", hours_per_month="300", jobs_per_month="4")
+    assert served["hours_per_month"] == 300.0 and "jobs_per_month" not in served
+
+
+def test_jobs_per_month_is_shown_with_the_training_fields_only(client, db):
+    html = text(client.get(URL))
+    groups = re.findall(
+        r'<fieldset class="group" data-kinds="([^"]*)">(.*?)</fieldset>', html, re.S
+    )
+    [kinds] = [k for k, body in groups if 'name="t0-jobs_per_month"' in body]
+    assert kinds == "full_finetune lora qlora"
+    [tokens] = [k for k, body in groups if 'name="t0-tokens_b"' in body]
+    assert tokens == kinds
+    hours = field_block(html, "t0-hours_per_month")
+    assert 'value="' not in hours.split("<input", 1)[1].split(">", 1)[0]  # blank by default
+    assert "always on" in hours
+
+
+# ------------------------------------------------------- stale prices, the same scenario everywhere
+
+
+def stale_rows(response):
+    return [r["rec"] for r in response.context["rows"] if r["rec"].stale]
+
+
+def row_html(html: str, offering_id) -> str:
+    match = re.search(rf'<tr data-offering="{offering_id}".*?</tr>', html, re.S)
+    assert match, f"no row for offering {offering_id}"
+    return match[0]
+
+
+BLANK = {"tasks": [{}]}  # the form as a browser submits it untouched: every field at its default
+
+
+def test_a_blank_form_the_engine_and_the_api_rank_the_same_stale_prices_included(
+    client, seed, frozen
+):
+    """The default task (LoRA of Llama 3.1 8B, no tokens: a service, always on) from an untouched
+    form, from the API's shortest body and from the service: one ranking, stale prices in it."""
+    response = get(client, BLANK)
+    page = response.context["outcome"].report.advice
+    shortest = {"tasks": [{"kind": "lora", "model": "llama-3.1-8b"}]}
+    assert parse_scenario(response.context["form"].scenario()) == parse_scenario(shortest)
+    assert page == advise_scenario(shortest).advice
+    api = client.post("/api/v1/advise/", shortest, content_type="application/json")
+    assert api.status_code == 200, api.content
+    assert [r["offering_id"] for r in api.json()["recommendations"]] == [
+        r.offering_id for r in page.recommendations
+    ]
+    stale = stale_rows(response)
+    assert stale, "the seed's May prices are stale on 2026-11-20 and still ranked"
+    html = text(response)
+    for rec in stale:
+        assert rec.price_age_days > 30
+        assert f"stale: {rec.price_age_days} days old" in row_html(html, rec.offering_id)
+    fresh = next(r["rec"] for r in response.context["rows"] if not r["rec"].stale)
+    assert "data-stale" not in row_html(html, fresh.offering_id)
+
+
+@pytest.mark.parametrize("slug", ["rendering-simulation", "4090-lora-sdxl", "dev-experiments"])
+def test_presets_include_stale_prices_and_fresh_only_leaves_them_out(client, seed, frozen, slug):
+    scenario = PRESETS[slug].scenario
+    assert scenario["constraints"] == {"currency": "CNY"}
+    response = get(client, scenario, preset=slug)
+    stale = stale_rows(response)
+    assert stale
+    assert f"stale: {stale[0].price_age_days} days old" in row_html(
+        text(response), stale[0].offering_id
+    )
+    ticked = get(client, scenario, preset=slug, fresh_only="on")
+    assert ticked.context["form"].scenario()["constraints"]["fresh_only"] is True
+    ids = {r["rec"].offering_id for r in ticked.context["rows"]}
+    assert ids and not stale_rows(ticked)
+    assert {r.offering_id for r in stale if r.price_age_days > 30}.isdisjoint(
+        {r["rec"].offering_id for r in ticked.context["rows"] if r["rec"].price_age_days > 30}
+    )
+    assert "data-stale" not in text(ticked)
+
+
+def test_the_training_preset_stale_leader_is_left_out_with_fresh_only(client, seed, frozen):
+    """智星云's 4090 48G × 8 at 12,000 CNY/month (quoted 2026-05-26, 178 days before) leads the
+    mixed training preset; with fresh prices only nothing in the seed runs it (every 8-GPU
+    machine's price is from May)."""
+    scenario = PRESETS["training-inference"].scenario
+    response = get(client, scenario)
+    top = response.context["rows"][0]["rec"]
+    assert (top.offering_name, top.stale, top.price_age_days) == (
+        "RTX 4090 48G × 8 bare metal",
+        True,
+        178,
+    )
+    html = row_html(text(response), top.offering_id)
+    assert "stale: 178 days old" in html and "12,000.00" in html
+    ticked = get(client, scenario, fresh_only="on")
+    assert top.offering_id not in [r["rec"].offering_id for r in ticked.context["rows"]]
+    assert ticked.context["outcome"].no_fit
+
+
+# ------------------------------------------------------------- results: cost, ties, regions, CSV
+
+
+def price(offering, source, amount, unit="hour", days=2):
+    services.price_observation_create(
+        offering=offering,
+        unit=unit,
+        amount=Decimal(amount),
+        currency="CNY",
+        source=source,
+        observed_at=NOW - timedelta(days=days),
+    )
+
+
+@pytest.fixture
+def close_race(platform, accelerator, source, frozen):
+    """Three 4090s always on: 1.88, 1.90 (1.1 % dearer: tied) and 2.50 CNY an hour; the 1.90 one
+    sold in two regions at the same price."""
+    offerings = {}
+    for name, amount, region in (
+        ("cheap", "1.88", ""),
+        ("close", "1.90", "cn-north"),
+        ("close", "1.90", "cn-east"),
+        ("dear", "2.50", ""),
+    ):
+        offering = make_offering(platform, accelerator, source, name=name, region=region)
+        price(offering, source, amount)
+        offerings.setdefault(name, offering)
+    return offerings
+
+
+FIXED_4 = {"tasks": "1", "t0-kind": "fixed", "t0-vram_gib": "4", "objective": "cost"}
+
+
+def test_ranks_after_the_first_say_how_they_compare_and_ties_are_marked(client, close_race):
+    """720 h: 1,353.60 (#1), 1,368.00 (#2: +14.40, within 2 %: tied), 1,800.00 (#3: +446.40)."""
+    response = client.get(URL, FIXED_4)
+    html = text(response)
+    recs = [r["rec"] for r in response.context["rows"]]
+    assert [r.offering_name for r in recs] == ["cheap", "close", "dear"]
+    assert [r.cost for r in recs] == [Decimal("1353.60"), Decimal("1368.00"), Decimal("1800.00")]
+    first, second, third = (row_html(html, r.offering_id) for r in recs)
+    assert "data-versus" not in first and "data-tied" not in first
+    assert "vs #1: +14.40 CNY</small>" in second and "tied with #1" in second
+    assert "vs #1: +446.40 CNY</small>" in third and "data-tied" not in third
+    assert "<strong data-cost>1,368.00</strong>" in second
+    # The two regions of the 1.90 offer are one row that lists both.
+    assert len(recs) == 3 and "Regions: cn-east, cn-north" in second
+    assert "per month" in re.search(r"<th[^>]*data-cost-basis=\"month\".*?</th>", html, re.S)[0]
+    assert response.context["rows"][1]["reasons"][1].startswith("Tied with #1")
+
+
+def test_the_csv_has_the_cost_its_basis_and_the_comparison_to_the_first(client, close_race):
+    response = client.get(URL, {**FIXED_4, "format": "csv"})
+    rows = list(csv.DictReader(io.StringIO(response.content.decode("utf-8-sig"))))
+    assert [r["cost"] for r in rows] == ["1353.60", "1368.00", "1800.00"]
+    assert {r["cost_basis"] for r in rows} == {"month"} and {r["months"] for r in rows} == {"1"}
+    assert [r["monthly_cost"] for r in rows] == ["1353.60", "1368.00", "1800.00"]
+    assert [r["cost_vs_first"] for r in rows] == ["", "14.40", "446.40"]
+    assert [r["tied_with_first"] for r in rows] == ["", "yes", "no"]
+    assert [r["time_vs_first_hours"] for r in rows] == ["", "", ""]
+    assert [r["regions"] for r in rows] == ["", "cn-east; cn-north", ""]
+    assert {r["storage_cost"] for r in rows} == {""} and {r["storage_assumed"] for r in rows} == {
+        "no"
+    }
+    assert {r["job_cost"] for r in rows} == {""}
+
+
+def test_interruptible_capacity_is_offered_to_always_on_services_only_when_allowed(
+    client, platform, accelerator, source, frozen
+):
+    spot = make_offering(platform, accelerator, source, name="spot", interruptible=True)
+    price(spot, source, "0.99")
+    steady = make_offering(platform, accelerator, source, name="steady")
+    price(steady, source, "1.88")
+    names = [r["rec"].offering_name for r in client.get(URL, FIXED_4).context["rows"]]
+    assert names == ["steady"]
+    allowed = client.get(URL, {**FIXED_4, "allow_interruptible": "on"})
+    assert [r["rec"].offering_name for r in allowed.context["rows"]] == ["spot", "steady"]
+    assert allowed.context["form"].scenario()["constraints"]["allow_interruptible"] is True
+
+
+def test_storage_is_in_the_cost_and_an_assumed_price_is_marked(client, seed, frozen):
+    """200 GB: AutoDL's data disk is 0.0066 CNY/GB/day = 39.60 a month; 共绩算力 lists no storage
+    price, so the median of the platforms that do is assumed and marked."""
+    scenario = PRESETS["rendering-simulation"].scenario
+    response = get(client, {**scenario, "constraints": {"currency": "CNY", "storage_gb": 200}})
+    html = text(response)
+    recs = [r["rec"] for r in response.context["rows"]]
+    autodl = recs[0]
+    assert (autodl.platform_name, autodl.offering_name) == ("AutoDL", "L20 48GB")
+    assert (autodl.storage_cost, autodl.storage_assumed) == (Decimal("39.60"), False)
+    assert autodl.cost == Decimal("3495.60")
+    own = row_html(html, autodl.offering_id)
+    assert "incl. storage 39.60" in own and "data-storage-assumed" not in own
+    gongji = next(r for r in recs if r.platform_name.startswith("共绩算力"))
+    assert gongji.storage_assumed
+    assert "data-storage-assumed" in row_html(html, gongji.offering_id)
+
+
+def test_a_one_off_job_is_costed_for_the_whole_run_with_its_busiest_month(client, seed, frozen):
+    """A LoRA job with tokens and a 10-hour nightly window: the cost is the whole run, over the
+    months it spans; the busiest month stays visible."""
+    query = {
+        "tasks": "1",
+        "t0-kind": "lora",
+        "t0-model": "llama-3.1-8b",
+        "t0-tokens_b": "0.5",
+        "t0-hours_per_month": "10",
+        "t0-master_weights": "on",
+        "objective": "cost",
+    }
+    response = client.get(URL, query)
+    html = text(response)
+    advice = response.context["advice"]
+    assert advice.cost_basis.value == "job"
+    header = re.search(r"<th[^>]*data-cost-basis=\"job\".*?</th>", html, re.S)[0]
+    assert "for the whole job" in header and ">Job cost<" not in html
+    for r in response.context["rows"]:
+        rec = r["rec"]
+        cell = row_html(html, rec.offering_id)
+        assert f"busiest month: {r['monthly']}" in cell
+        assert r["cost"] == f"{cents(rec.cost):,}"
+        if rec.months > 1:
+            assert f"spans {rec.months} months" in cell
+    assert any(r["rec"].months > 1 for r in response.context["rows"])
+    rows = list(csv.DictReader(io.StringIO(get_csv(client, query))))
+    assert {r["cost_basis"] for r in rows} == {"job"}
+    assert rows[0]["months"] == str(advice.recommendations[0].months)
+
+
+def get_csv(client, query) -> str:
+    return client.get(URL, {**query, "format": "csv"}).content.decode("utf-8-sig")
+
+
+def test_the_4090_premise_rounds_as_the_memory_plan_does(client, seed, frozen):
+    """15.436 GiB and 11.519 GiB: 15.44 and 11.52 in the memory plan, and in the premise check
+    (which cut the digits off, 15.43 + 11.51, before)."""
+    response = get(client, PRESETS["4090-lora-sdxl"].scenario, preset="4090-lora-sdxl")
+    html = text(response)
+    [check] = response.context["outcome"].checks
+    assert check["lines"][0] == ("15.44 GiB (7B LoRA) + 11.52 GiB (SDXL inference) = 26.96 GiB")
+    assert "<strong data-total>15.44</strong>" in html
+    assert "<strong data-total>11.52</strong>" in html
