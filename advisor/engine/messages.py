@@ -113,6 +113,7 @@ class Code(StrEnum):
     MODEL_REQUIRED = "model_required"
     ACCELERATOR_REQUIRED = "accelerator_required"
     FIXED_NEEDS_VRAM = "fixed_needs_vram"
+    JOBS_NEED_TOKENS = "jobs_need_tokens"
     VRAM_ONLY_FOR_FIXED = "vram_only_for_fixed"
     TRAINING_PRECISION = "training_precision"
     PARAM_OFFLOAD_NEEDS_ZERO3 = "param_offload_needs_zero3"
@@ -305,6 +306,9 @@ TEMPLATES: dict[Code, str] = {
     Code.ARCH_NEEDS_PARAMS: gettext_noop("arch needs params"),
     Code.MODEL_REQUIRED: gettext_noop("give a model preset or params"),
     Code.ACCELERATOR_REQUIRED: gettext_noop("name the accelerator"),
+    Code.JOBS_NEED_TOKENS: gettext_noop(
+        "only a training job (a training task with tokens) runs a number of times a month"
+    ),
     Code.FIXED_NEEDS_VRAM: gettext_noop("kind fixed needs vram_gib"),
     Code.VRAM_ONLY_FOR_FIXED: gettext_noop("vram_gib applies only to kind fixed"),
     Code.TRAINING_PRECISION: gettext_noop("%(kind)s trains in %(precisions)s"),

@@ -267,6 +267,8 @@ def _check_task(task: Task, data: Mapping[str, Any], path: str) -> None:
             kind=TaskKind(task.kind),
             precisions=TRAINING_PRECISIONS,
         )
+    if task.jobs_per_month is not None and not (task.kind in vocab.TRAINING_KINDS and task.tokens):
+        raise InvalidWorkload(Code.JOBS_NEED_TOKENS, f"{path}.jobs_per_month")
     if task.offload == "optimizer_and_params" and task.sharding != "zero3":
         raise InvalidWorkload(Code.PARAM_OFFLOAD_NEEDS_ZERO3, f"{path}.offload")
     if task.on is not None and "gpus" in data and task.gpus != task.on.count:

@@ -209,7 +209,7 @@ def chinese_pages(client) -> dict[str, str]:
     assert set(links) == set(presets.PRESETS)
     for slug, query in links.items():
         pages[f"preset {slug}"] = zh_get(client, query)
-        fresh_only = [(k, v) for k, v in query if k != "include_stale"]
+        fresh_only = [*query, ("fresh_only", "on")]
         pages[f"preset {slug}, stale prices left out"] = zh_get(client, fresh_only)
     query = [(k, v) for k, v in links["training-inference"] if k != "budget_per_month"]
     pages["nothing fits: a budget of 1 CNY"] = zh_get(client, [*query, ("budget_per_month", "1")])

@@ -108,9 +108,25 @@ def test_include_stale_is_read_as_the_opposite_of_fresh_only() -> None:
 @pytest.mark.parametrize("field", ["hours_per_month", "jobs_per_month"])
 def test_hours_and_jobs_per_month_must_be_above_zero(field: str) -> None:
     """Zero busy hours would make a monthly plan look free; the 400 names the field."""
+    task = {"kind": "lora", "model": "llama-2-7b", "tokens": 1e8, field: 0}
     with pytest.raises(InvalidWorkload) as raised:
-        parse_scenario({"tasks": [{"kind": "fixed", "vram_gib": 8, field: 0}]})
+        parse_scenario({"tasks": [task]})
     assert raised.value.field == f"tasks[0].{field}"
+
+
+@pytest.mark.parametrize(
+    "task",
+    [
+        {"kind": "fixed", "vram_gib": 8},
+        {"kind": "inference", "model": "llama-2-7b"},
+        {"kind": "lora", "model": "llama-2-7b"},
+    ],
+)
+def test_only_a_training_job_runs_a_number_of_times_a_month(task: dict[str, object]) -> None:
+    with pytest.raises(InvalidWorkload) as raised:
+        parse_scenario({"tasks": [{**task, "jobs_per_month": 4}]})
+    assert raised.value.code == Code.JOBS_NEED_TOKENS
+    assert raised.value.field == "tasks[0].jobs_per_month"
 
 
 def test_params_with_a_partial_arch_build_a_model_arch() -> None:
