@@ -113,7 +113,8 @@ def test_the_monthly_plan_wins_above_the_break_even_and_hourly_below() -> None:
     assert busy.recommendations[0].monthly_cost == Decimal("1052")
     assert light.recommendations[0].plan.unit == "hour"
     assert light.recommendations[0].monthly_cost == Decimal("792")
-    assert any("above 531 h of use per month" in r.english() for r in busy.recommendations[0].reasons)
+    reasons = busy.recommendations[0].reasons
+    assert any("above 531 h of use per month" in r.english() for r in reasons)
 
 
 def test_a_mixed_plan_reserves_the_base_and_pays_bursts_by_the_hour() -> None:
