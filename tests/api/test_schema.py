@@ -112,6 +112,7 @@ def test_the_advise_example_has_the_shape_of_a_live_answer(db, frozen):
     live = APIClient().post("/api/v1/advise/", TRAINING_INFERENCE, format="json").json()
     live["recommendations"] = live["recommendations"][:1]
     assert _shape(ADVISE_RESPONSE_BODY) == _shape(live)
-    assert ADVISE_RESPONSE_BODY["recommendations"][0]["offering"] == (
-        live["recommendations"][0]["offering"]
+    assert (
+        ADVISE_RESPONSE_BODY["recommendations"][0]["offering"]
+        == (live["recommendations"][0]["offering"])
     )
