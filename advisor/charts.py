@@ -25,7 +25,7 @@ from django.template.defaultfilters import floatformat
 from django.utils.formats import number_format
 from django.utils.translation import gettext as _
 
-from advisor.engine import timing, usage, vocab
+from advisor.engine import vocab
 from advisor.engine.billing import (
     METERED_UNITS,
     ZERO,
@@ -36,9 +36,6 @@ from advisor.engine.billing import (
 )
 from advisor.engine.errors import AdvisorError
 from advisor.engine.estimate import Estimate, TaskEstimate
-from advisor.engine.mig import max_compute
-from advisor.engine.mig import profile as mig_profile
-from advisor.engine.placement import Assignment
 from advisor.engine.ranking import Recommendation
 from advisor.engine.types import (
     HOURS_PER_MONTH,
@@ -47,7 +44,6 @@ from advisor.engine.types import (
     OfferingSpec,
     PriceSpec,
     Scenario,
-    Task,
 )
 from advisor.engine.vocab import CostBasis
 from advisor.messages import render
@@ -440,63 +436,6 @@ def break_even_points(prices: Sequence[PriceSpec]) -> list[tuple[PriceSpec, Pric
     return out
 
 
-def _task_hours(
-    scenario: Scenario, rec: Recommendation, offering: OfferingSpec | None
-) -> list[float | None]:
-    """Each task's training time on the recommended offering (None: not a job, or no estimate).
-
-    A recommendation states the longest (`time_hours`); with one job that is its time. With
-    several, each is timed as the engine times it (timing.training_time on the GPUs it was
-    given, a MIG slice's share of the card's compute)."""
-    tasks = scenario.tasks
-    jobs = [i for i, t in enumerate(tasks) if usage.is_job(t)]
-    if len(jobs) <= 1 or offering is None:
-        return [rec.time_hours if i in jobs else None for i in range(len(tasks))]
-    out: list[float | None] = []
-    for i, (task, a) in enumerate(zip(tasks, rec.placement.assignments, strict=True)):
-        out.append(_job_time(task, a, offering) if i in jobs else None)
-    return out
-
-
-def _job_time(task: Task, a: Assignment, offering: OfferingSpec) -> float | None:
-    accel = offering.accelerator
-    mfu = task.on.mfu if task.on is not None else None
-    try:
-        estimate = timing.training_time(task, accel, len(a.gpus), offering.interconnect, mfu=mfu)
-        hours = estimate.hours
-        name = a.mig_profile or offering.mig_profile
-        if name is not None:
-            hours *= max_compute(accel) / mig_profile(accel, name).compute_slices
-    except AdvisorError:
-        return None
-    return hours
-
-
-@dataclass(frozen=True)
-class InstanceUse:
-    """One instance of a recommendation in its busiest month, as the engine bills it."""
-
-    hours: float  # busy hours that month
-    key: tuple[float, float]  # the engine's order of usage groups (busiest first)
-
-
-def instance_uses(
-    scenario: Scenario, rec: Recommendation, offering: OfferingSpec | None = None
-) -> list[InstanceUse]:
-    """The busy hours of each instance `rec` needs in the busiest month, busiest first: each task's
-    use (usage.task_usage: a service its hours, 720 when always on; a job its training time
-    within its window), the tasks of one instance combined (usage.instance_usage)."""
-    slots: list[list[tuple[vocab.When, usage.TaskUsage]]] = [[] for _ in range(rec.instances)]
-    hours = _task_hours(scenario, rec, offering)
-    for task, a, h in zip(scenario.tasks, rec.placement.assignments, hours, strict=True):
-        slots[a.instance].append((vocab.When(task.when), usage.task_usage(task, h)))
-    out = []
-    for slot in slots:
-        period, month = usage.instance_usage(slot, rec.cost_basis)
-        out.append(InstanceUse(month.hours, (period.hours, period.held_hours)))
-    return sorted(out, key=lambda u: u.key, reverse=True)
-
-
 @dataclass(frozen=True)
 class _Money:
     """Converts prices into the chart's currency, or says it cannot (no rate: not drawn)."""
@@ -524,9 +463,10 @@ def _plan_cost(
 
 
 def _chosen_prices(
-    rec: Recommendation, prices: Sequence[PriceSpec], uses: Sequence[InstanceUse], money: _Money
+    rec: Recommendation, prices: Sequence[PriceSpec], hours: Sequence[float], money: _Money
 ) -> list[PriceSpec] | None:
-    """The price each instance is billed by in `rec`'s plan (plan.units, busiest first)."""
+    """The price each instance is billed by in `rec`'s plan (plan.units, busiest first), each
+    instance busy `hours` (the engine's Recommendation.instance_hours)."""
     plan = rec.plan
     if plan.unit != "mixed":
         same = [
@@ -534,11 +474,11 @@ def _chosen_prices(
             for p in prices
             if (p.unit, p.amount, p.currency) == (plan.unit, plan.price, plan.currency)
         ]
-        return [same[0]] * len(uses) if same else None
+        return [same[0]] * len(hours) if same else None
     out = []
-    for unit, use in zip(plan.units, uses, strict=True):
+    for unit, h in zip(plan.units, hours, strict=True):
         options = [p for p in prices if p.unit == unit]
-        costs = [(money(monthly_cost(p, use.hours), p.currency), p) for p in options]
+        costs = [(money(monthly_cost(p, h), p.currency), p) for p in options]
         known = [(c, p) for c, p in costs if c is not None]
         if not known:
             return None
@@ -699,15 +639,14 @@ def _draw(
     chart: _Chart, rec: Recommendation, offering: OfferingSpec, scenario: Scenario, colour: str
 ) -> None:
     prices = [p for p in offering.prices if not (scenario.constraints.fresh_only and p.stale)]
-    uses = instance_uses(scenario, rec, offering)
-    hours = [u.hours for u in uses]
+    hours = list(rec.instance_hours)
     if not hours or hours[0] <= 0:
         return
     chart.uneven = chart.uneven or len(set(hours)) > 1
     chart.storage = chart.storage or rec.storage_cost is not None
     head = f"#{rec.rank} {rec.platform_name} · {rec.offering_name}: "
     count = f"{len(hours)} × " if len(hours) > 1 else ""
-    chosen = _chosen_prices(rec, prices, uses, chart.money)
+    chosen = _chosen_prices(rec, prices, hours, chart.money)
     mixed = rec.plan.unit == "mixed"
     for price in prices:
         label = f"{count}{price.amount.normalize():f} {price.currency} {chart.units[price.unit]}"

@@ -269,6 +269,10 @@ class RecommendationSerializer(serializers.Serializer[Any]):
         child=serializers.CharField(), help_text="Regions with the same offer at the same price."
     )
     vs_first = ComparisonSerializer(allow_null=True, help_text="Against #1; null for #1.")
+    instance_hours = serializers.ListField(
+        child=RoundedFloatField(3),
+        help_text="Busy hours of each instance in the busiest month, in the order of plan.units.",
+    )
     placement = AssignmentSerializer(many=True, source="placement.assignments")
     decode_tokens_per_s = DecodeField()
     reasons = message_list()

@@ -163,6 +163,8 @@ class Recommendation:
     storage_assumed: bool = False  # the platform has no storage price: the median is assumed
     regions: tuple[str, ...] = ()  # where the same offer is sold at the same price
     vs_first: Comparison | None = None
+    # Busy hours of each instance in the busiest month, busiest first (the order of plan.units).
+    instance_hours: tuple[float, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -866,6 +868,9 @@ def _recommend(
         storage_assumed=c.storage_assumed,
         regions=tuple(sorted(c.regions)),
         vs_first=vs_first,
+        instance_hours=tuple(u.hours for u, n in c.fit.month.groups for _ in range(n))
+        if c.fit.month is not None
+        else (),
     )
 
 

@@ -23,7 +23,6 @@ from io import StringIO
 from typing import Any
 
 import pytest
-import time_machine
 from django.core.management import call_command
 from django.http import QueryDict
 from rest_framework.test import APIClient
@@ -40,19 +39,6 @@ from tests.conftest import NOW
 AUTODL_4090_HOURLY = Decimal("1.88")  # AutoDL price list, 2026-10-01 (seed catalogue)
 AUTODL_4090D_MONTHLY = Decimal("946")
 AUTODL_DISK_PER_GB_DAY = Decimal("0.0066")  # AutoDL paid data disk, 2026-08 (seed catalogue)
-
-
-@pytest.fixture
-def seed(db):
-    from platforms.seed import load_seed
-
-    load_seed()
-
-
-@pytest.fixture
-def frozen():
-    with time_machine.travel(NOW, tick=False):
-        yield NOW
 
 
 def service(scenario: dict[str, Any]):

@@ -249,6 +249,7 @@ def test_advice_is_exactly_this_body(anon_client, openapi, catalogue, frozen):
                 "pareto": True,
                 "regions": [],
                 "vs_first": None,
+                "instance_hours": [100.0],
                 "placement": [
                     {
                         "task": "notebook",

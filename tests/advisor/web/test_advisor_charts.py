@@ -329,9 +329,7 @@ def test_instance_hours_add_day_and_night_tasks_and_overlap_the_rest():
 
     def busy(*tasks, gpus=1):
         advice, _ = chart_for(list(tasks), offer(1, fresh("hour", "1"), gpus=gpus))
-        scenario = parse_scenario({"tasks": list(tasks)})
-        top = advice.recommendations[0]
-        return [u.hours for u in charts.instance_uses(scenario, top)]
+        return list(advice.recommendations[0].instance_hours)
 
     day = fixed(1, "day", 360)
     night = fixed(1, "night", 300)
@@ -425,8 +423,7 @@ def test_each_job_is_billed_for_its_own_time_on_the_chart():
     advice, fig = chart_for(tasks, offer(1, fresh("hour", "1.88")))
     [top] = advice.recommendations
     assert top.cost_basis is CostBasis.JOB and top.instances == 2
-    scenario = parse_scenario({"tasks": tasks})
-    uses = [u.hours for u in charts.instance_uses(scenario, top, offer(1))]
+    uses = list(top.instance_hours)
     assert uses[0] == pytest.approx(top.time_hours) and uses[1] == pytest.approx(uses[0] / 3, 0.01)
     line = lines(fig)["#1 AutoDL · RTX 4090 24GB: 2 × 1.88 CNY per hour · chosen"]
     [here] = [t for t in fig["data"] if t["name"] == "#1 in this scenario"]

@@ -1,4 +1,4 @@
-"""Fixtures for the advisor page: the seed catalogue at a fixed date."""
+"""Fixtures for the advisor page and its goldens: the seed catalogue at a fixed date."""
 
 from __future__ import annotations
 
