@@ -22,9 +22,9 @@ from decimal import Decimal
 from typing import Any, TypeVar
 
 from django.template.defaultfilters import floatformat
-from django.utils.formats import number_format
 from django.utils.translation import gettext as _
 
+from advisor import messages
 from advisor.engine import vocab
 from advisor.engine.billing import (
     METERED_UNITS,
@@ -81,14 +81,17 @@ N = TypeVar("N", Decimal, float)
 
 def money_text(amount: Decimal) -> str:
     """An amount as the page shows it, in the table and in every chart: rounded half up to cents
-    once, here, from the exact Decimal, with the locale's separators."""
-    return number_format(cents(amount), decimal_pos=2, force_grouping=True)
+    once, here, from the exact Decimal, with the locale's separators (advisor.messages.number,
+    the rule every message follows too)."""
+    return messages.number(amount, 2)
 
 
 def number_text(value: float, places: int) -> str:
     """A float as the page's tables show it (Django's floatformat: half up, on the number's
     shortest decimal form), grouped; `places` < 0: only as many decimals as it has, at most
     -places."""
+    if places >= 0:
+        return messages.number(value, places)
     return str(floatformat(value, f"{places}g"))
 
 

@@ -11,6 +11,7 @@ separator, nested messages recursively. `as_json(message)` is the API's
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from decimal import ROUND_HALF_UP, Decimal
 from enum import StrEnum
 
 from django.utils.formats import number_format
@@ -39,15 +40,18 @@ def as_json(message: Message) -> dict[str, object]:
     return engine.as_json(message, render)
 
 
-def number(value: float, places: int) -> str:
-    """A number in the active locale, thousands grouped."""
-    return number_format(round(value, places), decimal_pos=places, force_grouping=True)
+def number(value: float | Decimal, places: int) -> str:
+    """A number in the active locale, thousands grouped, rounded half up once (as the tables
+    round money: 1.005 is 1.01, where float rounding would give 1.00)."""
+    exact = value if isinstance(value, Decimal) else Decimal(repr(float(value)))
+    rounded = exact.quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP)
+    return number_format(rounded, decimal_pos=places, force_grouping=True)
 
 
 def money(value: Money) -> str:
     """An amount with its currency (and per billing unit), in the active locale."""
     text = gettext("%(amount)s %(currency)s") % {
-        "amount": number(float(value.amount), money_places(value.amount)),
+        "amount": number(value.amount, money_places(value.amount)),
         "currency": value.currency,
     }
     if value.per:

@@ -430,3 +430,14 @@ def test_each_job_is_billed_for_its_own_time_on_the_chart():
     assert here["x"] == [uses[0]]
     assert here["y"] == [y_at(line, uses[0])] == [float(cents(top.monthly_cost))]
     assert "the others in proportion" in fig["layout"]["xaxis"]["title"]["text"]
+
+
+def test_messages_round_money_as_the_tables_do():
+    """A reason's money and the table's are the one rule (advisor.messages.number): half up from
+    the exact Decimal, so 1.005 reads 1.01 in a sentence as in the table."""
+    from advisor import messages
+    from advisor.engine.messages import Money
+
+    assert messages.money(Money(Decimal("1.005"), "CNY")) == "1.01 CNY"
+    assert messages.number(2.675, 2) == "2.68"  # the float 2.675 is 2.67499...; its text is not
+    assert charts.money_text(Decimal("1.005")) == messages.number(Decimal("1.005"), 2)
