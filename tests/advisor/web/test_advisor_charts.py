@@ -433,11 +433,13 @@ def test_each_job_is_billed_for_its_own_time_on_the_chart():
 
 
 def test_messages_round_money_as_the_tables_do():
-    """A reason's money and the table's are the one rule (advisor.messages.number): half up from
-    the exact Decimal, so 1.005 reads 1.01 in a sentence as in the table."""
+    """A reason's numbers and the table's follow one rule (advisor.messages.number): half up
+    from the exact value, once. A price keeps its own digits (money_places: ¥1.005 stays 1.005)."""
     from advisor import messages
     from advisor.engine.messages import Money
 
-    assert messages.money(Money(Decimal("1.005"), "CNY")) == "1.01 CNY"
+    assert messages.money(Money(Decimal("1.005"), "CNY")) == "1.005 CNY"
+    assert messages.money(Money(Decimal("1052.5"), "CNY")) == "1,052.50 CNY"
+    assert messages.number(Decimal("1.005"), 2) == "1.01"
     assert messages.number(2.675, 2) == "2.68"  # the float 2.675 is 2.67499...; its text is not
     assert charts.money_text(Decimal("1.005")) == messages.number(Decimal("1.005"), 2)
