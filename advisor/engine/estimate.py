@@ -13,7 +13,8 @@ from advisor.engine.errors import AdvisorError, InvalidWorkload
 from advisor.engine.hardware import resolve_accelerator
 from advisor.engine.memory import MemoryBreakdown, MemoryPlan, suggest_fixes, task_memory
 from advisor.engine.messages import Code, Message, gib, msg
-from advisor.engine.timing import TimeEstimate, decode_tokens_per_s, training_time
+from advisor.engine.serving import ServingEstimate, serving_estimate
+from advisor.engine.timing import TimeEstimate, training_time
 from advisor.engine.types import AcceleratorSpec, MigProfile, Scenario, Task
 from advisor.engine.vocab import Interconnect, TaskKind
 
@@ -41,7 +42,8 @@ class Fit:
 
 @dataclass(frozen=True)
 class TaskEstimate:
-    """One task's memory plan and, with `on`, its fit, training time and decode speed there."""
+    """One task's memory plan and, with `on`, its fit, training time and serving figures there
+    (`decode_tokens_per_s`: each stream's upper bound, the same as serving.stream_tokens_per_s)."""
 
     name: str
     kind: TaskKind
@@ -50,6 +52,7 @@ class TaskEstimate:
     fit: Fit | None = None
     time: TimeEstimate | None = None
     decode_tokens_per_s: float | None = None
+    serving: ServingEstimate | None = None
 
     @property
     def gpus(self) -> int:
@@ -148,11 +151,13 @@ def _time(
         return None
 
 
-def _decode(task: Task, accel: AcceleratorSpec, warnings: list[Message]) -> float | None:
+def _serving(
+    task: Task, accel: AcceleratorSpec, fit: Fit, warnings: list[Message]
+) -> ServingEstimate | None:
     if task.arch is None or task.arch.family == "diffusion":
         return None
     try:
-        return decode_tokens_per_s(task, accel, task.gpus)
+        return serving_estimate(task, accel, task.gpus, headroom_bytes=fit.headroom_bytes)
     except AdvisorError as error:
         no_decode = msg(Code.WARN_NO_DECODE_ESTIMATE, reason=error.detail)
         warnings.append(msg(Code.WARN_TASK, task=task.name, message=no_decode))
@@ -189,5 +194,6 @@ def _on_hardware(
     )
     kind = TaskKind(task.kind)
     time = _time(task, index, accel, warnings) if kind.trains and task.tokens is not None else None
-    decode = _decode(task, accel, warnings) if kind is TaskKind.INFERENCE else None
-    return TaskEstimate(task.name, kind, plan, on, fit, time, decode)
+    serving = _serving(task, accel, fit, warnings) if kind is TaskKind.INFERENCE else None
+    decode = serving.stream_tokens_per_s if serving else None
+    return TaskEstimate(task.name, kind, plan, on, fit, time, decode, serving)

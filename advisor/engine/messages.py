@@ -249,6 +249,10 @@ class Code(StrEnum):
     FIT_FITS = "fit_fits"
     WARN_NO_TIME_ESTIMATE_HERE = "warn_no_time_estimate_here"
     WARN_NO_DECODE_ESTIMATE = "warn_no_decode_estimate"
+    # serving (serving.py): notes of a ServingEstimate
+    SERVING_NOTE_DECODE = "serving_note_decode"
+    SERVING_NOTE_ALLREDUCE = "serving_note_allreduce"
+    SERVING_NOTE_TTFT = "serving_note_ttft"
     WARN_UNVERIFIED_FIGURES = "warn_unverified_figures"
     # placement
     CAPACITY_MIG_SLICE = "capacity_mig_slice"
@@ -576,6 +580,20 @@ TEMPLATES: dict[Code, str] = {
     Code.FIT_FITS: gettext_noop("fits: %(need)s of %(usable)s usable per GPU"),
     Code.WARN_NO_TIME_ESTIMATE_HERE: gettext_noop("no time estimate: %(reason)s"),
     Code.WARN_NO_DECODE_ESTIMATE: gettext_noop("no decode estimate: %(reason)s"),
+    Code.SERVING_NOTE_DECODE: gettext_noop(
+        "decode upper bound: each step reads the weights once for all %(sequences)s sequences "
+        "and each sequence's KV cache at half its %(context_len)s-token context on average, at "
+        "%(bandwidth)s GB/s, FLOPs at dense peak %(peak)s TFLOPS; prefill of new requests not "
+        "counted"
+    ),
+    Code.SERVING_NOTE_ALLREDUCE: gettext_noop(
+        "tensor parallel over %(gpus)s GPUs: %(allreduces)s all-reduces per step (2 per layer, "
+        "Megatron-LM), %(latency)s µs each plus the activations at %(busbw)s GB/s (%(source)s)"
+    ),
+    Code.SERVING_NOTE_TTFT: gettext_noop(
+        "time to first token: one prompt of %(prompt)s tokens (the whole context) alone, at MFU "
+        "%(mfu)s of dense peak"
+    ),
     Code.WARN_UNVERIFIED_FIGURES: gettext_noop(
         "figures for %(accelerator)s are unverified (no datasheet found)"
     ),

@@ -53,6 +53,7 @@ from advisor.engine.billing import (
     storage_cost,
 )
 from advisor.engine.errors import AdvisorError, NoFit
+from advisor.engine.estimate import slice_spec
 from advisor.engine.hardware import resolve_accelerator
 from advisor.engine.memory import task_memory
 from advisor.engine.messages import (
@@ -69,6 +70,7 @@ from advisor.engine.messages import (
 from advisor.engine.mig import max_compute
 from advisor.engine.mig import profile as mig_profile
 from advisor.engine.placement import Assignment, Placement, PlacementCache, TaskNeed
+from advisor.engine.serving import ServingEstimate, per_sequence_bytes, serving_estimate
 from advisor.engine.types import (
     AcceleratorSpec,
     ExchangeRateSpec,
@@ -83,6 +85,7 @@ from advisor.engine.vocab import (
     TRAINING_KINDS,
     BillingUnit,
     CostBasis,
+    Interconnect,
     Objective,
     PlacementMode,
     When,
@@ -156,6 +159,7 @@ class Recommendation:
     pareto: bool
     reasons: tuple[Message, ...]
     warnings: tuple[Message, ...]
+    # Each inference task's decode upper bound per stream (serving.decode_tokens_per_s).
     decode_tokens_per_s: tuple[tuple[str, float], ...] = ()
     # Facts or prices of this offering come from its platform's own marketing.
     vendor_claim: bool = False
@@ -165,6 +169,22 @@ class Recommendation:
     vs_first: Comparison | None = None
     # Busy hours of each instance in the busiest month, busiest first (the order of plan.units).
     instance_hours: tuple[float, ...] = ()
+    # Each inference task's serving figures here and its cost per million output tokens.
+    serving: tuple[TaskServing, ...] = ()
+
+
+@dataclass(frozen=True)
+class TaskServing:
+    """An inference task on a recommendation: what it serves where placement put it, and what its
+    output costs: the busiest month's charge of its instance ÷ the output tokens it generates in
+    its busy hours that month (hourly plans: price per hour ÷ tokens per hour; prepaid plans:
+    the plan ÷ the tokens of the busy hours)."""
+
+    task: str
+    estimate: ServingEstimate
+    cost_per_million_tokens: Decimal | None  # target currency; None when nothing is generated
+    currency: str
+    instance_shared: bool  # other tasks run on the same instance: its whole charge is counted
 
 
 @dataclass(frozen=True)
@@ -185,6 +205,8 @@ class _Bill:
     """(usage, instances) groups of one offering kind, with their billed units per price kind."""
 
     groups: tuple[tuple[Usage, int], ...]
+    # The group of each instance (by instance index): which price and usage bill it.
+    instance_groups: tuple[int, ...] = ()
     units: dict[tuple[str, int], tuple[tuple[Decimal, ...], Decimal]] = field(default_factory=dict)
     float_units: dict[tuple[str, int], tuple[tuple[float, ...], float]] = field(
         default_factory=dict
@@ -297,6 +319,15 @@ class _Context:
         )
         self.rejected: Counter[Code] = Counter()
         self.misses: dict[Code, tuple[float, Message]] = {}
+        self.sequence_bytes: dict[int, int] = {}
+
+    def per_sequence(self, index: int, task: Task) -> int:
+        """Bytes per GPU each further sequence of task `index` needs (memory does not depend on
+        the accelerator, so once per task)."""
+        found = self.sequence_bytes.get(index)
+        if found is None:
+            found = self.sequence_bytes[index] = per_sequence_bytes(task)
+        return found
 
     def reject(
         self,
@@ -516,14 +547,17 @@ def _bills(
     slots: list[list[tuple[When, TaskUsage]]] = [[] for _ in range(placement.instances)]
     for t, a, u in zip(tasks, placement.assignments, uses, strict=True):
         slots[a.instance].append((When(t.when), u))
-    counted = Counter(usage.instance_usage(s, basis) for s in slots)
+    keys = [usage.instance_usage(s, basis) for s in slots]
+    counted = Counter(keys)
     groups = sorted(
         counted.items(), key=lambda g: (g[0][0].hours, g[0][0].held_hours), reverse=True
     )
-    period = _Bill(tuple((p, n) for (p, _), n in groups))
+    index = {key: i for i, (key, _) in enumerate(groups)}
+    of = tuple(index[k] for k in keys)
+    period = _Bill(tuple((p, n) for (p, _), n in groups), of)
     if basis is CostBasis.MONTH:
         return period, period
-    return period, _Bill(tuple((m, n) for (_, m), n in groups))
+    return period, _Bill(tuple((m, n) for (_, m), n in groups), of)
 
 
 def _usage_warnings(tasks: Sequence[Task], uses: Sequence[TaskUsage]) -> tuple[Message, ...]:
@@ -836,6 +870,7 @@ def _recommend(
         delta_time = None if c.time is None or first.time is None else c.time - first.time
         vs_first = Comparison(cost - first_cost, delta_time, _tied(c, first))
     isolation = tuple(dict.fromkeys(PlacementMode(a.mode) for a in placement.assignments))
+    serving = _serving(ctx, c)
     return Recommendation(
         rank=rank,
         offering_id=off.id,
@@ -862,7 +897,7 @@ def _recommend(
         pareto=on_front,
         reasons=_reasons(ctx, c, rank, on_front, plan, fitting, vs_first, isolation),
         warnings=_rec_warnings(ctx, c),
-        decode_tokens_per_s=_decode(ctx, off),
+        decode_tokens_per_s=tuple((s.task, s.estimate.stream_tokens_per_s) for s in serving),
         vendor_claim=_vendor_claim(c),
         stale=c.stale,
         storage_assumed=c.storage_assumed,
@@ -871,6 +906,7 @@ def _recommend(
         instance_hours=tuple(u.hours for u, n in c.fit.month.groups for _ in range(n))
         if c.fit.month is not None
         else (),
+        serving=serving,
     )
 
 
@@ -929,15 +965,53 @@ def _job_cost(ctx: _Context, c: _Candidate) -> Decimal | None:
     return per_instance * len(hosts)
 
 
-def _decode(ctx: _Context, off: OfferingSpec) -> tuple[tuple[str, float], ...]:
+def _serving(ctx: _Context, c: _Candidate) -> tuple[TaskServing, ...]:
+    """Each inference task's serving figures where the placement put it (a MIG slice sees its
+    share of the card) and its cost per million output tokens (TaskServing)."""
+    off, placement = c.offering, c.fit.placement
     out = []
-    for t in ctx.tasks:
-        if t.kind == "inference":
-            try:
-                out.append((t.name, timing.decode_tokens_per_s(t, off.accelerator, t.gpus)))
-            except (AdvisorError, ValueError):
-                continue  # no bandwidth figure or no architecture: no speed to show
+    for index, (t, a) in enumerate(zip(ctx.tasks, placement.assignments, strict=True)):
+        if t.kind != "inference" or t.arch is None or t.arch.family == "diffusion":
+            continue
+        accel = off.accelerator
+        profile = a.mig_profile or off.mig_profile
+        if profile is not None:
+            accel = slice_spec(accel, mig_profile(accel, profile))
+        gpus = max(len(a.gpus), 1)
+        try:
+            est = serving_estimate(
+                t,
+                accel,
+                gpus,
+                Interconnect(off.interconnect) if gpus > 1 else Interconnect.NONE,
+                headroom_bytes=a.headroom_bytes,
+                per_sequence=ctx.per_sequence(index, t),
+            )
+        except AdvisorError:
+            continue  # no bandwidth figure: no speed to show
+        cost, shared = _cost_per_million(ctx, c, t, a.instance, est)
+        out.append(TaskServing(t.name, est, cost, ctx.c.currency, shared))
     return tuple(out)
+
+
+def _cost_per_million(
+    ctx: _Context, c: _Candidate, task: Task, instance: int, est: ServingEstimate
+) -> tuple[Decimal | None, bool]:
+    """(cost per million output tokens, whether other tasks share the instance)."""
+    month = c.fit.month
+    assert month is not None
+    shared = any(
+        a.instance == instance and a.task != task.name for a in c.fit.placement.assignments
+    )
+    hours_busy = usage.task_usage(task, None).month_hours
+    tokens = est.aggregate_tokens_per_s * 3600 * hours_busy
+    if tokens <= 0 or instance >= len(month.instance_groups):
+        return None, shared
+    group = month.instance_groups[instance]
+    price = c.prices[group]
+    units = month.units_for(price)[0][group]
+    charged = ctx.convert(charge(price, units) if units else ZERO, price.currency)
+    return charged / Decimal(repr(tokens / 1e6)), shared
 
 
 def _reasons(

@@ -15,7 +15,6 @@ from advisor.engine.errors import InvalidWorkload
 from advisor.engine.memory import (
     PRECISION_BYTES,
     compute_precision,
-    kv_bytes_per_token,
     lora_adapter_params,
 )
 from advisor.engine.messages import Code, Message, Quantity, Unit, fraction, msg
@@ -203,20 +202,8 @@ def training_time(
 
 
 def decode_tokens_per_s(task: Task, accel: AcceleratorSpec, gpus: int = 1) -> float:
-    """Upper bound on decode tokens/s of one sequence stream, from memory bandwidth.
+    """Upper bound on each stream's decode tokens/s; serving.decode_tokens_per_s, kept here for
+    callers of the old name (serving imports this module, hence the import inside)."""
+    from advisor.engine import serving
 
-    Each step reads the weights once for the whole batch (for a mixture of experts the active
-    experts of each sequence, at most all of them) and every sequence's KV cache at full
-    `context_len`; tensor parallelism splits the reads evenly over `gpus` (no communication cost).
-    """
-    if task.arch is None:
-        raise ValueError("decode_tokens_per_s needs a resolved arch")
-    if not accel.memory_bandwidth_gbps:
-        raise InvalidWorkload(Code.NO_BANDWIDTH_FIGURE, "on.accelerator", accelerator=accel.name)
-    arch = task.arch
-    sequences = task.concurrent_sequences
-    weight_params = min(arch.params, _compute_params(arch) * sequences)
-    weight_bytes = weight_params * PRECISION_BYTES[task.precision]
-    kv = kv_bytes_per_token(arch, task.kv_precision) * task.context_len * sequences
-    seconds = (weight_bytes + kv) / (accel.memory_bandwidth_gbps * 1e9 * gpus)
-    return 1.0 / seconds
+    return serving.decode_tokens_per_s(task, accel, gpus)

@@ -1,22 +1,19 @@
-"""Training time and decode speed: the formulas and measurements of docs/time-model.md and
+"""Training time: the formulas and measurements of docs/time-model.md and
 docs/accelerators.md."""
 
 from __future__ import annotations
-
-from dataclasses import replace
 
 import pytest
 
 from advisor.engine.errors import InvalidWorkload
 from advisor.engine.hardware import load_accelerators
-from advisor.engine.memory import kv_bytes_per_token, lora_adapter_params
+from advisor.engine.memory import lora_adapter_params
 from advisor.engine.messages import Code, fraction
 from advisor.engine.presets import MODEL_PRESETS
 from advisor.engine.timing import (
     DEFAULT_MFU,
     allreduce_anchor,
     allreduce_seconds,
-    decode_tokens_per_s,
     training_flops,
     training_time,
 )
@@ -186,36 +183,4 @@ def test_the_notes_name_the_mfu_and_the_peak_and_qlora_dequantization() -> None:
     ]
 
 
-# ------------------------------------------------------------------------------------- decode
-
-
-def test_decode_is_bounded_by_reading_weights_and_kv_once_per_token() -> None:
-    """t_token >= (weight bytes + KV bytes read) / BW; RTX 4090 1008 GB/s (spec pages)."""
-    task = Task(name="t", kind="inference", arch=MODEL_PRESETS["llama-2-7b"], context_len=1000)
-    kv = kv_bytes_per_token(MODEL_PRESETS["llama-2-7b"]) * 1000
-    expected = 1008e9 / (2 * MODEL_PRESETS["llama-2-7b"].params + kv)
-    assert decode_tokens_per_s(task, ACCELERATORS["rtx-4090-24gb"]) == pytest.approx(expected)
-
-
-def test_more_concurrent_sequences_slow_each_stream_and_tensor_parallel_speeds_it() -> None:
-    task = Task(name="t", kind="inference", arch=MODEL_PRESETS["llama-3.1-8b"])
-    card = ACCELERATORS["h100-sxm-80gb"]
-    one = decode_tokens_per_s(task, card)
-    assert decode_tokens_per_s(replace(task, concurrent_sequences=32), card) < one
-    assert decode_tokens_per_s(task, card, gpus=2) == pytest.approx(2 * one)
-
-
-def test_moe_decode_reads_the_active_experts_only() -> None:
-    task = Task(name="t", kind="inference", arch=MODEL_PRESETS["deepseek-v3"], precision="fp8")
-    card = ACCELERATORS["h200-141gb"]
-    kv = kv_bytes_per_token(MODEL_PRESETS["deepseek-v3"]) * 4096
-    expected = 4800e9 / (MODEL_PRESETS["deepseek-v3"].active_params + kv)
-    assert decode_tokens_per_s(task, card) == pytest.approx(expected)
-
-
-def test_decode_without_a_bandwidth_figure_is_an_input_error() -> None:
-    task = Task(name="t", kind="inference", arch=MODEL_PRESETS["qwen2.5-7b"])
-    with pytest.raises(InvalidWorkload) as caught:
-        decode_tokens_per_s(task, ACCELERATORS["ascend-910b-64gb"])
-    assert caught.value.code is Code.NO_BANDWIDTH_FIGURE
-    assert caught.value.message == "no memory bandwidth figure for Ascend 910B"
+# Decode speed is serving.py's: tests/advisor/engine/test_serving.py.
