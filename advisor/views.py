@@ -22,7 +22,8 @@ from advisor import charts, forms, messages, presets
 from advisor.engine.billing import cents
 from advisor.engine.errors import AdvisorError
 from advisor.engine.estimate import Estimate
-from advisor.engine.ranking import TIE_FRACTION, Advice, Comparison, Recommendation
+from advisor.engine.ranking import TIE_FRACTION, Advice, Comparison, Recommendation, TaskServing
+from advisor.engine.serving import ServingEstimate
 from advisor.engine.types import GiB
 from advisor.engine.vocab import BillingUnit, CostBasis, PlacementMode
 from advisor.services import AdviceReport, advise_scenario
@@ -121,12 +122,55 @@ def _plan(estimate: Estimate) -> list[dict[str, Any]]:
                 "fit_reason": messages.render(fit.reason) if fit else "",
                 "suggestions": messages.render_all(fit.suggestions) if fit else [],
                 "time": task.time,
-                "notes": messages.render_all(task.plan.notes),
+                "serving": _serving(task.serving) if task.serving else None,
+                "notes": messages.render_all(task.plan.notes)
+                + (messages.render_all(task.serving.notes) if task.serving else []),
                 "parts": parts,
                 "total_gib": task.per_gpu.total / GiB,
             }
         )
     return out
+
+
+def _serving(est: ServingEstimate) -> dict[str, Any]:
+    """A task's serving figures as the page shows them: speeds whole, TTFT in seconds."""
+    ttft = est.ttft_seconds
+    return {
+        "aggregate": charts.number_text(est.aggregate_tokens_per_s, 0),
+        "stream": charts.number_text(est.stream_tokens_per_s, 1),
+        "concurrency": est.concurrency,
+        "max": est.max_concurrency,
+        "prompt": est.prompt_tokens,
+        "ttft": None if ttft is None else charts.number_text(ttft, 2 if ttft >= 0.1 else 3),
+        "compute_bound": est.bound == "compute",
+    }
+
+
+def _task_serving(s: TaskServing) -> dict[str, Any]:
+    cost = s.cost_per_million_tokens
+    return {
+        "task": s.task,
+        **_serving(s.estimate),
+        "cost": None if cost is None else charts.number_text(float(cost), 2 if cost >= 1 else 4),
+        "currency": s.currency,
+        "shared": s.instance_shared,
+    }
+
+
+def _serving_text(s: dict[str, Any]) -> str:
+    """One task's serving figures in a sentence, for the CSV."""
+    parts = [
+        _("%(task)s: at most %(aggregate)s tokens/s at %(n)s sequences, up to %(most)s fit")
+        % {"task": s["task"], "aggregate": s["aggregate"], "n": s["concurrency"], "most": s["max"]}
+    ]
+    if s["ttft"] is not None:
+        parts.append(_("TTFT %(ttft)s s") % {"ttft": s["ttft"]})
+    if s["cost"] is not None:
+        parts.append(
+            _("%(cost)s %(currency)s per million output tokens")
+            % {"cost": s["cost"], "currency": s["currency"]}
+        )
+    return _(", ").join(parts)
 
 
 def _placement(rec: Recommendation) -> list[str]:
@@ -168,6 +212,7 @@ def _rows(advice: Advice) -> list[dict[str, Any]]:
             else "",
             "versus": _versus(rec.vs_first, advice.currency),
             "tied": rec.vs_first is not None and rec.vs_first.tied,
+            "serving": [_task_serving(s) for s in rec.serving],
         }
         for rec in advice.recommendations
     ]
@@ -192,6 +237,7 @@ def _results(advice: Advice) -> dict[str, Any]:
         "basis_label": choices.label(advice.cost_basis),
         "job_basis": advice.cost_basis is CostBasis.JOB,
         "tie_percent": charts.number_text(TIE_FRACTION * 100, 0),
+        "serving": any(rec.serving for rec in advice.recommendations),
     }
 
 
@@ -236,6 +282,7 @@ CSV_COLUMNS = (
     "price_source",
     "price_source_kind",
     "warnings",
+    "serving",
 )
 
 
@@ -284,6 +331,7 @@ def _csv(advice: Advice) -> HttpResponse:
                 rec.price_source,
                 rec.price_source_kind,
                 "; ".join(row["warnings"]),
+                "; ".join(_serving_text(s) for s in row["serving"]),
             ]
         )
     return response

@@ -131,6 +131,41 @@ class TimeSerializer(serializers.Serializer[Any]):
     notes = message_list()
 
 
+class ServingSerializer(serializers.Serializer[Any]):
+    """What an inference task serves on the hardware (advisor/engine/serving.py): speeds are
+    upper bounds, the time to first token an estimate."""
+
+    concurrency = serializers.IntegerField(help_text="The task's concurrent_sequences.")
+    stream_tokens_per_s = RoundedFloatField(
+        1, help_text="Each sequence's decode tokens/s at that concurrency: an upper bound."
+    )
+    aggregate_tokens_per_s = RoundedFloatField(
+        1,
+        help_text="Output tokens/s of all sequences together, an upper bound: decode only, each "
+        "sequence halfway through its context on average.",
+    )
+    bound = serializers.ChoiceField(
+        choices=["memory", "compute"], help_text="What limits a decode step."
+    )
+    step_seconds = RoundedFloatField(6, help_text="One decode step of all sequences.")
+    comm_seconds = RoundedFloatField(
+        6, help_text="Tensor-parallel all-reduces in each step (2 per layer)."
+    )
+    max_concurrency = serializers.IntegerField(
+        help_text="Sequences of context_len that fit the free memory of the GPU or slice."
+    )
+    prompt_tokens = serializers.IntegerField(
+        help_text="Prompt of the time to first token: the whole context."
+    )
+    prefill_tokens_per_s = RoundedFloatField(
+        0, allow_null=True, help_text="Prompt tokens/s at dense peak: an upper bound."
+    )
+    ttft_seconds = RoundedFloatField(
+        4, allow_null=True, help_text="Time to first token of one such prompt alone: an estimate."
+    )
+    notes = message_list()
+
+
 @extend_schema_field(
     {"type": "object", "additionalProperties": {"$ref": "#/components/schemas/Message"}}
 )
@@ -144,7 +179,7 @@ class FormulasField(serializers.Field[Any, Any, dict[str, object], Any]):
 class TaskEstimateSerializer(OmitNoneSerializer):
     """One task's memory plan; with `on`, its fit, time and decode speed on that hardware."""
 
-    optional = ("offloaded_bytes", "on", "fit", "time", "decode_tokens_per_s")
+    optional = ("offloaded_bytes", "on", "fit", "time", "decode_tokens_per_s", "serving")
 
     name = serializers.CharField()
     kind = serializers.ChoiceField(choices=values(vocab.TaskKind))
@@ -161,7 +196,13 @@ class TaskEstimateSerializer(OmitNoneSerializer):
     fit = FitSerializer(required=False, help_text="With `on`: whether the task fits.")
     time = TimeSerializer(required=False, help_text="With `on`, for training with `tokens`.")
     decode_tokens_per_s = RoundedFloatField(
-        1, required=False, help_text="With `on`, for inference: an upper bound."
+        1,
+        required=False,
+        help_text="With `on`, for inference: each stream's decode tokens/s at the task's "
+        "concurrency (one stream when concurrent_sequences is 1), an upper bound.",
+    )
+    serving = ServingSerializer(
+        required=False, help_text="With `on`, for inference: aggregate speed, concurrency, TTFT."
     )
 
     def to_representation(self, instance: Any) -> dict[str, Any]:
@@ -223,10 +264,31 @@ class AssignmentSerializer(serializers.Serializer[Any]):
 
 @extend_schema_field({"type": "object", "additionalProperties": {"type": "number"}})
 class DecodeField(serializers.Field[Any, Any, dict[str, float], Any]):
-    """Task name -> decode tokens per second (an upper bound)."""
+    """Task name -> each stream's decode tokens per second at the task's concurrency (an upper
+    bound; one stream when concurrent_sequences is 1)."""
 
     def to_representation(self, value: tuple[tuple[str, float], ...]) -> dict[str, float]:
         return {name: round(v, 1) for name, v in value}
+
+
+class TaskServingSerializer(serializers.Serializer[Any]):
+    """An inference task on a recommendation: what it serves there and its output's cost."""
+
+    task = serializers.CharField()
+    estimate = ServingSerializer()
+    cost_per_million_tokens = serializers.DecimalField(
+        max_digits=None,
+        decimal_places=4,
+        rounding=ROUND_HALF_UP,
+        allow_null=True,
+        help_text="The busiest month's charge of the task's instance (its share by GPU-hours when "
+        "other tasks share it) ÷ the output tokens it generates in its busy hours that month, "
+        "per million, in `currency`.",
+    )
+    currency = serializers.ChoiceField(choices=values(vocab.Currency))
+    instance_shared = serializers.BooleanField(
+        help_text="Other tasks share the instance: its charge is split among them by GPU-hours."
+    )
 
 
 class ComparisonSerializer(serializers.Serializer[Any]):
@@ -275,6 +337,9 @@ class RecommendationSerializer(serializers.Serializer[Any]):
     )
     placement = AssignmentSerializer(many=True, source="placement.assignments")
     decode_tokens_per_s = DecodeField()
+    serving = TaskServingSerializer(
+        many=True, help_text="Each inference task: aggregate speed, concurrency, TTFT, cost."
+    )
     reasons = message_list()
     warnings = message_list()
 

@@ -176,15 +176,17 @@ class Recommendation:
 @dataclass(frozen=True)
 class TaskServing:
     """An inference task on a recommendation: what it serves where placement put it, and what its
-    output costs: the busiest month's charge of its instance ÷ the output tokens it generates in
-    its busy hours that month (hourly plans: price per hour ÷ tokens per hour; prepaid plans:
-    the plan ÷ the tokens of the busy hours)."""
+    output costs: the busiest month's charge of its instance (its GPU-hours' share of it, when
+    the instance runs other tasks too) ÷ the output tokens it generates in its busy hours that
+    month (hourly plans: price per hour ÷ tokens per hour; prepaid plans: the plan ÷ the tokens
+    of the busy hours)."""
 
     task: str
     estimate: ServingEstimate
     cost_per_million_tokens: Decimal | None  # target currency; None when nothing is generated
     currency: str
-    instance_shared: bool  # other tasks run on the same instance: its whole charge is counted
+    # Other tasks run on the same instance: its charge is split among them by GPU-hours.
+    instance_shared: bool
 
 
 @dataclass(frozen=True)
@@ -250,6 +252,7 @@ class _Fit:
     efficiency: float | None
     time_warnings: tuple[Message, ...]
     months: int = 1
+    task_month_hours: tuple[float, ...] = ()  # each task's busy hours in the busiest month
 
 
 @dataclass(slots=True)
@@ -536,6 +539,7 @@ def _compute_fit(ctx: _Context, off: OfferingSpec) -> _Fit:
         efficiency,
         warnings + _usage_warnings(ctx.tasks, uses),
         months=bill.busiest.months,
+        task_month_hours=tuple(u.month_hours for u in uses),
     )
 
 
@@ -989,29 +993,39 @@ def _serving(ctx: _Context, c: _Candidate) -> tuple[TaskServing, ...]:
             )
         except AdvisorError:
             continue  # no bandwidth figure: no speed to show
-        cost, shared = _cost_per_million(ctx, c, t, a.instance, est)
+        cost, shared = _cost_per_million(ctx, c, index, est)
         out.append(TaskServing(t.name, est, cost, ctx.c.currency, shared))
     return tuple(out)
 
 
 def _cost_per_million(
-    ctx: _Context, c: _Candidate, task: Task, instance: int, est: ServingEstimate
+    ctx: _Context, c: _Candidate, index: int, est: ServingEstimate
 ) -> tuple[Decimal | None, bool]:
-    """(cost per million output tokens, whether other tasks share the instance)."""
+    """(cost per million output tokens of task `index`, whether other tasks share its instance).
+
+    The busiest month's charge of the instance, split among its tasks by GPU-hours (GPUs × busy
+    hours) when it has several, over the output tokens of the task's busy hours."""
     month = c.fit.month
     assert month is not None
-    shared = any(
-        a.instance == instance and a.task != task.name for a in c.fit.placement.assignments
+    assignments = c.fit.placement.assignments
+    hours = c.fit.task_month_hours or tuple(
+        usage.task_usage(t, None).month_hours for t in ctx.tasks
     )
-    hours_busy = usage.task_usage(task, None).month_hours
-    tokens = est.aggregate_tokens_per_s * 3600 * hours_busy
-    if tokens <= 0 or instance >= len(month.instance_groups):
+    instance = assignments[index].instance
+    gpu_hours = {
+        j: len(a.gpus) * hours[j] for j, a in enumerate(assignments) if a.instance == instance
+    }
+    shared = len(gpu_hours) > 1
+    tokens = est.aggregate_tokens_per_s * 3600 * hours[index]
+    total = sum(gpu_hours.values())
+    if tokens <= 0 or total <= 0 or instance >= len(month.instance_groups):
         return None, shared
     group = month.instance_groups[instance]
     price = c.prices[group]
     units = month.units_for(price)[0][group]
     charged = ctx.convert(charge(price, units) if units else ZERO, price.currency)
-    return charged / Decimal(repr(tokens / 1e6)), shared
+    share = Decimal(repr(gpu_hours[index] / total))
+    return charged * share / Decimal(repr(tokens / 1e6)), shared
 
 
 def _reasons(

@@ -53,6 +53,55 @@ def test_an_estimate_is_the_engines_memory_plan_in_the_documented_shape(
     assert task["time"]["hours"] > 0
 
 
+SERVE_8B = {
+    "tasks": [
+        {
+            "name": "chat",
+            "kind": "inference",
+            "model": "llama-3.1-8b",
+            "context_len": 4096,
+            "concurrent_sequences": 8,
+            "hours_per_month": 100,
+            "on": {"accelerator": "rtx-4090-24gb"},
+        }
+    ],
+    "constraints": {"currency": "CNY"},
+    "objective": "cost",
+}
+
+
+def test_an_inference_task_on_hardware_has_its_serving_figures_in_the_documented_shape(
+    anon_client, openapi, accelerator
+):
+    """advisor/engine/serving.py: per-stream and aggregate decode bounds, the largest concurrency
+    that fits, prefill bound and time to first token."""
+    response = post(anon_client, "/api/v1/estimate/", SERVE_8B)
+    assert response.status_code == 200
+    conforms(openapi, "post", "/api/v1/estimate/", response)
+    [task] = response.json()["tasks"]
+    serving = task["serving"]
+    assert task["decode_tokens_per_s"] == serving["stream_tokens_per_s"]
+    assert serving["concurrency"] == 8 and serving["max_concurrency"] >= 8
+    assert serving["aggregate_tokens_per_s"] > 5 * serving["stream_tokens_per_s"]
+    assert serving["prompt_tokens"] == 4096 and serving["ttft_seconds"] > 0
+    assert [n["code"] for n in serving["notes"]] == ["serving_note_decode", "serving_note_ttft"]
+
+
+def test_advice_prices_each_inference_tasks_output_per_million_tokens(
+    anon_client, openapi, catalogue, frozen
+):
+    body = copy.deepcopy(SERVE_8B)
+    del body["tasks"][0]["on"]
+    response = post(anon_client, "/api/v1/advise/", body)
+    assert response.status_code == 200, response.json()
+    conforms(openapi, "post", "/api/v1/advise/", response)
+    for rec in response.json()["recommendations"]:
+        [serving] = rec["serving"]
+        assert serving["task"] == "chat" and serving["currency"] == "CNY"
+        assert float(serving["cost_per_million_tokens"]) > 0
+        assert rec["decode_tokens_per_s"] == {"chat": serving["estimate"]["stream_tokens_per_s"]}
+
+
 def test_an_estimate_needs_no_catalogue_unless_a_task_names_hardware(anon_client, db):
     scenario = copy.deepcopy(LORA_ON_4090)
     del scenario["tasks"][0]["on"]
@@ -265,6 +314,7 @@ def test_advice_is_exactly_this_body(anon_client, openapi, catalogue, frozen):
                     }
                 ],
                 "decode_tokens_per_s": {},
+                "serving": [],
                 "reasons": [
                     {
                         "code": "reason_runs_all",

@@ -272,6 +272,22 @@ def test_a_prepaid_month_is_divided_by_the_tokens_of_the_busy_hours() -> None:
     assert s.cost_per_million_tokens == pytest.approx(Decimal(3000) / Decimal(tokens / 1e6))
 
 
+def test_an_instance_shared_with_another_task_is_split_by_gpu_hours() -> None:
+    """The chat task and a notebook each hold one GPU of a 2-GPU instance around the clock: the
+    chat's output pays half of the instance's month."""
+    chat = serve("llama-3.1-8b", concurrent_sequences=16)
+    notebook = Task(name="notebook", kind="fixed", vram_gib=8)
+    scenario = Scenario(tasks=(chat, notebook))
+    offers = (_offer("x2", "h100-sxm-80gb", "hour", "40.00", gpus=2),)
+    (rec,) = advise(scenario, offers, ACCELERATORS, now=datetime(2026, 10, 2)).recommendations
+    assert rec.instances == 1
+    (s,) = rec.serving
+    tokens = s.estimate.aggregate_tokens_per_s * 3600 * 720
+    half = Decimal("40.00") * 720 / 2
+    assert s.instance_shared
+    assert s.cost_per_million_tokens == pytest.approx(half / Decimal(tokens / 1e6))
+
+
 def test_a_recommendation_serves_on_the_gpus_the_placement_gives_the_task() -> None:
     """70B in bf16 needs more than one 80 GB card: tensor parallel over the instance's GPUs."""
     task = serve("llama-3.1-70b", gpus=4, concurrent_sequences=8)

@@ -164,7 +164,7 @@ def test_eight_gpu_decode_is_bounded_near_the_measurement_only_with_its_all_redu
     """Llama 3.1 405B FP8 on 8×H100 TP 8, 128/2048 tokens, 4,340 tok/s (TensorRT-LLM 1.0
     perf-overview.md). Without the two all-reduces per layer and step (Megatron-LM, Shoeybi et
     al. 2019) the bound is 4.2 × the measurement; with them 2.3 × (test above, k = 2.5): the
-    communication is a third of each step at this batch, which an 8-way split of the reads
+    communication is nearly half of each step at this batch, which an 8-way split of the reads
     alone cannot show.
     """
     with_comm, _ = _max_load("llama-3.1-405b", "h100-sxm-80gb", 8, 128, 2048)

@@ -540,3 +540,39 @@ def test_the_4090_premise_rounds_as_the_memory_plan_does(client, seed, frozen):
     assert check["lines"][0] == ("15.44 GiB (7B LoRA) + 11.52 GiB (SDXL inference) = 26.96 GiB")
     assert "<strong data-total>15.44</strong>" in html
     assert "<strong data-total>11.52</strong>" in html
+
+
+def test_each_recommendation_shows_what_its_inference_task_serves_and_its_cost_per_token(
+    client, seed, frozen
+):
+    """The training + inference preset: the Serving column names the inference task's aggregate
+    tokens/s, the sequences that fit, the time to first token and the cost per million tokens;
+    the CSV carries the same figures."""
+    scenario = PRESETS["training-inference"].scenario
+    response = get(client, scenario)
+    html = text(response)
+    inference = next(t["name"] for t in scenario["tasks"] if t["kind"] == "inference")
+    assert f'data-serving-task="{inference}"' in html and "data-cost-per-million" in html
+    [first] = response.context["rows"][:1]
+    [serving] = first["serving"]
+    assert serving["task"] == inference and serving["cost"] is not None
+    assert f"{serving['aggregate']} tok/s at {serving['concurrency']} seqs" in html
+    rows = list(csv.DictReader(io.StringIO(text(get(client, scenario, format="csv")))))
+    assert rows[0]["serving"].startswith(f"{inference}: at most {serving['aggregate']} tokens/s")
+
+
+def test_an_inference_task_on_named_hardware_shows_its_serving_figures(client, seed, frozen):
+    scenario = {
+        "tasks": [
+            {
+                "name": "chat",
+                "kind": "inference",
+                "model": "llama-3.1-8b",
+                "on": {"accelerator": "rtx-4090-24gb"},
+            }
+        ]
+    }
+    response = get(client, scenario)
+    [task] = response.context["plan"]
+    assert task["serving"] is not None
+    assert "Serving on this hardware: at most" in text(response)
