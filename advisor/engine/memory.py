@@ -1,11 +1,16 @@
 """GPU memory a task needs, per GPU, by component, with the formula behind each number.
 
 Model states follow the ZeRO paper's table (Rajbhandari et al. 2020, arXiv:1910.02054) and
-EleutherAI's Transformer Math 101; activations follow Korthikanti et al. 2022 (arXiv:2205.05198);
-LoRA (Hu et al. 2021), QLoRA (Dettmers et al. 2023, arXiv:2305.14314) and inference (weights, KV
-cache with KV heads, workspace) as docs/memory-model.md explains, with sources. There is no
-single "bytes per parameter" constant: each component is computed from the task's precision,
-optimizer, sharding, offload and shape. Sizes are int bytes.
+EleutherAI's Transformer Math 101. Activations count, layer by layer, the tensors autograd keeps
+for the backward pass of a LLaMA-style block (the method of Korthikanti et al. 2022,
+arXiv:2205.05198, applied to RMSNorm, SwiGLU and FlashAttention), with what a frozen LoRA base
+does not keep (Hu et al. 2021; Dettmers et al. 2023, arXiv:2305.14314), plus the loss's hold on
+the logits; the trainer (`framework`) decides the loss, the kernels and the QLoRA path.
+Inference is weights, a paged or concatenated KV cache (KV heads, not query heads) and a prefill
+workspace. docs/memory-model.md gives every formula
+with its source and the published measurements the tests check. There is no single "bytes per
+parameter" constant: each component is computed from the task's precision, optimizer, sharding,
+offload, implementation choices and shape. Sizes are int bytes.
 """
 
 from __future__ import annotations
@@ -14,7 +19,7 @@ import math
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from advisor.engine.messages import Code, Message, Quantity, Unit, gib, msg
+from advisor.engine.messages import Code, Message, Quantity, Unit, fraction, gib, msg
 from advisor.engine.types import GiB, ModelArch, Precision, Task
 from advisor.engine.vocab import TaskKind
 
@@ -30,30 +35,104 @@ PRECISION_BYTES: dict[str, float] = {
 }
 # NF4 with double quantization: 4 + 0.127 bits per parameter (QLoRA, arXiv:2305.14314).
 NF4_BYTES_PER_PARAM = 4.127 / 8
-# Optimizer state bytes per trainable parameter *excluding* the fp32 master copy; with the copy
-# these are Transformer Math 101's AdamW 12, 8-bit AdamW 6, SGD+momentum 8
-# (https://blog.eleuther.ai/transformer-math/).
+# Optimizer state bytes per trainable parameter in mixed precision (fp32 states), *excluding* the
+# fp32 master copy; with the copy these are Transformer Math 101's AdamW 12, 8-bit AdamW 6,
+# SGD+momentum 8 (https://blog.eleuther.ai/transformer-math/).
 OPTIMIZER_STATE_BYTES: dict[str, int] = {"adamw": 8, "adamw_8bit": 2, "sgd_momentum": 4}
+# Without a master copy ("pure" bf16/fp16 training: torchtune's default, LLaMA-Factory's
+# pure_bf16) PyTorch creates the states like the parameters (torch.optim.AdamW: exp_avg and
+# exp_avg_sq are zeros_like(param)): this many states of the parameter's size. 8-bit AdamW
+# keeps its two 1-byte states whatever the parameter's precision (bitsandbytes).
+OPTIMIZER_STATES: dict[str, int] = {"adamw": 2, "adamw_8bit": 0, "sgd_momentum": 1}
 MASTER_WEIGHT_BYTES = 4  # fp32 copy in mixed precision (ZeRO paper: K = 12 = 4 + 4 + 4)
-# CUDA context plus caching-allocator slack per process: ~0.5-1 GiB (docs/memory-model.md);
-# we take the upper end because the activation formulas do not model allocator fragmentation.
+# CUDA context plus caching-allocator slack per process: ~0.5-1 GiB (docs/memory-model.md); we take
+# the upper end because the activation counts do not model allocator fragmentation.
 OVERHEAD_BYTES = GiB
-# Korthikanti et al. 2022 (arXiv:2205.05198) per-layer activation bytes (16-bit): sbh(34 + 5as/h).
-LINEAR_ACTIVATION_FACTOR = 34
-ATTENTION_ACTIVATION_FACTOR = 5
-FULL_RECOMPUTE_FACTOR = 2  # full recomputation keeps the 2sbh layer inputs (Korthikanti)
-LOGIT_BYTES = 4  # the loss upcasts the s·b·vocab logits to fp32
-# Inference workspace: the activation term ctx·h·10 bytes of the gpu_poor calculator
-# (RahulSChand/gpu_poor, src/App.js); its ctx²·heads·2 attention-score term is dropped because
-# FlashAttention/paged attention never store the score matrix.
-INFERENCE_ACTIVATION_FACTOR = 10
-# DeepSpeed ZeRO-3 keeps the largest layer gathered: largest_layer_memory = 4 · its params
-# (DeepSpeed estimate_zero3_model_states_mem_needs).
-ZERO3_LAYER_BYTES = 4
+
+# --- activations (docs/memory-model.md, "Training: activations"), bytes per token of one layer
+# with 16-bit values. Trainable RMSNorm (Hugging Face LlamaRMSNorm: upcast to fp32, normalise,
+# cast back, scale) keeps its fp32 input (4 B), the normalised 16-bit tensor (2 B) for the weight's
+# gradient and its output (2 B), the input of the next projections: 8 B per hidden unit.
+NORM_TRAINABLE_BYTES = 8
+# A frozen RMSNorm keeps only its fp32 input (4 B): the weight needs no gradient.
+NORM_FROZEN_BYTES = 4
+# A LoRA adapter's A matrix keeps its input (the norm's 16-bit output): 2 B per hidden unit.
+ADAPTER_INPUT_BYTES = 2
+# FlashAttention-2 and PyTorch SDPA keep q, k, v and the output (2 B each) and a per-head fp32
+# log-sum-exp, never the s x s scores (Dao 2023, arXiv:2307.08691).
+ATTENTION_TENSOR_BYTES = 2
+# SwiGLU MLP, trainable: gate and up outputs, silu(gate) and the product (the down projection's
+# input): four intermediate-wide 16-bit tensors. Frozen: the product is kept only for a down
+# adapter.
+MLP_TRAINABLE_TENSORS = 4
+MLP_FROZEN_TENSORS = 3
+# Eager attention keeps the softmax output in fp32 (4 B, for the softmax backward) and its 16-bit
+# copy (2 B, for the product with V) per head and token pair (Hugging Face eager_attention_forward:
+# softmax(dtype=float32).to(dtype)); Korthikanti et al. count 5 B with dropout and fp16 softmax.
+EAGER_SCORE_BYTES = 6
+# Backward workspace of the layer being differentiated: the gradients of its two widest tensors
+# (the MLP's gate and up, 2 B each) and of the residual stream in and out (2 B each).
+WORKSPACE_INTERMEDIATE_BYTES = 4
+WORKSPACE_HIDDEN_BYTES = 4
+# Activation offloading keeps the layer being computed and the one being copied on the GPU
+# (torchtune OffloadActivations, Unsloth's offloaded gradient checkpointing).
+OFFLOAD_LAYERS_IN_FLIGHT = 2
+# --- the trainer (`framework`, docs/memory-model.md, "The trainer").
+# Bytes per token per vocabulary entry the loss keeps: Hugging Face's default loss: 16-bit
+# logits 2 + fp32 upcast 4 + fp32 log-softmax 4 + its fp32 gradient 4 + the 16-bit gradient 2 =
+# 16; torchtune's CEWithChunkedOutputLoss keeps the 16-bit logits of every chunk (2) and builds
+# the fp32 upcast, log-softmax and gradient (4 + 4 + 4) one of its 8 chunks at a time:
+# 2 + 12/8 = 3.5. Liger's fused linear cross-entropy and Apple's Cut Cross Entropy (Unsloth)
+# never materialise the logits.
+LOSS_BYTES_PER_ENTRY: dict[str, float] = {"hf": 16, "torchtune": 3.5}
+# A fused loss keeps the final hidden state and its gradient: 2 + 2 B per hidden unit.
+FUSED_LOSS_HIDDEN_BYTES = 4
+LOSS_NAMES = {
+    "hf": "Hugging Face loss",
+    "torchtune": "torchtune CEWithChunkedOutputLoss",
+    "liger": "Liger fused linear cross-entropy",
+    "unsloth": "Cut Cross Entropy",
+}
+# Fused RMSNorm and SwiGLU kernels (Liger, Unsloth) keep a norm's 16-bit input instead of its
+# fp32 copy and recompute silu(gate) in the backward pass.
+FUSED_KERNELS = frozenset({"liger", "unsloth"})
+NORM_FUSED_TRAINABLE_BYTES = 4  # 16-bit input + 16-bit output
+NORM_FUSED_FROZEN_BYTES = 2
+# QLoRA through bitsandbytes' Linear4bit (Hugging Face PEFT, also with Liger): MatMul4Bit saves
+# its input whenever the input needs a gradient, although only the frozen weight's gradient
+# would use it; PEFT's prepare_model_for_kbit_training casts every weight that is not 4-bit
+# (embeddings, LM head) to fp32.
+BNB_QLORA = frozenset({"hf", "liger"})
+
+# --- ZeRO-3 / FSDP: the unit being computed and the next one, prefetched (FSDP's default
+# backward_prefetch=BACKWARD_PRE and forward_prefetch; DeepSpeed's stage3_prefetch_bucket_size),
+# each in the precision the weights are stored in (NF4 stays NF4 when gathered).
+ZERO3_GATHERED_UNITS = 2
+
+# --- inference (docs/memory-model.md, "Inference")
+# vLLM's default block_size (16 tokens): a sequence's cache is allocated in whole blocks.
+KV_BLOCK_TOKENS = 16
+# vLLM's default gpu_memory_utilization: the server claims this fraction of the GPU.
+GPU_MEMORY_UTILIZATION = 0.9
+# vLLM profiles one forward pass of max_num_batched_tokens tokens (chunked prefill): 8192 for
+# `vllm serve` on GPUs of 70 GiB or more (2048 below), EngineArgs.get_batch_defaults.
+PREFILL_CHUNK_TOKENS = 8192
+# Prefill workspace per token: the MLP's gate, up and activation (3 intermediate-wide 16-bit
+# tensors) and the hidden states around it (3 hidden-wide); 110 KB/token for Llama-3.1-8B,
+# vLLM's profiled peak (~108-111 KB/token in vllm-project/vllm#10517's logs).
+PREFILL_INTERMEDIATE_BYTES = 6
+PREFILL_HIDDEN_BYTES = 6
+# Sampling logits per sequence and vocabulary entry: vLLM samples from fp32 logits (4 B);
+# Hugging Face generate keeps the 16-bit last-token logits and their fp32 copy (2 + 4 B).
+SAMPLING_LOGIT_BYTES = {"paged": 4, "hf_generate": 6}
+
 # Without published shapes we assume params ≈ 12·L·h² (Transformer Math 101 per-layer count) and
 # h = 128·L, the aspect ratio of Llama-2-7B (4096/32) and GPT-3 175B (12288/96).
 ASSUMED_HIDDEN_PER_LAYER = 128
 ASSUMED_HEAD_DIM = 128  # every LLM preset (presets.py, from the models' configs) has 128-dim heads
+# SwiGLU intermediate size when not given: 8/3·h, LLaMA's sizing (2/3 of a 4h MLP, Touvron et al.
+# 2023), which keeps the assumed 12·h² per layer (4h² attention + 3·h·I MLP).
+ASSUMED_MLP_RATIO = 8 / 3
 # Diffusion pipelines: an allowance, not a measurement; only parameter counts are published. 1 GiB
 # for a 512² image (SD 1.5 class), 4× that for SDXL-class models generating at 1024² (4× the
 # pixels).
@@ -92,7 +171,8 @@ class MemoryPlan:
 
     `sharded` is true when the per-GPU figures hold only while the task's GPUs work together
     (ZeRO stages over several GPUs, tensor-parallel inference): placement must then give the task
-    `gpus` connected GPUs, never MIG slices. `offloaded_bytes` is host RAM for offloaded states.
+    `gpus` connected GPUs, never MIG slices. `offloaded_bytes` is the host RAM the task's
+    offloaded states and activations need, job-wide.
     """
 
     gpus: int
@@ -114,6 +194,15 @@ class Dims:
     head_dim: int
     vocab: int
     approximated: bool
+    intermediate: int = 0
+
+    @property
+    def q_width(self) -> int:
+        return self.heads * self.head_dim
+
+    @property
+    def kv_width(self) -> int:
+        return self.kv_heads * self.head_dim
 
 
 def _params(n: float) -> Message:
@@ -121,6 +210,10 @@ def _params(n: float) -> Message:
     if n >= 1e8:
         return msg(Code.PARAMS_BILLIONS, billions=float(f"{n / 1e9:.4g}"))
     return msg(Code.PARAMS_MILLIONS, millions=float(f"{n / 1e6:.4g}"))
+
+
+def _count(n: float) -> Quantity:
+    return Quantity(n, Unit.COUNT)
 
 
 def _result(formula: Message, n: int) -> Message:
@@ -156,6 +249,7 @@ def dims_of(arch: ModelArch) -> Dims:
         head_dim=max(head_dim, 1),
         vocab=arch.vocab or 0,
         approximated=approximated,
+        intermediate=arch.intermediate or round(ASSUMED_MLP_RATIO * hidden),
     )
 
 
@@ -170,19 +264,24 @@ def _embedding_params(arch: ModelArch, dims: Dims) -> int:
     return min(2 * dims.vocab * dims.hidden, arch.params)
 
 
-def largest_layer_params(arch: ModelArch) -> int:
-    """Parameters of the biggest single module: one transformer block or the embedding.
-
-    With a derived shape the block is the assumed 12·h², not params/L, so that the figure never
-    shrinks as params grow (params/L drops each time the derived L steps up).
-    """
-    dims = dims_of(arch)
-    embedding = _embedding_params(arch, dims)
+def _block_params(arch: ModelArch, dims: Dims) -> int:
+    """One transformer block. With a derived shape the block is the assumed 12·h², not params/L,
+    so that the figure never shrinks as params grow (params/L drops each time L steps up)."""
     if dims.approximated:
-        block = min(12 * dims.hidden**2, arch.params)
-    else:
-        block = (arch.params - embedding) // dims.layers
-    return max(block, embedding // 2)
+        return min(12 * dims.hidden**2, arch.params)
+    return (arch.params - _embedding_params(arch, dims)) // dims.layers
+
+
+def largest_layer_params(arch: ModelArch) -> int:
+    """Parameters of the biggest single module: one transformer block or the embedding."""
+    dims = dims_of(arch)
+    return max(_block_params(arch, dims), _embedding_params(arch, dims) // 2)
+
+
+def largest_tensor_params(arch: ModelArch) -> int:
+    """The biggest single weight tensor: the embedding (vocab × h), or an MLP matrix (I × h)."""
+    dims = dims_of(arch)
+    return min(max(dims.vocab, dims.intermediate, dims.hidden) * dims.hidden, arch.params)
 
 
 def kv_bytes_per_token(arch: ModelArch, kv_precision: Precision = "bf16") -> int:
@@ -200,15 +299,20 @@ def kv_bytes_per_token(arch: ModelArch, kv_precision: Precision = "bf16") -> int
     return math.ceil(2 * dims.layers * dims.kv_heads * dims.head_dim * size)
 
 
-def lora_adapter_params(arch: ModelArch, rank: int) -> int:
-    """Σ r·(d_in + d_out) over q, k, v, o of every layer; k/v are kv_heads·head_dim wide."""
+def lora_adapter_params(arch: ModelArch, rank: int, targets: str = "all_linear") -> int:
+    """Σ r·(d_in + d_out) over the adapted matrices of every layer: q, k, v, o (k/v are
+    kv_heads·head_dim wide), and for `all_linear` also gate, up (h -> I) and down (I -> h)."""
     dims = dims_of(arch)
-    q_width = dims.heads * dims.head_dim
-    kv_width = dims.kv_heads * dims.head_dim
-    per_layer = rank * (
-        (dims.hidden + q_width) + 2 * (dims.hidden + kv_width) + (q_width + dims.hidden)
-    )
+    q_width, kv_width, h = dims.q_width, dims.kv_width, dims.hidden
+    per_layer = rank * ((h + q_width) + 2 * (h + kv_width) + (q_width + h))
+    if targets == "all_linear":
+        per_layer += rank * 3 * (h + dims.intermediate)
     return per_layer * dims.layers
+
+
+def task_lora_params(task: Task) -> int:
+    """The task's trainable LoRA parameters (its rank and targets)."""
+    return lora_adapter_params(_arch(task), task.lora_rank, task.lora_targets)
 
 
 def compute_precision(task: Task) -> Precision:
@@ -249,9 +353,25 @@ class _States:
     notes: tuple[Message, ...]
 
 
-def _optimizer_bytes(task: Task, precision: Precision) -> int:
-    master = MASTER_WEIGHT_BYTES if task.master_weights and precision != "fp32" else 0
-    return OPTIMIZER_STATE_BYTES[task.optimizer] + master
+def optimizer_bytes_per_param(task: Task) -> float:
+    """Optimizer bytes per trainable parameter: fp32 states plus the fp32 master copy in mixed
+    precision; states of the parameter's own precision without a master copy."""
+    precision = compute_precision(task)
+    if task.master_weights and precision != "fp32":
+        return OPTIMIZER_STATE_BYTES[task.optimizer] + MASTER_WEIGHT_BYTES
+    if task.optimizer == "adamw_8bit":
+        return OPTIMIZER_STATE_BYTES["adamw_8bit"]
+    return OPTIMIZER_STATES[task.optimizer] * PRECISION_BYTES[precision]
+
+
+def _bytes_param(size: float) -> float | int:
+    """A per-parameter byte count as formulas show it: 12, 3.5."""
+    return int(size) if float(size).is_integer() else size
+
+
+def _per_param(size: float) -> float | int | Quantity:
+    """Bytes per parameter of a mix (NF4 blocks): whole numbers as they are, else 4 places."""
+    return int(size) if float(size).is_integer() else Quantity(size, Unit.COUNT, 4)
 
 
 def _base_weights(task: Task, arch: ModelArch) -> tuple[int, Message, Message | None]:
@@ -260,14 +380,26 @@ def _base_weights(task: Task, arch: ModelArch) -> tuple[int, Message, Message | 
         dims = dims_of(arch)
         kept = _embedding_params(arch, dims)
         quantized = arch.params - kept
-        total = math.ceil(quantized * NF4_BYTES_PER_PARAM) + kept * 2
+        nf4 = math.ceil(quantized * NF4_BYTES_PER_PARAM)
+        nf4_per_param = Quantity(NF4_BYTES_PER_PARAM, Unit.COUNT, 4)
+        if task.framework in BNB_QLORA:
+            # The Hugging Face stack prepares a k-bit model with PEFT's
+            # prepare_model_for_kbit_training (TRL's SFTTrainer calls it), which casts every
+            # weight that is not 4-bit, the embeddings and LM head included, to fp32.
+            formula = msg(
+                Code.FORMULA_WEIGHTS_NF4_FP32_KEPT,
+                quantized=_params(quantized),
+                bytes_per_param=nf4_per_param,
+                kept=_params(kept),
+            )
+            return nf4 + kept * 4, formula, msg(Code.MEMORY_NOTE_QLORA_FP32_KEPT)
         formula = msg(
             Code.FORMULA_WEIGHTS_NF4,
             quantized=_params(quantized),
-            bytes_per_param=Quantity(NF4_BYTES_PER_PARAM, Unit.COUNT, 4),
+            bytes_per_param=nf4_per_param,
             kept=_params(kept),
         )
-        return total, formula, msg(Code.MEMORY_NOTE_QLORA_BF16)
+        return nf4 + kept * 2, formula, msg(Code.MEMORY_NOTE_QLORA_BF16)
     size = PRECISION_BYTES[task.precision]
     formula = msg(
         Code.FORMULA_WEIGHTS,
@@ -281,13 +413,15 @@ def _base_weights(task: Task, arch: ModelArch) -> tuple[int, Message, Message | 
 def _model_states(task: Task, arch: ModelArch) -> _States:
     precision = compute_precision(task)
     weight_size = PRECISION_BYTES[precision]
-    opt_size = _optimizer_bytes(task, precision)
+    opt_size = optimizer_bytes_per_param(task)
     weights, w_formula, note = _base_weights(task, arch)
     notes = [note] if note else []
     if task.kind == "full_finetune":
         trainable = arch.params
+        largest = largest_tensor_params(arch)
     else:
-        trainable = lora_adapter_params(arch, task.lora_rank)
+        trainable = task_lora_params(task)
+        largest = task.lora_rank * max(dims_of(arch).intermediate, dims_of(arch).hidden)
         weights += math.ceil(trainable * weight_size)
         w_formula = msg(
             Code.FORMULA_PLUS_ADAPTERS,
@@ -295,32 +429,44 @@ def _model_states(task: Task, arch: ModelArch) -> _States:
             adapters=_params(trainable),
             bytes_per_param=weight_size,
         )
+        targets = (
+            Code.LORA_TARGETS_ALL_LINEAR
+            if task.lora_targets == "all_linear"
+            else Code.LORA_TARGETS_ATTENTION
+        )
         notes.append(
             msg(
-                Code.MEMORY_NOTE_LORA_ADAPTERS,
+                Code.MEMORY_NOTE_LORA_TARGETS,
                 rank=task.lora_rank,
-                trainable=Quantity(trainable, Unit.COUNT),
+                targets=msg(targets),
+                trainable=_count(trainable),
             )
         )
     label = _params(trainable)
-    master = opt_size > OPTIMIZER_STATE_BYTES[task.optimizer]
+    gradients = math.ceil(trainable * weight_size)
+    g_formula = msg(
+        Code.FORMULA_GRADIENTS, params=label, bytes_per_param=weight_size, precision=precision
+    )
+    if task.fused_optimizer_step and largest < trainable:
+        # torchtune optimizer_in_bwd: each parameter is stepped as soon as its gradient is ready
+        # and the gradient freed, so only the largest tensor's gradient ever exists.
+        gradients = math.ceil(largest * weight_size)
+        g_formula = msg(
+            Code.FORMULA_GRADIENTS_FUSED_STEP, params=_params(largest), bytes_per_param=weight_size
+        )
+    master = task.master_weights and precision != "fp32"
     return _States(
         weights=weights,
-        gradients=math.ceil(trainable * weight_size),
-        optimizer=trainable * opt_size,
+        gradients=gradients,
+        optimizer=math.ceil(trainable * opt_size),
         trainable=trainable,
         formulas={
             "weights": w_formula,
-            "gradients": msg(
-                Code.FORMULA_GRADIENTS,
-                params=label,
-                bytes_per_param=weight_size,
-                precision=precision,
-            ),
+            "gradients": g_formula,
             "optimizer": msg(
                 Code.FORMULA_OPTIMIZER_MASTER if master else Code.FORMULA_OPTIMIZER,
                 params=label,
-                bytes_per_param=opt_size,
+                bytes_per_param=_bytes_param(opt_size),
                 optimizer=task.optimizer,
             ),
         },
@@ -339,51 +485,138 @@ def _divisors(task: Task) -> tuple[int, int, int]:
     }[task.sharding]
 
 
-def _activation_bytes_16bit(task: Task, dims: Dims) -> tuple[int, Message]:
-    """Korthikanti et al. activation bytes for one micro-batch over all layers."""
-    s, b, h, a, layers = task.seq_len, task.micro_batch, dims.hidden, dims.heads, dims.layers
-    sbh = s * b * h
-    one_layer = sbh * LINEAR_ACTIVATION_FACTOR + ATTENTION_ACTIVATION_FACTOR * a * s * s * b
-    if task.activation_checkpointing == "none":
-        return (
-            one_layer * layers,
-            msg(Code.FORMULA_ACTIVATIONS_NONE, s=s, b=b, h=h, a=a, L=layers),
-        )
-    if task.activation_checkpointing == "selective":
-        return (
-            LINEAR_ACTIVATION_FACTOR * sbh * layers,
-            msg(Code.FORMULA_ACTIVATIONS_SELECTIVE, s=s, b=b, h=h, L=layers),
-        )
-    return (
-        FULL_RECOMPUTE_FACTOR * sbh * layers + one_layer,
-        msg(Code.FORMULA_ACTIVATIONS_FULL, s=s, b=b, h=h, a=a, L=layers),
+def layer_bytes_per_token(task: Task, dims: Dims) -> int:
+    """Bytes one layer keeps per token for the backward pass, 16-bit values, without the s² scores
+    of eager attention (docs/memory-model.md, "Training: activations").
+
+    Full fine-tuning keeps what every weight gradient needs; a frozen LoRA/QLoRA base keeps only
+    what the gradient flowing back to earlier adapters needs, plus each adapter's input.
+    """
+    h, inter = dims.hidden, dims.intermediate
+    attention = ATTENTION_TENSOR_BYTES * 2 * (dims.q_width + dims.kv_width)  # q, k, v, output
+    fused = task.framework in FUSED_KERNELS
+    recomputed_silu = 1 if fused else 0
+    if task.kind == "full_finetune":
+        norm = NORM_FUSED_TRAINABLE_BYTES if fused else NORM_TRAINABLE_BYTES
+        return 2 * norm * h + attention + (MLP_TRAINABLE_TENSORS - recomputed_silu) * 2 * inter
+    # Every linear layer's input is kept when each has an adapter, or when bitsandbytes keeps it.
+    all_inputs = task.lora_targets == "all_linear" or (
+        task.kind == "qlora" and task.framework in BNB_QLORA
     )
+    norm = NORM_FUSED_FROZEN_BYTES if fused else NORM_FROZEN_BYTES
+    norms = 2 * norm * h + ADAPTER_INPUT_BYTES * h * (2 if all_inputs else 1)
+    mlp_tensors = (MLP_TRAINABLE_TENSORS if all_inputs else MLP_FROZEN_TENSORS) - recomputed_silu
+    return norms + attention + mlp_tensors * 2 * inter
 
 
-def _training_activations(task: Task, arch: ModelArch) -> tuple[int, Message, list[Message]]:
+def _attention_label(task: Task, recomputed: bool) -> Message:
+    if task.attention == "flash":
+        return msg(Code.ATTENTION_FLASH)
+    return msg(Code.ATTENTION_RECOMPUTED if recomputed else Code.ATTENTION_EAGER)
+
+
+@dataclass(frozen=True)
+class _Activations:
+    gpu: int
+    host: int  # offloaded to host RAM, per GPU
+    formula: Message
+
+
+def _layer_activations(task: Task, dims: Dims) -> _Activations:
+    """The layers' share of the activations for one micro-batch (16-bit values)."""
+    s, tokens, layers = task.seq_len, task.seq_len * task.micro_batch, dims.layers
+    layer = layer_bytes_per_token(task, dims)
+    scores = EAGER_SCORE_BYTES * dims.heads * s if task.attention == "eager" else 0
+    if task.activation_checkpointing == "full":
+        # Each layer keeps its 16-bit input; one layer at a time is recomputed in full, and the
+        # recomputed layer's own tensors (its norm's copy of the input among them) replace its
+        # checkpoint in the count.
+        per_layer, recomputed = 2 * dims.hidden, layer + scores
+        layers -= 1
+        formula = msg(
+            Code.FORMULA_ACTIVATIONS_CHECKPOINTED,
+            layers=layers,
+            tokens=tokens,
+            input=_count(per_layer),
+            per_token=_count(recomputed),
+            attention=_attention_label(task, recomputed=False),
+        )
+    else:
+        # Selective recomputation (Korthikanti et al.) recomputes the attention core: with eager
+        # attention it drops the s² scores; FlashAttention keeps none to begin with.
+        selective = task.activation_checkpointing == "selective"
+        per_layer, recomputed = layer + (0 if selective else scores), 0
+        formula = msg(
+            Code.FORMULA_ACTIVATIONS_LAYERS,
+            layers=layers,
+            tokens=tokens,
+            per_token=_count(per_layer),
+            attention=_attention_label(task, recomputed=selective),
+        )
+    kept = layers
+    if task.activation_offload:
+        kept = min(layers, OFFLOAD_LAYERS_IN_FLIGHT)
+        formula = msg(Code.FORMULA_ACTIVATIONS_IN_FLIGHT, formula=formula, kept=kept, layers=layers)
+    gpu = tokens * (kept * per_layer + recomputed)
+    return _Activations(gpu, tokens * (layers - kept) * per_layer, formula)
+
+
+def _training_activations(task: Task, arch: ModelArch) -> tuple[_Activations, list[Message]]:
     if arch.family == "diffusion":
         allowance = _diffusion_allowance(arch) * task.micro_batch
-        return (
-            allowance,
-            msg(
-                Code.FORMULA_ALLOWANCE_PER_MICRO_BATCH,
-                bytes=gib(allowance),
-                micro_batch=task.micro_batch,
-            ),
-            [msg(Code.MEMORY_NOTE_DIFFUSION_TRAINING)],
+        formula = msg(
+            Code.FORMULA_ALLOWANCE_PER_MICRO_BATCH,
+            bytes=gib(allowance),
+            micro_batch=task.micro_batch,
         )
+        return _Activations(allowance, 0, formula), [msg(Code.MEMORY_NOTE_DIFFUSION_TRAINING)]
     dims = dims_of(arch)
-    layer_bytes, formula = _activation_bytes_16bit(task, dims)
-    scale = 2 if compute_precision(task) == "fp32" else 1  # the formulas assume 2-byte values
-    logits = task.seq_len * task.micro_batch * dims.vocab * LOGIT_BYTES
-    notes = [
-        msg(Code.MEMORY_NOTE_ACTIVATIONS_UPPER_BOUND),
-        msg(Code.MEMORY_NOTE_ACTIVATIONS_PER_GPU),
-    ]
+    tokens = task.seq_len * task.micro_batch
+    layers = _layer_activations(task, dims)
+    workspace = (
+        WORKSPACE_INTERMEDIATE_BYTES * dims.intermediate + WORKSPACE_HIDDEN_BYTES * dims.hidden
+    )
+    scale = 2 if compute_precision(task) == "fp32" else 1  # the counts assume 2-byte values
+    formula = msg(
+        Code.FORMULA_PLUS_WORKSPACE,
+        formula=layers.formula,
+        tokens=tokens,
+        per_token=_count(workspace),
+    )
     if scale == 2:
         formula = msg(Code.FORMULA_FP32_DOUBLED, formula=formula)
-    formula = msg(Code.FORMULA_PLUS_LOGITS, formula=formula)
-    return layer_bytes * scale + logits, formula, notes
+    if task.framework not in LOSS_BYTES_PER_ENTRY:  # a fused linear cross-entropy
+        loss = tokens * FUSED_LOSS_HIDDEN_BYTES * dims.hidden
+        formula = msg(
+            Code.FORMULA_PLUS_FUSED_LOSS,
+            formula=formula,
+            tokens=tokens,
+            per_token=_count(FUSED_LOSS_HIDDEN_BYTES * dims.hidden),
+            loss=LOSS_NAMES[task.framework],
+        )
+    elif dims.vocab:
+        entry = LOSS_BYTES_PER_ENTRY[task.framework]
+        loss = math.ceil(tokens * dims.vocab * entry)
+        formula = msg(
+            Code.FORMULA_PLUS_LOSS,
+            formula=formula,
+            tokens=tokens,
+            vocab=dims.vocab,
+            bytes_per_entry=_bytes_param(entry),
+            loss=LOSS_NAMES[task.framework],
+        )
+    else:  # no vocabulary given: no logits to count (the shape note says it is approximate)
+        loss = 0
+    notes = [msg(Code.MEMORY_NOTE_ACTIVATIONS_SAVED, attention=_attention_note(task))]
+    if task.kind != "full_finetune":
+        notes.append(msg(Code.MEMORY_NOTE_FROZEN_INPUTS))
+    notes.append(msg(Code.MEMORY_NOTE_ACTIVATIONS_PER_GPU))
+    gpu = (layers.gpu + tokens * workspace) * scale + loss
+    return _Activations(gpu, layers.host * scale, formula), notes
+
+
+def _attention_note(task: Task) -> Message:
+    return msg(Code.ATTENTION_FLASH if task.attention == "flash" else Code.ATTENTION_EAGER)
 
 
 def _diffusion_allowance(arch: ModelArch) -> int:
@@ -427,17 +660,20 @@ def _training_memory(task: Task) -> MemoryPlan:
         weights = 0
         formulas["weights"] = msg(Code.FORMULA_WEIGHTS_OFFLOADED)
     overhead, o_formula = _training_overhead(task, arch)
-    activations, a_formula, a_notes = _training_activations(task, arch)
+    activations, a_notes = _training_activations(task, arch)
     notes += a_notes
     if offloaded:
         notes.append(msg(Code.MEMORY_NOTE_HOST_RAM, host=gib(offloaded)))
-    formulas.update(activations=_result(a_formula, activations), overhead=o_formula)
+    if activations.host:
+        notes.append(msg(Code.MEMORY_NOTE_HOST_RAM_ACTIVATIONS, host=gib(activations.host)))
+        offloaded += activations.host * task.gpus
+    formulas.update(activations=_result(activations.formula, activations.gpu), overhead=o_formula)
     for key, value in (("weights", weights), ("gradients", gradients), ("optimizer", optimizer)):
         if value:
             formulas[key] = _result(formulas[key], value)
     return MemoryPlan(
         gpus=task.gpus,
-        per_gpu=MemoryBreakdown(weights, gradients, optimizer, activations, 0, overhead),
+        per_gpu=MemoryBreakdown(weights, gradients, optimizer, activations.gpu, 0, overhead),
         sharded=task.gpus > 1 and task.sharding != "none",
         notes=tuple(notes),
         formulas=formulas,
@@ -445,19 +681,111 @@ def _training_memory(task: Task) -> MemoryPlan:
     )
 
 
+def _gathered_unit(task: Task, arch: ModelArch) -> tuple[int, int]:
+    """(params, bytes) of the largest unit ZeRO-3 gathers, in the precision it is stored in: a
+    transformer block (NF4 under QLoRA) or the embedding (16-bit even under QLoRA)."""
+    dims = dims_of(arch)
+    block, embedding = _block_params(arch, dims), _embedding_params(arch, dims) // 2
+    if task.kind == "qlora":
+        block_size, embedding_size = NF4_BYTES_PER_PARAM, 2.0
+    elif task.kind == "full_finetune":
+        block_size = embedding_size = PRECISION_BYTES[compute_precision(task)]
+    else:  # a LoRA base stays in the task's precision
+        block_size = embedding_size = PRECISION_BYTES[task.precision]
+    block_bytes, embedding_bytes = (
+        math.ceil(block * block_size),
+        math.ceil(embedding * embedding_size),
+    )
+    return (block, block_bytes) if block_bytes >= embedding_bytes else (embedding, embedding_bytes)
+
+
 def _training_overhead(task: Task, arch: ModelArch) -> tuple[int, Message]:
     formula = _overhead_formula()
     gathers = task.sharding == "zero3" and (task.gpus > 1 or task.offload == "optimizer_and_params")
     if not gathers:
         return OVERHEAD_BYTES, formula
-    layer = ZERO3_LAYER_BYTES * largest_layer_params(arch)
-    gathered = msg(
-        Code.FORMULA_PLUS_ZERO3_LAYER, formula=formula, params=_params(largest_layer_params(arch))
+    params, unit_bytes = _gathered_unit(task, arch)
+    gathered = ZERO3_GATHERED_UNITS * unit_bytes
+    formula = msg(
+        Code.FORMULA_PLUS_ZERO3_GATHER,
+        formula=formula,
+        units=ZERO3_GATHERED_UNITS,
+        params=_params(params),
+        bytes_per_param=_per_param(unit_bytes / params if params else 0.0),
+        precision="nf4" if task.kind == "qlora" and unit_bytes < 2 * params else task.precision,
     )
-    return OVERHEAD_BYTES + layer, _result(gathered, OVERHEAD_BYTES + layer)
+    if task.kind == "full_finetune":
+        # The unit's full gradient exists until its reduce-scatter (FSDP, ZeRO-3).
+        size = PRECISION_BYTES[compute_precision(task)]
+        gathered += math.ceil(params * size)
+        formula = msg(
+            Code.FORMULA_PLUS_ZERO3_GRADIENT,
+            formula=formula,
+            params=_params(params),
+            bytes_per_param=size,
+        )
+    return OVERHEAD_BYTES + gathered, _result(formula, OVERHEAD_BYTES + gathered)
 
 
 # ---------------------------------------------------------------------------------------- inference
+
+
+def _kv_cache(task: Task, arch: ModelArch) -> tuple[int, Message]:
+    """The KV cache of all sequences, whole-model (before tensor-parallel division)."""
+    per_token = kv_bytes_per_token(arch, task.kv_precision)
+    sequences = task.concurrent_sequences
+    if task.serving == "paged":
+        blocked = math.ceil(task.context_len / KV_BLOCK_TOKENS) * KV_BLOCK_TOKENS
+        return per_token * blocked * sequences, msg(
+            Code.FORMULA_KV_PAGED,
+            bytes_per_token=_count(per_token),
+            kv_precision=task.kv_precision,
+            blocked=blocked,
+            context_len=task.context_len,
+            block=KV_BLOCK_TOKENS,
+            sequences=sequences,
+        )
+    # Hugging Face generate's cache grows by torch.cat, and the old cache is still referenced by
+    # the step's inputs while the new one is built: two full copies (transformers#30536).
+    return 2 * per_token * task.context_len * sequences, msg(
+        Code.FORMULA_KV_CONCAT,
+        bytes_per_token=_count(per_token),
+        kv_precision=task.kv_precision,
+        context_len=task.context_len,
+        sequences=sequences,
+    )
+
+
+def _prefill_workspace(task: Task, dims: Dims) -> tuple[int, Message]:
+    """The largest forward pass's intermediates plus the sampling logits, per GPU."""
+    n, sequences = task.gpus, task.concurrent_sequences
+    tokens = task.context_len * sequences  # generate prefills every prompt at once
+    if task.serving == "paged":
+        tokens = min(tokens, PREFILL_CHUNK_TOKENS)  # chunked prefill
+    per_token = math.ceil(
+        PREFILL_INTERMEDIATE_BYTES * dims.intermediate / n + PREFILL_HIDDEN_BYTES * dims.hidden
+    )
+    entry = SAMPLING_LOGIT_BYTES[task.serving]
+    total = tokens * per_token + sequences * dims.vocab * entry
+    formula = msg(
+        Code.FORMULA_PREFILL_WORKSPACE,
+        tokens=tokens,
+        per_token=_count(per_token),
+        sequences=sequences,
+        vocab=dims.vocab,
+        bytes_per_entry=entry,
+    )
+    if task.serving == "hf_generate" and task.attention == "eager":
+        heads = math.ceil(dims.heads / n)
+        total += EAGER_SCORE_BYTES * heads * task.context_len**2 * sequences
+        formula = msg(
+            Code.FORMULA_PLUS_PREFILL_SCORES,
+            formula=formula,
+            heads=heads,
+            tokens=task.context_len,
+            sequences=sequences,
+        )
+    return total, formula
 
 
 def _inference_memory(task: Task) -> MemoryPlan:
@@ -475,10 +803,7 @@ def _inference_memory(task: Task) -> MemoryPlan:
         bytes_per_param=size,
         precision=task.precision,
     )
-    formulas = {
-        "weights": _result(split(weights_formula), weights),
-        "overhead": _overhead_formula(),
-    }
+    formulas = {"weights": _result(split(weights_formula), weights)}
     notes = _approximation_notes(arch)
     if arch.active_params:
         notes.append(msg(Code.MEMORY_NOTE_MOE_ALL_EXPERTS))
@@ -499,26 +824,39 @@ def _inference_memory(task: Task) -> MemoryPlan:
                 ),
             )
         )
+        overhead, o_formula = OVERHEAD_BYTES, _overhead_formula()
     else:
-        per_token = kv_bytes_per_token(arch, task.kv_precision)
-        tokens = task.context_len * task.concurrent_sequences
-        kv = math.ceil(per_token * tokens / n)
-        kv_formula = msg(
-            Code.FORMULA_KV_CACHE,
-            bytes_per_token=Quantity(per_token, Unit.COUNT),
-            kv_precision=task.kv_precision,
-            context_len=task.context_len,
-            sequences=task.concurrent_sequences,
-        )
+        whole_kv, kv_formula = _kv_cache(task, arch)
+        kv = math.ceil(whole_kv / n)
         formulas["kv_cache"] = _result(split(kv_formula), kv)
-        dims = dims_of(arch)
-        activations = task.context_len * dims.hidden * INFERENCE_ACTIVATION_FACTOR + (
-            task.concurrent_sequences * dims.vocab * LOGIT_BYTES
-        )
-        formulas["activations"] = _result(msg(Code.FORMULA_INFERENCE_ACTIVATIONS), activations)
+        activations, a_formula = _prefill_workspace(task, dims_of(arch))
+        formulas["activations"] = _result(a_formula, activations)
+        overhead, o_formula = OVERHEAD_BYTES, _overhead_formula()
+        if task.serving == "paged":
+            # vLLM sizes its KV pool inside gpu_memory_utilization of the GPU and leaves the rest
+            # unused: the GPU must be the need ÷ 0.9.
+            need = weights + kv + activations + overhead
+            unused = math.ceil(need / GPU_MEMORY_UTILIZATION) - need
+            overhead += unused
+            o_formula = _result(
+                msg(
+                    Code.FORMULA_PLUS_PREALLOCATION,
+                    formula=o_formula,
+                    unused=gib(unused),
+                    utilization=fraction(GPU_MEMORY_UTILIZATION),
+                ),
+                overhead,
+            )
+            notes.append(
+                msg(
+                    Code.MEMORY_NOTE_PAGED_PREALLOCATES,
+                    utilization=fraction(GPU_MEMORY_UTILIZATION),
+                )
+            )
+    formulas["overhead"] = o_formula
     return MemoryPlan(
         gpus=n,
-        per_gpu=MemoryBreakdown(weights, 0, 0, activations, kv, OVERHEAD_BYTES),
+        per_gpu=MemoryBreakdown(weights, 0, 0, activations, kv, overhead),
         sharded=n > 1,
         notes=tuple(notes),
         formulas=formulas,
@@ -536,14 +874,21 @@ def _fits(task: Task, capacity: int) -> int | None:
     return total if total <= capacity else None
 
 
+def _checkpointed(task: Task) -> Task | None:
+    """`task` with full activation checkpointing, or None when it already recomputes."""
+    if task.kind == "inference" or task.activation_checkpointing == "full":
+        return None
+    return replace(task, activation_checkpointing="full")
+
+
 def _with_checkpointing(task: Task, capacity: int) -> tuple[Task, int] | None:
     """`task` if it fits, else the same with full checkpointing if that fits."""
     total = _fits(task, capacity)
     if total is not None:
         return task, total
-    if task.kind == "inference" or task.activation_checkpointing == "full":
+    variant = _checkpointed(task)
+    if variant is None:
         return None
-    variant = replace(task, activation_checkpointing="full")
     total = _fits(variant, capacity)
     return (variant, total) if total is not None else None
 
@@ -589,11 +934,27 @@ def _per_gpu(fix: Message, total: int, host: int = 0) -> Message:
     return msg(Code.FIX_PER_GPU, fix=fix, per_gpu=gib(total))
 
 
-def _training_fixes(task: Task, capacity: int, max_gpus: int) -> list[Message]:
+def _training_candidates(task: Task) -> list[tuple[Message, Task]]:
+    """Single changes that need no more GPUs, those that change nothing but the code first."""
     candidates: list[tuple[Message, Task]] = []
+    if task.attention == "eager":
+        candidates.append((msg(Code.FIX_FLASH_ATTENTION), replace(task, attention="flash")))
+    if task.framework == "hf":
+        candidates.append((msg(Code.FIX_LIGER_KERNELS), replace(task, framework="liger")))
     if task.activation_checkpointing != "full":
         candidates.append(
             (msg(Code.FIX_FULL_CHECKPOINTING), replace(task, activation_checkpointing="full"))
+        )
+    if not task.activation_offload:
+        candidates.append(
+            (
+                msg(Code.FIX_OFFLOAD_ACTIVATIONS),
+                replace(task, activation_checkpointing="full", activation_offload=True),
+            )
+        )
+    if task.kind == "full_finetune" and not task.fused_optimizer_step and task.offload == "none":
+        candidates.append(
+            (msg(Code.FIX_FUSED_OPTIMIZER_STEP), replace(task, fused_optimizer_step=True))
         )
     if task.offload == "none":
         candidates.append((msg(Code.FIX_OFFLOAD_OPTIMIZER), replace(task, offload="optimizer")))
@@ -612,8 +973,12 @@ def _training_fixes(task: Task, capacity: int, max_gpus: int) -> list[Message]:
         candidates.append(
             (msg(Code.FIX_QLORA, rank=task.lora_rank), replace(task, kind=TaskKind.QLORA))
         )
+    return candidates
+
+
+def _training_fixes(task: Task, capacity: int, max_gpus: int) -> list[Message]:
     fixes: list[Message] = []
-    for label, variant in candidates:
+    for label, variant in _training_candidates(task):
         found = _with_checkpointing(variant, capacity)
         if found is None:
             continue
@@ -626,13 +991,23 @@ def _training_fixes(task: Task, capacity: int, max_gpus: int) -> list[Message]:
 
 
 def _more_gpus_fix(task: Task, capacity: int, max_gpus: int, **changes: Any) -> list[Message]:
-    least = _min_gpus(task, capacity, **changes)
+    """The fewest GPUs that hold the task: as it is, or with full checkpointing, or with Liger
+    kernels as well, when that needs fewer (recomputing costs time and Liger one flag, not
+    GPUs)."""
     inference = task.kind == "inference"
     how = msg(Code.FIX_HOW_TENSOR_PARALLEL if inference else Code.FIX_HOW_ZERO3)
-    if least is None and not inference and task.activation_checkpointing != "full":
-        changes["activation_checkpointing"] = "full"
-        least = _min_gpus(task, capacity, **changes)
-        how = msg(Code.FIX_WITH_FULL_CHECKPOINTING, fix=how)
+    least = _min_gpus(task, capacity, **changes)
+    if not inference:
+        for key, value, label in (
+            ("activation_checkpointing", "full", Code.FIX_WITH_FULL_CHECKPOINTING),
+            ("framework", "liger", Code.FIX_WITH_LIGER_KERNELS),
+        ):
+            if getattr(task, key) == value or (key == "framework" and task.framework != "hf"):
+                continue
+            cheaper = {**changes, key: value}
+            fewer = _min_gpus(task, capacity, **cheaper)
+            if fewer is not None and (least is None or fewer < least):
+                least, changes, how = fewer, cheaper, msg(label, fix=how)
     if least is None:
         return []
     count = _machines(least, max_gpus)
@@ -661,6 +1036,10 @@ def _more_gpus_fix(task: Task, capacity: int, max_gpus: int, **changes: Any) -> 
 
 def _inference_fixes(task: Task, capacity: int, max_gpus: int) -> list[Message]:
     fixes: list[Message] = []
+    if task.serving == "hf_generate":
+        total = _fits(replace(task, serving="paged"), capacity)
+        if total is not None:
+            fixes.append(_per_gpu(msg(Code.FIX_PAGED_SERVING), total))
     for precision in ("int8", "int4"):
         if PRECISION_BYTES[precision] < PRECISION_BYTES[task.precision]:
             total = _fits(replace(task, precision=precision), capacity)
@@ -676,20 +1055,28 @@ def _inference_fixes(task: Task, capacity: int, max_gpus: int) -> list[Message]:
 
 
 def _max_sequences_fix(task: Task, capacity: int) -> list[Message]:
-    if task.concurrent_sequences <= 1:
+    """The most concurrent sequences that fit (memory grows with them; binary search)."""
+    if (
+        task.concurrent_sequences <= 1
+        or _fits(replace(task, concurrent_sequences=1), capacity) is None
+    ):
         return []
-    one = task_memory(replace(task, concurrent_sequences=1)).per_gpu.total
-    per_sequence = task_memory(replace(task, concurrent_sequences=2)).per_gpu.total - one
-    if one > capacity or per_sequence <= 0:
-        return []
-    most = 1 + (capacity - one) // per_sequence
-    return [msg(Code.FIX_MAX_SEQUENCES, sequences=most, context_len=task.context_len)]
+    lo, hi = 1, task.concurrent_sequences - 1
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if _fits(replace(task, concurrent_sequences=mid), capacity) is None:
+            hi = mid - 1
+        else:
+            lo = mid
+    return [msg(Code.FIX_MAX_SEQUENCES, sequences=lo, context_len=task.context_len)]
 
 
 def suggest_fixes(task: Task, capacity_bytes_per_gpu: int, max_gpus: int = 8) -> list[Message]:
     """What would make `task` fit GPUs of `capacity_bytes_per_gpu` usable bytes, computed.
 
-    `max_gpus` is the GPUs in one machine: counts above it are rounded up to whole machines.
+    Changes on the same GPUs come first (attention kernel, Liger, checkpointing, offload, LoRA,
+    QLoRA); more GPUs last, at the fewest that hold the task. `max_gpus` is the GPUs in one
+    machine: counts above it are rounded up to whole machines.
     """
     if task.kind == "fixed":
         need = task_memory(task).per_gpu.total

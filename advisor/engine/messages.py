@@ -129,8 +129,14 @@ class Code(StrEnum):
     # memory (memory.py): notes of a MemoryPlan
     MEMORY_NOTE_FIXED_STATED = "memory_note_fixed_stated"
     MEMORY_NOTE_QLORA_BF16 = "memory_note_qlora_bf16"
-    MEMORY_NOTE_LORA_ADAPTERS = "memory_note_lora_adapters"
-    MEMORY_NOTE_ACTIVATIONS_UPPER_BOUND = "memory_note_activations_upper_bound"
+    MEMORY_NOTE_QLORA_FP32_KEPT = "memory_note_qlora_fp32_kept"
+    MEMORY_NOTE_LORA_TARGETS = "memory_note_lora_targets"
+    LORA_TARGETS_ATTENTION = "lora_targets_attention"  # the `targets` of MEMORY_NOTE_LORA_TARGETS
+    LORA_TARGETS_ALL_LINEAR = "lora_targets_all_linear"
+    MEMORY_NOTE_ACTIVATIONS_SAVED = "memory_note_activations_saved"
+    MEMORY_NOTE_FROZEN_INPUTS = "memory_note_frozen_inputs"
+    MEMORY_NOTE_HOST_RAM_ACTIVATIONS = "memory_note_host_ram_activations"
+    MEMORY_NOTE_PAGED_PREALLOCATES = "memory_note_paged_preallocates"
     MEMORY_NOTE_ACTIVATIONS_PER_GPU = "memory_note_activations_per_gpu"
     MEMORY_NOTE_DIFFUSION_TRAINING = "memory_note_diffusion_training"
     MEMORY_NOTE_SHAPE_ASSUMED = "memory_note_shape_assumed"
@@ -146,6 +152,7 @@ class Code(StrEnum):
     FORMULA_FIXED = "formula_fixed"
     FORMULA_WEIGHTS = "formula_weights"
     FORMULA_WEIGHTS_NF4 = "formula_weights_nf4"
+    FORMULA_WEIGHTS_NF4_FP32_KEPT = "formula_weights_nf4_fp32_kept"
     FORMULA_PLUS_ADAPTERS = "formula_plus_adapters"
     FORMULA_WEIGHTS_OFFLOADED = "formula_weights_offloaded"
     FORMULA_GRADIENTS = "formula_gradients"
@@ -153,22 +160,38 @@ class Code(StrEnum):
     FORMULA_OPTIMIZER = "formula_optimizer"
     FORMULA_OPTIMIZER_MASTER = "formula_optimizer_master"
     FORMULA_OPTIMIZER_OFFLOADED = "formula_optimizer_offloaded"
-    FORMULA_ACTIVATIONS_NONE = "formula_activations_none"
-    FORMULA_ACTIVATIONS_SELECTIVE = "formula_activations_selective"
-    FORMULA_ACTIVATIONS_FULL = "formula_activations_full"
+    FORMULA_ACTIVATIONS_LAYERS = "formula_activations_layers"
+    FORMULA_ACTIVATIONS_CHECKPOINTED = "formula_activations_checkpointed"
+    FORMULA_ACTIVATIONS_IN_FLIGHT = "formula_activations_in_flight"
+    ATTENTION_FLASH = "attention_flash"  # the `attention` of the activation formulas
+    ATTENTION_EAGER = "attention_eager"
+    ATTENTION_RECOMPUTED = "attention_recomputed"
+    FORMULA_PLUS_WORKSPACE = "formula_plus_workspace"
     FORMULA_FP32_DOUBLED = "formula_fp32_doubled"
-    FORMULA_PLUS_LOGITS = "formula_plus_logits"
+    FORMULA_PLUS_LOSS = "formula_plus_loss"
+    FORMULA_PLUS_FUSED_LOSS = "formula_plus_fused_loss"
+    FORMULA_GRADIENTS_FUSED_STEP = "formula_gradients_fused_step"
     FORMULA_ALLOWANCE_PER_MICRO_BATCH = "formula_allowance_per_micro_batch"
     FORMULA_ALLOWANCE_PER_IMAGE = "formula_allowance_per_image"
-    FORMULA_INFERENCE_ACTIVATIONS = "formula_inference_activations"
-    FORMULA_KV_CACHE = "formula_kv_cache"
+    FORMULA_PREFILL_WORKSPACE = "formula_prefill_workspace"
+    FORMULA_PLUS_PREFILL_SCORES = "formula_plus_prefill_scores"
+    FORMULA_KV_PAGED = "formula_kv_paged"
+    FORMULA_KV_CONCAT = "formula_kv_concat"
     FORMULA_OVERHEAD = "formula_overhead"
-    FORMULA_PLUS_ZERO3_LAYER = "formula_plus_zero3_layer"
+    FORMULA_PLUS_PREALLOCATION = "formula_plus_preallocation"
+    FORMULA_PLUS_ZERO3_GATHER = "formula_plus_zero3_gather"
+    FORMULA_PLUS_ZERO3_GRADIENT = "formula_plus_zero3_gradient"
     # memory (memory.py): suggest_fixes, what would make a task fit; composed by nesting
     FIX_PER_GPU = "fix_per_gpu"  # "<fix>: <bytes> per GPU"
     FIX_PER_GPU_HOST_RAM = "fix_per_gpu_host_ram"
     FIX_WITH_FULL_CHECKPOINTING = "fix_with_full_checkpointing"  # "<fix> with full ..."
+    FIX_WITH_LIGER_KERNELS = "fix_with_liger_kernels"  # "<fix> with Liger kernels"
     FIX_FULL_CHECKPOINTING = "fix_full_checkpointing"
+    FIX_FLASH_ATTENTION = "fix_flash_attention"
+    FIX_LIGER_KERNELS = "fix_liger_kernels"
+    FIX_OFFLOAD_ACTIVATIONS = "fix_offload_activations"
+    FIX_FUSED_OPTIMIZER_STEP = "fix_fused_optimizer_step"
+    FIX_PAGED_SERVING = "fix_paged_serving"
     FIX_OFFLOAD_OPTIMIZER = "fix_offload_optimizer"
     FIX_ZERO3_OFFLOAD = "fix_zero3_offload"
     FIX_LORA = "fix_lora"
@@ -188,6 +211,11 @@ class Code(StrEnum):
     TIME_NOTE_MFU = "time_note_mfu"
     TIME_NOTE_BUSBW = "time_note_busbw"
     TIME_NOTE_QLORA_DEQUANT = "time_note_qlora_dequant"
+    TIME_NOTE_MFU_BAND = "time_note_mfu_band"
+    TIME_NOTE_ATTENTION = "time_note_attention"
+    TIME_NOTE_NODES = "time_note_nodes"
+    TIME_NOTE_NETWORK_ASSUMED = "time_note_network_assumed"
+    TIME_NOTE_OFFLOAD = "time_note_offload"
     BUSBW_SOURCE_PCIE = "busbw_source_pcie"
     BUSBW_SOURCE_NVLINK = "busbw_source_nvlink"
     BUSBW_SOURCE_NVLINK_SCALED = "busbw_source_nvlink_scaled"
@@ -337,13 +365,30 @@ TEMPLATES: dict[Code, str] = {
     Code.MEMORY_NOTE_QLORA_BF16: gettext_noop(
         "QLoRA keeps embeddings and LM head in bf16; linear layers in NF4"
     ),
-    Code.MEMORY_NOTE_LORA_ADAPTERS: gettext_noop(
-        "LoRA rank %(rank)s on q, k, v, o of every layer: %(trainable)s trainable params "
+    Code.MEMORY_NOTE_QLORA_FP32_KEPT: gettext_noop(
+        "QLoRA through PEFT's prepare_model_for_kbit_training (the Hugging Face stack) keeps "
+        "embeddings and LM head in fp32; linear layers in NF4"
+    ),
+    Code.MEMORY_NOTE_LORA_TARGETS: gettext_noop(
+        "LoRA rank %(rank)s on %(targets)s of every layer: %(trainable)s trainable params "
         "(Σ r·(d_in + d_out))"
     ),
-    Code.MEMORY_NOTE_ACTIVATIONS_UPPER_BOUND: gettext_noop(
-        "activations per Korthikanti et al. (34 + 5as/h per layer) are an upper bound for "
-        "LLaMA-style SwiGLU models with FlashAttention, which store no s² attention scores"
+    Code.LORA_TARGETS_ATTENTION: gettext_noop("q, k, v, o"),
+    Code.LORA_TARGETS_ALL_LINEAR: gettext_noop("q, k, v, o, gate, up, down"),
+    Code.MEMORY_NOTE_ACTIVATIONS_SAVED: gettext_noop(
+        "activations are the tensors autograd keeps for the backward pass, counted per layer of a "
+        "LLaMA-style block (RMSNorm, SwiGLU MLP) after Korthikanti et al.; %(attention)s"
+    ),
+    Code.MEMORY_NOTE_FROZEN_INPUTS: gettext_noop(
+        "frozen base weights need no weight gradients, so the inputs of linear layers without an "
+        "adapter are not kept"
+    ),
+    Code.MEMORY_NOTE_HOST_RAM_ACTIVATIONS: gettext_noop(
+        "needs ~%(host)s of host RAM per GPU for offloaded activations"
+    ),
+    Code.MEMORY_NOTE_PAGED_PREALLOCATES: gettext_noop(
+        "a paged-KV server (vLLM, SGLang) takes %(utilization)s of the GPU at start-up whatever "
+        "its load; nothing else fits beside it"
     ),
     Code.MEMORY_NOTE_ACTIVATIONS_PER_GPU: gettext_noop(
         "each data-parallel GPU holds the activations of its own micro-batch"
@@ -376,6 +421,10 @@ TEMPLATES: dict[Code, str] = {
         "%(quantized)s × %(bytes_per_param)s B (NF4 + double quant) + %(kept)s embeddings × 2 B "
         "(bf16)"
     ),
+    Code.FORMULA_WEIGHTS_NF4_FP32_KEPT: gettext_noop(
+        "%(quantized)s × %(bytes_per_param)s B (NF4 + double quant) + %(kept)s embeddings × 4 B "
+        "(fp32)"
+    ),
     Code.FORMULA_PLUS_ADAPTERS: gettext_noop(
         "%(formula)s + %(adapters)s adapters × %(bytes_per_param)s B"
     ),
@@ -393,35 +442,68 @@ TEMPLATES: dict[Code, str] = {
         "%(params)s × %(bytes_per_param)s B (%(optimizer)s, fp32 master copy)"
     ),
     Code.FORMULA_OPTIMIZER_OFFLOADED: gettext_noop("offloaded to CPU"),
-    Code.FORMULA_ACTIVATIONS_NONE: gettext_noop(
-        "s·b·h·L·(34 + 5·a·s/h) with s=%(s)s, b=%(b)s, h=%(h)s, a=%(a)s, L=%(L)s"
+    Code.FORMULA_ACTIVATIONS_LAYERS: gettext_noop(
+        "%(layers)s layers × %(tokens)s tokens × %(per_token)s B kept per token (%(attention)s)"
     ),
-    Code.FORMULA_ACTIVATIONS_SELECTIVE: gettext_noop(
-        "34·s·b·h·L (selective recomputation) with s=%(s)s, b=%(b)s, h=%(h)s, L=%(L)s"
+    Code.FORMULA_ACTIVATIONS_CHECKPOINTED: gettext_noop(
+        "%(layers)s layer inputs × %(tokens)s tokens × %(input)s B + one recomputed layer "
+        "%(tokens)s tokens × %(per_token)s B (%(attention)s)"
     ),
-    Code.FORMULA_ACTIVATIONS_FULL: gettext_noop(
-        "2·s·b·h·L + one layer's s·b·h·(34 + 5·a·s/h) (full recomputation) with s=%(s)s, "
-        "b=%(b)s, h=%(h)s, a=%(a)s, L=%(L)s"
+    Code.FORMULA_ACTIVATIONS_IN_FLIGHT: gettext_noop(
+        "%(formula)s, with %(kept)s of %(layers)s layers on the GPU and the rest offloaded to "
+        "host RAM"
+    ),
+    Code.ATTENTION_FLASH: gettext_noop("FlashAttention/SDPA, no s² scores"),
+    Code.ATTENTION_EAGER: gettext_noop("eager attention with its s² scores"),
+    Code.ATTENTION_RECOMPUTED: gettext_noop("eager attention, scores recomputed"),
+    Code.FORMULA_PLUS_WORKSPACE: gettext_noop(
+        "%(formula)s + backward workspace %(tokens)s tokens × %(per_token)s B"
     ),
     Code.FORMULA_FP32_DOUBLED: gettext_noop("%(formula)s × 2 (fp32)"),
-    Code.FORMULA_PLUS_LOGITS: gettext_noop("%(formula)s + logits s·b·vocab × 4 B"),
+    Code.FORMULA_PLUS_LOSS: gettext_noop(
+        "%(formula)s + loss %(tokens)s tokens × %(vocab)s vocab × %(bytes_per_entry)s B (%(loss)s)"
+    ),
+    Code.FORMULA_PLUS_FUSED_LOSS: gettext_noop(
+        "%(formula)s + fused loss %(tokens)s tokens × %(per_token)s B (%(loss)s, no "
+        "vocabulary-wide logits)"
+    ),
+    Code.FORMULA_GRADIENTS_FUSED_STEP: gettext_noop(
+        "largest tensor %(params)s × %(bytes_per_param)s B (optimizer step fused into the "
+        "backward pass)"
+    ),
     Code.FORMULA_ALLOWANCE_PER_MICRO_BATCH: gettext_noop(
         "allowance %(bytes)s per micro-batch of %(micro_batch)s"
     ),
     Code.FORMULA_ALLOWANCE_PER_IMAGE: gettext_noop(
         "allowance %(bytes)s per image × %(concurrent)s concurrent"
     ),
-    Code.FORMULA_INFERENCE_ACTIVATIONS: gettext_noop(
-        "prefill workspace ctx·h·10 B (gpu_poor, no s² scores with FlashAttention) + "
-        "last-token logits sequences·vocab·4 B"
+    Code.FORMULA_PREFILL_WORKSPACE: gettext_noop(
+        "prefill %(tokens)s tokens × %(per_token)s B + sampling logits %(sequences)s × "
+        "%(vocab)s vocab × %(bytes_per_entry)s B"
     ),
-    Code.FORMULA_KV_CACHE: gettext_noop(
+    Code.FORMULA_PLUS_PREFILL_SCORES: gettext_noop(
+        "%(formula)s + eager attention scores %(heads)s heads × %(tokens)s² tokens × "
+        "%(sequences)s sequences × 6 B"
+    ),
+    Code.FORMULA_KV_PAGED: gettext_noop(
+        "%(bytes_per_token)s B/token (%(kv_precision)s) × %(blocked)s tokens (%(context_len)s "
+        "context in %(block)s-token blocks) × %(sequences)s sequences"
+    ),
+    Code.FORMULA_KV_CONCAT: gettext_noop(
         "%(bytes_per_token)s B/token (%(kv_precision)s) × %(context_len)s context × "
-        "%(sequences)s sequences"
+        "%(sequences)s sequences × 2 (generate concatenates: old and new cache coexist)"
     ),
     Code.FORMULA_OVERHEAD: gettext_noop("CUDA context + allocator %(bytes)s"),
-    Code.FORMULA_PLUS_ZERO3_LAYER: gettext_noop(
-        "%(formula)s + ZeRO-3 gathered layer 4 B × %(params)s"
+    Code.FORMULA_PLUS_PREALLOCATION: gettext_noop(
+        "%(formula)s + %(unused)s left unused by the server (gpu_memory_utilization "
+        "%(utilization)s)"
+    ),
+    Code.FORMULA_PLUS_ZERO3_GATHER: gettext_noop(
+        "%(formula)s + ZeRO-3 gathered %(units)s units × %(params)s × %(bytes_per_param)s B "
+        "(%(precision)s)"
+    ),
+    Code.FORMULA_PLUS_ZERO3_GRADIENT: gettext_noop(
+        "%(formula)s + one unit's unsharded gradient %(params)s × %(bytes_per_param)s B"
     ),
     # memory (memory.py): suggest_fixes, what would make a task fit; composed by nesting
     Code.FIX_PER_GPU: gettext_noop("%(fix)s: %(per_gpu)s per GPU"),
@@ -429,7 +511,21 @@ TEMPLATES: dict[Code, str] = {
         "%(fix)s: %(per_gpu)s per GPU, needs ~%(host)s of host RAM"
     ),
     Code.FIX_WITH_FULL_CHECKPOINTING: gettext_noop("%(fix)s with full activation checkpointing"),
+    Code.FIX_WITH_LIGER_KERNELS: gettext_noop("%(fix)s with Liger kernels"),
     Code.FIX_FULL_CHECKPOINTING: gettext_noop("full activation checkpointing"),
+    Code.FIX_FLASH_ATTENTION: gettext_noop("FlashAttention or SDPA instead of eager attention"),
+    Code.FIX_LIGER_KERNELS: gettext_noop(
+        "Liger kernels (use_liger_kernel: fused RMSNorm, SwiGLU and linear cross-entropy, no "
+        "logits kept)"
+    ),
+    Code.FIX_OFFLOAD_ACTIVATIONS: gettext_noop(
+        "activations offloaded to CPU (Unsloth gradient checkpointing, torchtune activation "
+        "offloading)"
+    ),
+    Code.FIX_FUSED_OPTIMIZER_STEP: gettext_noop(
+        "optimizer step fused into the backward pass (torchtune optimizer_in_bwd)"
+    ),
+    Code.FIX_PAGED_SERVING: gettext_noop("a paged KV cache (vLLM, SGLang) instead of generate"),
     Code.FIX_OFFLOAD_OPTIMIZER: gettext_noop("offload optimizer states to CPU"),
     Code.FIX_ZERO3_OFFLOAD: gettext_noop("ZeRO-3 with optimizer and parameters offloaded to CPU"),
     Code.FIX_LORA: gettext_noop("LoRA (rank %(rank)s)"),
@@ -460,7 +556,25 @@ TEMPLATES: dict[Code, str] = {
     Code.TIME_NOTE_MFU: gettext_noop("MFU %(mfu)s of dense peak %(peak)s TFLOPS"),
     Code.TIME_NOTE_BUSBW: gettext_noop("all-reduce busbw %(busbw)s GB/s (%(source)s)"),
     Code.TIME_NOTE_QLORA_DEQUANT: gettext_noop(
-        "QLoRA dequantization slows steps; gpu_poor applies ×%(factor)s, not applied here"
+        "QLoRA dequantization adds about %(seconds)s s per micro-batch (%(source)s)"
+    ),
+    Code.TIME_NOTE_MFU_BAND: gettext_noop(
+        "MFU %(low)s to %(high)s, from published runs on hardware of %(ridge)s FLOPs per byte "
+        "of memory bandwidth and a model of %(params)s parameters"
+    ),
+    Code.TIME_NOTE_ATTENTION: gettext_noop(
+        "attention adds %(share)s to the 6ND FLOPs at %(seq_len)s tokens per sequence"
+    ),
+    Code.TIME_NOTE_NODES: gettext_noop(
+        "%(nodes)s machines of %(per_node)s GPUs, joined by %(network)s at %(gbps)s Gb/s each: "
+        "all-reduce busbw %(busbw)s GB/s between machines"
+    ),
+    Code.TIME_NOTE_NETWORK_ASSUMED: gettext_noop(
+        "the network between machines is not stated; assumed %(network)s at %(gbps)s Gb/s per "
+        "machine (%(source)s)"
+    ),
+    Code.TIME_NOTE_OFFLOAD: gettext_noop(
+        "offload costs %(pcie)s s over PCIe and %(cpu)s s of CPU Adam per optimizer step"
     ),
     Code.BUSBW_SOURCE_PCIE: gettext_noop("PCIe: %(source)s"),
     Code.BUSBW_SOURCE_NVLINK: gettext_noop("NVLink: %(source)s"),
@@ -530,9 +644,11 @@ TEMPLATES: dict[Code, str] = {
         "No storage price recorded for %(platform)s; assumed %(cost)s, the median of "
         "%(platforms)s platforms' prices"
     ),
-    Code.REASON_TRAINING_TIME: gettext_noop("Training takes about %(hours)s"),
+    Code.REASON_TRAINING_TIME: gettext_noop(
+        "Training takes about %(hours)s (%(low)s to %(high)s)"
+    ),
     Code.REASON_TRAINING_TIME_SCALING: gettext_noop(
-        "Training takes about %(hours)s, scaling efficiency %(efficiency)s"
+        "Training takes about %(hours)s (%(low)s to %(high)s), scaling efficiency %(efficiency)s"
     ),
     Code.WARN_VENDOR_CLAIM: gettext_noop(
         "Facts about this platform come from its own marketing (vendor claim)"

@@ -44,11 +44,20 @@ SHARDINGS = ("none", "zero1", "zero2", "zero3")
 SHARDING_ALIASES = {"fsdp": "zero3"}  # FSDP full sharding is ZeRO-3 (docs/memory-model.md)
 OFFLOADS = ("none", "optimizer", "optimizer_and_params")
 CHECKPOINTING = ("none", "selective", "full")
+# Memory-relevant implementation choices (docs/memory-model.md): FlashAttention/SDPA or eager
+# attention; the trainer (Hugging Face Transformers/TRL/PEFT, the same with Liger kernels,
+# torchtune, Unsloth: its loss, kernels and QLoRA path); LoRA on attention projections only or on
+# every linear layer; a paged KV cache (vLLM, SGLang) or Hugging Face generate's concatenated one.
+ATTENTIONS = ("flash", "eager")
+FRAMEWORKS = ("hf", "liger", "torchtune", "unsloth")
+LORA_TARGETS = ("attention", "all_linear")
+SERVINGS = ("paged", "hf_generate")
 WHENS = tuple(vocab.When)
 ISOLATIONS = tuple(vocab.Isolation)
 # The error message lists objectives in this order; vocab's order is the form's.
 OBJECTIVES = (vocab.Objective.COST, vocab.Objective.TIME, vocab.Objective.BALANCED)
 CURRENCIES = tuple(vocab.Currency)
+PRICE_TIERS = tuple(vocab.PriceTier)
 
 ARCH_KEYS = (
     "layers",
@@ -68,7 +77,11 @@ TASK_KEYS = frozenset(
         *vocab.FIELD_GROUPS.values()
     )
 )
-ON_KEYS = frozenset({"accelerator", "count", "mig_profile", "mfu"})
+ON_KEYS = frozenset(
+    {"accelerator", "count", "mig_profile", "mfu", "gpus_per_node", "network", "network_gbps"}
+)
+NETWORKS = tuple(vocab.Network)
+MAX_NETWORK_GBPS = 1_000_000  # Gb/s per machine; the largest sold today is 3,200 (AWS p5)
 TOP_KEYS = frozenset({"tasks", "constraints", "objective"})
 
 
@@ -178,13 +191,20 @@ _TASK_READERS: dict[str, Callable[[object, str], Any]] = {
     "sharding": _enum(SHARDINGS, SHARDING_ALIASES),
     "offload": _enum(OFFLOADS),
     "activation_checkpointing": _enum(CHECKPOINTING),
+    "activation_offload": _boolean,
+    "attention": _enum(ATTENTIONS),
+    "framework": _enum(FRAMEWORKS),
+    "lora_targets": _enum(LORA_TARGETS),
+    "fused_optimizer_step": _boolean,
     "micro_batch": _count(MAX_COUNT),
+    "gradient_accumulation": _count(MAX_COUNT),
     "seq_len": _count(MAX_TOKENS_PER_SEQUENCE),
     "lora_rank": _count(MAX_COUNT),
     "tokens": _nullable(lambda v, p: _number(v, p, 0, MAX_TRAINING_TOKENS, low_open=True)),
     "context_len": _count(MAX_TOKENS_PER_SEQUENCE),
     "concurrent_sequences": _count(MAX_COUNT),
     "kv_precision": _enum(PRECISIONS),
+    "serving": _enum(SERVINGS),
     "vram_gib": _nullable(lambda v, p: _number(v, p, 0, MAX_VRAM_GIB, low_open=True)),
     "gpus": _count(MAX_GPUS),
     "when": _member(When, WHENS),
@@ -237,6 +257,10 @@ def _model(data: Mapping[str, Any], kind: str, path: str) -> tuple[str | None, M
     return None, None
 
 
+def _network_gbps(value: object, path: str) -> float:
+    return _number(value, path, 0, MAX_NETWORK_GBPS, low_open=True)
+
+
 def _on(value: object, path: str, *, default_count: int) -> OnHardware:
     """`on`; without a count it takes the task's `gpus`."""
     data = _mapping(value, path)
@@ -251,6 +275,13 @@ def _on(value: object, path: str, *, default_count: int) -> OnHardware:
         else _count(MAX_GPUS)(data["count"], f"{path}.count"),
         mig_profile=_nullable(_string)(data.get("mig_profile"), f"{path}.mig_profile"),
         mfu=None if mfu is None else _number(mfu, f"{path}.mfu", 0, 1, low_open=True),
+        gpus_per_node=_nullable(_count(MAX_GPUS))(
+            data.get("gpus_per_node"), f"{path}.gpus_per_node"
+        ),
+        network=_nullable(_member(vocab.Network, NETWORKS))(
+            data.get("network"), f"{path}.network"
+        ),
+        network_gbps=_nullable(_network_gbps)(data.get("network_gbps"), f"{path}.network_gbps"),
     )
 
 
@@ -331,6 +362,8 @@ _CONSTRAINT_READERS: dict[str, Callable[[object, str], Any]] = {
     "allow_interruptible": _boolean,
     # Data kept on the platform's storage (datasets, checkpoints), GB; priced per platform.
     "storage_gb": lambda v, p: _number(v, p, 0, 1e9),
+    # The renter's price tier (list, member, student, enterprise); the loader prices with it.
+    "price_tier": _member(vocab.PriceTier, PRICE_TIERS),
 }
 
 
@@ -404,6 +437,9 @@ def task_to_dict(task: Task) -> dict[str, Any]:
             on["mig_profile"] = task.on.mig_profile
         if task.on.mfu is not None:
             on["mfu"] = task.on.mfu
+        for key in ("gpus_per_node", "network", "network_gbps"):
+            if getattr(task.on, key) is not None:
+                on[key] = getattr(task.on, key)
         out["on"] = on
     return out
 

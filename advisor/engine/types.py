@@ -27,6 +27,13 @@ Optimizer = Literal["adamw", "adamw_8bit", "sgd_momentum"]
 Sharding = Literal["none", "zero1", "zero2", "zero3"]
 Offload = Literal["none", "optimizer", "optimizer_and_params"]
 Checkpointing = Literal["none", "selective", "full"]
+# How attention is computed (FlashAttention and PyTorch SDPA keep no s² scores), which trainer
+# runs the job (its loss, kernels and QLoRA path), which linear layers LoRA adapts, and how a
+# server holds its KV cache (docs/memory-model.md).
+Attention = Literal["flash", "eager"]
+Framework = Literal["hf", "liger", "torchtune", "unsloth"]
+LoraTargets = Literal["attention", "all_linear"]
+Serving = Literal["paged", "hf_generate"]
 When = vocab.When
 Isolation = vocab.Isolation
 Objective = vocab.Objective
@@ -72,6 +79,12 @@ class OnHardware:
     count: int = 1
     mig_profile: str | None = None
     mfu: float | None = None
+    # A task over more GPUs than one machine holds: GPUs per machine (None: 8, an HGX board) and
+    # the network between machines, Gb/s per machine (None: the stated default,
+    # docs/time-model.md "Several machines").
+    gpus_per_node: int | None = None
+    network: vocab.Network | None = None
+    network_gbps: float | None = None
 
 
 @dataclass(frozen=True)
@@ -86,13 +99,22 @@ class Task:
     sharding: Sharding = "none"
     offload: Offload = "none"
     activation_checkpointing: Checkpointing = "none"
+    activation_offload: bool = False  # saved activations (or checkpoints) kept in host RAM
+    attention: Attention = "flash"
+    framework: Framework = "hf"
+    lora_targets: LoraTargets = "all_linear"
+    fused_optimizer_step: bool = False  # optimizer step in the backward: no full gradient buffer
     micro_batch: int = 1
+    # Micro-batches per optimizer step: gradients are synchronised (DDP, ZeRO-1) and the
+    # optimizer runs once per step, not once per micro-batch (docs/time-model.md).
+    gradient_accumulation: int = 1
     seq_len: int = 2048
     lora_rank: int = 16
     tokens: float | None = None
     context_len: int = 4096
     concurrent_sequences: int = 1
     kv_precision: Precision = "bf16"
+    serving: Serving = "paged"
     vram_gib: float | None = None
     gpus: int = 1
     when: When = When.ALWAYS
@@ -120,6 +142,9 @@ class Constraints:
     # Data kept on the platform's storage (datasets, checkpoints), GB (1e9 B) as storage is sold;
     # priced with the platform's StoragePriceSpec (billing.storage_monthly_cost).
     storage_gb: float = 0.0
+    # The renter's price tier: each offering is priced at this tier's price where the platform
+    # states one, else at its list price (the catalogue loader picks; advisor/services.py).
+    price_tier: vocab.PriceTier = vocab.PriceTier.LIST
 
 
 @dataclass(frozen=True)
@@ -184,11 +209,41 @@ class PriceSpec:
     granularity_seconds: int | None = None
     # Smallest charge per metered session (AutoDL: 0.01, its billing docs; docs/billing-rules.md).
     min_charge: Decimal = Decimal("0")
+    # Whose price this is: the list price, or a member, student or enterprise price.
+    tier: vocab.PriceTier = vocab.PriceTier.LIST
 
     @cached_property
     def amount_float(self) -> float:
         """`amount` as a float, for ranking thousands of offerings (money shown stays Decimal)."""
         return float(self.amount)
+
+
+@dataclass(frozen=True)
+class BillingRulesSpec:
+    """A platform's billing rules as its documents state them (platforms.models.BillingRules,
+    docs/billing-rules.md); None means not stated.
+
+    The metering step and minimum charge already reach each metered price
+    (PriceSpec.granularity_seconds, min_charge). The rest is carried for advice that uses it, such
+    as the cost of idle time between runs: what a stopped or idle instance still costs, and when
+    its data goes.
+    """
+
+    metering_seconds: int | None = None  # 1 per second, 60 per minute, 3600 per started hour
+    min_charge: Decimal | None = None
+    min_charge_currency: str = ""
+    startup_billed: bool | None = None  # start-up (boot, image pull) time is billed
+    # No-GPU (idle) mode: whether offered, and its latest price per `idle_mode_unit`.
+    idle_mode: bool | None = None
+    idle_mode_price: Decimal | None = None
+    idle_mode_unit: str = ""
+    idle_mode_currency: str = ""
+    storage_billed_while_stopped: bool | None = None
+    release_after_stopped_days: int | None = None  # the instance and its data are released
+    release_after_expiry_days: int | None = None
+    system_disk_kept_on_delete: bool | None = None
+    idle_shutdown_seconds: int | None = None  # sessions stopped after this long idle
+    credit_name: str = ""  # prices are in platform credits (趋动云: 算力点)
 
 
 @dataclass(frozen=True)
@@ -206,6 +261,9 @@ class OfferingSpec:
     mig_profile: str | None = None  # when the offering is one MIG slice
     interconnect: Interconnect = Interconnect.PCIE
     interconnect_bandwidth_gbps: float | None = None
+    # Between instances (a task spanning several): kind and Gb/s per instance; None = not stated.
+    network: vocab.Network | None = None
+    network_gbps: float | None = None
     multi_task: MultiTask = MultiTask.INSTANCE  # the platform's finest multi-task granularity
     physically_exclusive: bool = False
     interruptible: bool = False
@@ -213,6 +271,7 @@ class OfferingSpec:
     retention_after_expiry: bool | None = None  # None = unknown
     vendor_claim: bool = False  # facts about this platform come from its own marketing
     prices: tuple[PriceSpec, ...] = ()
+    billing_rules: BillingRulesSpec | None = None  # None: the platform has none recorded
 
 
 @dataclass(frozen=True)

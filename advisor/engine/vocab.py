@@ -95,20 +95,25 @@ _TRAINING = frozenset({TaskKind.FULL_FINETUNE, TaskKind.LORA, TaskKind.QLORA})
 TRAINING_KINDS = frozenset(k for k in TaskKind if k.trains)
 # Scenario fields by group; a group applies to the kinds listed for it.
 FIELD_GROUPS: dict[str, tuple[str, ...]] = {
-    "model": ("model", "params", "arch", "precision"),
+    "model": ("model", "params", "arch", "precision", "attention"),
     "training": (
         "optimizer",
         "master_weights",
         "sharding",
         "offload",
         "activation_checkpointing",
+        "activation_offload",
+        "framework",
+        "lora_targets",
+        "fused_optimizer_step",
         "micro_batch",
+        "gradient_accumulation",
         "seq_len",
         "lora_rank",
         "tokens",
         "jobs_per_month",
     ),
-    "inference": ("context_len", "concurrent_sequences", "kv_precision"),
+    "inference": ("context_len", "concurrent_sequences", "kv_precision", "serving"),
     "fixed": ("vram_gib",),
 }
 _GROUP_KINDS: dict[str, frozenset[TaskKind]] = {
@@ -135,6 +140,18 @@ class Currency(StrEnum):
 
 
 _CURRENCY_SYMBOLS = {Currency.CNY: "¥", Currency.USD: "$"}
+
+
+class PriceTier(StrEnum):
+    """Who a price is for. A platform's list price is what anyone pays; member, student and
+    enterprise prices are discounts a renter qualifies for (AutoDL members pay 95 % of list, its
+    `level_config`; 优云智算 gives universities and enterprises 5 % off). A renter is quoted their
+    tier's price where the platform states one, else the list price."""
+
+    LIST = "list"
+    MEMBER = "member"
+    STUDENT = "student"
+    ENTERPRISE = "enterprise"
 
 
 class Objective(StrEnum):
@@ -185,6 +202,15 @@ class Interconnect(StrEnum):
     NVLINK = "nvlink"  # NVLink or NVSwitch
     PCIE = "pcie"
     NONE = "none"
+
+
+class Network(StrEnum):
+    """How an instance reaches other instances (the inter-node network of a multi-node task)."""
+
+    INFINIBAND = "infiniband"
+    ROCE = "roce"  # RDMA over Converged Ethernet
+    EFA = "efa"  # AWS Elastic Fabric Adapter
+    ETHERNET = "ethernet"  # plain TCP/IP, no RDMA
 
 
 class PlacementMode(StrEnum):
@@ -280,6 +306,7 @@ __all__ = [
     "Interconnect",
     "Isolation",
     "MultiTask",
+    "Network",
     "Objective",
     "PlacementMode",
     "SharingMode",

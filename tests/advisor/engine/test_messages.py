@@ -100,6 +100,42 @@ TASKS = [
     preset("sdxl", kind="inference", concurrent_sequences=4),
     preset("sd-1.5", kind="lora", micro_batch=2, tokens=1e6),
     preset("qwen2.5-7b", kind="inference", kv_precision="fp32", concurrent_sequences=8),
+    # the implementation choices of docs/memory-model.md
+    preset("llama-3.1-8b", kind="full_finetune", attention="eager", seq_len=8192, gpus=2),
+    preset(
+        "llama-3.1-8b",
+        kind="qlora",
+        attention="eager",
+        seq_len=12000,
+        activation_checkpointing="full",
+        framework="unsloth",
+    ),
+    Task(
+        name="t",
+        kind="full_finetune",
+        arch=ModelArch(params=5 * 10**9),
+        master_weights=False,
+        optimizer="adamw_8bit",
+        framework="liger",
+        activation_checkpointing="full",
+    ),
+    preset(
+        "llama-3.1-8b",
+        kind="qlora",
+        framework="liger",
+        lora_targets="attention",
+        activation_checkpointing="full",
+        activation_offload=True,
+    ),
+    preset("llama-3.1-8b", kind="full_finetune", framework="torchtune", fused_optimizer_step=True),
+    preset("llama-3.1-8b", kind="inference", serving="hf_generate", attention="eager"),
+    preset(
+        "llama-3.1-8b",
+        kind="inference",
+        serving="hf_generate",
+        context_len=32768,
+        concurrent_sequences=8,
+    ),
 ]
 
 
