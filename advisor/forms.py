@@ -51,6 +51,24 @@ CHECKPOINTING_CHOICES = [
     ("selective", _("Selective")),
     ("full", _("Full (recompute)")),
 ]
+ATTENTION_CHOICES = [
+    ("flash", _("FlashAttention / SDPA")),
+    ("eager", _("Eager (keeps attention scores)")),
+]
+FRAMEWORK_CHOICES = [
+    ("hf", _("Hugging Face (Trainer, TRL, PEFT, LLaMA-Factory)")),
+    ("liger", _("Hugging Face with Liger kernels")),
+    ("torchtune", _("torchtune")),
+    ("unsloth", _("Unsloth")),
+]
+LORA_TARGET_CHOICES = [
+    ("all_linear", _("All linear layers")),
+    ("attention", _("Attention only (q, k, v, o)")),
+]
+SERVING_CHOICES = [
+    ("paged", _("Paged KV cache (vLLM, SGLang)")),
+    ("hf_generate", _("Hugging Face generate")),
+]
 WHEN_CHOICES = choices.When.choices
 ISOLATION_CHOICES = choices.Isolation.choices
 CURRENCY_CHOICES = choices.Currency.choices
@@ -95,6 +113,9 @@ class TaskForm(forms.Form):
         **_number(),
     )
     precision = forms.ChoiceField(label=_("Precision"), choices=PRECISION_CHOICES, initial="bf16")
+    attention = forms.ChoiceField(
+        label=_("Attention"), choices=ATTENTION_CHOICES, initial="flash"
+    )
     gpus = forms.IntegerField(label=_("GPUs"), min_value=1, initial=1)
     on_accelerator = forms.CharField(
         label=_("Evaluate on GPU"),
@@ -112,7 +133,28 @@ class TaskForm(forms.Form):
     activation_checkpointing = forms.ChoiceField(
         label=_("Activation checkpointing"), choices=CHECKPOINTING_CHOICES, initial="none"
     )
+    activation_offload = forms.BooleanField(
+        label=_("Offload activations to CPU"), required=False, initial=False
+    )
+    framework = forms.ChoiceField(
+        label=_("Trainer"),
+        choices=FRAMEWORK_CHOICES,
+        initial="hf",
+        help_text=_("Its loss, kernels and QLoRA path change the memory."),
+    )
+    lora_targets = forms.ChoiceField(
+        label=_("LoRA on"), choices=LORA_TARGET_CHOICES, initial="all_linear"
+    )
+    fused_optimizer_step = forms.BooleanField(
+        label=_("Optimizer step in the backward pass"), required=False, initial=False
+    )
     micro_batch = forms.IntegerField(label=_("Micro-batch"), min_value=1, initial=1)
+    gradient_accumulation = forms.IntegerField(
+        label=_("Gradient accumulation"),
+        min_value=1,
+        initial=1,
+        help_text=_("Micro-batches per optimizer step: gradients sync once per step."),
+    )
     seq_len = forms.IntegerField(label=_("Sequence length (tokens)"), min_value=1, initial=2048)
     lora_rank = forms.IntegerField(label=_("LoRA rank"), min_value=1, initial=16)
     tokens_b = forms.FloatField(
@@ -133,6 +175,7 @@ class TaskForm(forms.Form):
     concurrent_sequences = forms.IntegerField(
         label=_("Concurrent sequences"), min_value=1, initial=1
     )
+    serving = forms.ChoiceField(label=_("Served by"), choices=SERVING_CHOICES, initial="paged")
     # Fixed.
     vram_gib = forms.FloatField(
         label=_("VRAM (GiB)"), required=False, min_value=0, initial=None, **_number()
@@ -183,14 +226,19 @@ class TaskForm(forms.Form):
             if d["params_b"] is not None:
                 task["params"] = d["params_b"]
             task["precision"] = d["precision"]
+            task["attention"] = d["attention"]
         if "training" in groups:
             for key in ("optimizer", "master_weights", "sharding", "offload"):
                 task[key] = d[key]
             task["activation_checkpointing"] = d["activation_checkpointing"]
+            for key in ("activation_offload", "framework", "fused_optimizer_step"):
+                task[key] = d[key]
             task["micro_batch"] = d["micro_batch"]
+            task["gradient_accumulation"] = d["gradient_accumulation"]
             task["seq_len"] = d["seq_len"]
             if kind != vocab.TaskKind.FULL_FINETUNE:
                 task["lora_rank"] = d["lora_rank"]
+                task["lora_targets"] = d["lora_targets"]
             if d["tokens_b"] is not None:
                 task["tokens"] = d["tokens_b"]
             if d["jobs_per_month"] is not None:
@@ -198,6 +246,7 @@ class TaskForm(forms.Form):
         if "inference" in groups:
             task["context_len"] = d["context_len"]
             task["concurrent_sequences"] = d["concurrent_sequences"]
+            task["serving"] = d["serving"]
         for key in ("gpus", "when", "isolation"):
             task[key] = d[key]
         if d["hours_per_month"] is not None:  # blank: always on, or around the clock

@@ -40,37 +40,38 @@ ESTIMATE_RESPONSE = OpenApiExample(
                 "kind": "lora",
                 "gpus": 1,
                 "per_gpu": {
-                    "weights": 13510385664,
-                    "gradients": 33554432,
-                    "optimizer": 201326592,
-                    "activations": 1755316224,
+                    "weights": 13556785152,
+                    "gradients": 79953920,
+                    "optimizer": 479723520,
+                    "activations": 2040528896,
                     "kv_cache": 0,
                     "overhead": 1073741824,
-                    "total": 16574324736,
+                    "total": 17230733312,
                 },
                 "per_gpu_gib": {
-                    "weights": 12.58,
-                    "gradients": 0.03,
-                    "optimizer": 0.19,
-                    "activations": 1.63,
+                    "weights": 12.63,
+                    "gradients": 0.07,
+                    "optimizer": 0.45,
+                    "activations": 1.9,
                     "kv_cache": 0.0,
                     "overhead": 1.0,
-                    "total": 15.44,
+                    "total": 16.05,
                 },
                 "sharded": False,
                 "notes": [
-                    "LoRA rank 16 on q, k, v, o of every layer: 16,777,216 trainable params "
-                    "(Σ r·(d_in + d_out))",
+                    "LoRA rank 16 on q, k, v, o, gate, up, down of every layer: 39,976,960 "
+                    "trainable params (Σ r·(d_in + d_out))",
                     "each data-parallel GPU holds the activations of its own micro-batch",
                 ],
                 "formulas": {
-                    "weights": "6.738B params × 2 B (bf16) + 16.78M params adapters × 2 B "
-                    "= 12.58 GiB",
-                    "gradients": "16.78M params × 2 B (bf16 gradients) = 0.03 GiB",
-                    "optimizer": "16.78M params × 12 B (adamw, fp32 master copy) = 0.19 GiB",
-                    "activations": "2·s·b·h·L + one layer's s·b·h·(34 + 5·a·s/h) (full "
-                    "recomputation) with s=2048, b=1, h=4096, a=32, L=32 + logits s·b·vocab "
-                    "× 4 B = 1.63 GiB",
+                    "weights": "6.738B params × 2 B (bf16) + 39.98M params adapters × 2 B "
+                    "= 12.63 GiB",
+                    "gradients": "39.98M params × 2 B (bf16 gradients) = 0.07 GiB",
+                    "optimizer": "39.98M params × 12 B (adamw, fp32 master copy) = 0.45 GiB",
+                    "activations": "31 layer inputs × 2048 tokens × 8,192 B + one recomputed "
+                    "layer 2048 tokens × 169,984 B (FlashAttention/SDPA, no s² scores) + "
+                    "backward workspace 2048 tokens × 60,416 B + loss 2048 tokens × 32000 vocab "
+                    "× 16 B (Hugging Face loss) = 1.90 GiB",
                     "overhead": "CUDA context + allocator 1.00 GiB",
                 },
                 "on": {
@@ -84,9 +85,9 @@ ESTIMATE_RESPONSE = OpenApiExample(
                 "fit": {
                     "fits": True,
                     "usable_bytes": 25447681229,
-                    "headroom_bytes": 8873356493,
+                    "headroom_bytes": 8216947917,
                     "suggestions": [],
-                    "reason": "fits: 15.44 GiB of 23.70 GiB usable per GPU",
+                    "reason": "fits: 16.05 GiB of 23.70 GiB usable per GPU",
                 },
                 "time": {
                     "hours": 17.0,

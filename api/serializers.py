@@ -324,6 +324,8 @@ class OfferingSerializer(serializers.ModelSerializer[Offering]):
             "delivery_form",
             "sharing_mode",
             "interconnect",
+            "network",
+            "network_gbps",
             "region",
             "interruptible",
             "price",
@@ -465,7 +467,25 @@ class OnHardwareSerializer(serializers.Serializer[Any]):
     accelerator = serializers.CharField(help_text="Accelerator slug or alias, e.g. a100-80gb.")
     count = serializers.IntegerField(**OPTIONAL)
     mig_profile = serializers.CharField(**OPTIONAL, help_text="e.g. 3g.40gb")
-    mfu = serializers.FloatField(**OPTIONAL, help_text="Model FLOPs utilisation, 0-1.")
+    mfu = serializers.FloatField(
+        **OPTIONAL,
+        help_text="Model FLOPs utilisation, 0-1; default from published runs of the hardware "
+        "class and model size, with a range.",
+    )
+    gpus_per_node = serializers.IntegerField(
+        **OPTIONAL, help_text="GPUs per machine when `count` spans several; default 8."
+    )
+    network = serializers.ChoiceField(
+        choices=values(vocab.Network),
+        **OPTIONAL,
+        help_text="Network between machines; default InfiniBand for NVSwitch boards (one NIC "
+        "per GPU, as NVIDIA's DGX), else Ethernet.",
+    )
+    network_gbps = serializers.FloatField(
+        **OPTIONAL,
+        help_text="Gb/s per machine between machines; default 200 or 400 per GPU on NVSwitch "
+        "boards (A100 / H100 and later), else 100.",
+    )
 
 
 class TaskSerializer(serializers.Serializer[Any]):
@@ -482,13 +502,52 @@ class TaskSerializer(serializers.Serializer[Any]):
     )
     offload = serializers.ChoiceField(choices=scenario.OFFLOADS, **OPTIONAL)
     activation_checkpointing = serializers.ChoiceField(choices=scenario.CHECKPOINTING, **OPTIONAL)
+    activation_offload = serializers.BooleanField(
+        **OPTIONAL,
+        help_text="Saved activations (with full checkpointing, the checkpoints) kept in host RAM, "
+        "as Unsloth's gradient checkpointing and torchtune's activation offloading do; default "
+        "false.",
+    )
+    attention = serializers.ChoiceField(
+        choices=scenario.ATTENTIONS,
+        **OPTIONAL,
+        help_text="flash (default: FlashAttention-2 or PyTorch SDPA, no s² scores kept) or eager.",
+    )
+    framework = serializers.ChoiceField(
+        choices=scenario.FRAMEWORKS,
+        **OPTIONAL,
+        help_text="The trainer, for its loss, kernels and QLoRA path: hf (default: Transformers "
+        "Trainer, TRL, PEFT, LLaMA-Factory), liger (the same with Liger kernels), torchtune, "
+        "unsloth.",
+    )
+    lora_targets = serializers.ChoiceField(
+        choices=scenario.LORA_TARGETS,
+        **OPTIONAL,
+        help_text="all_linear (default, as LLaMA-Factory and Unsloth) or attention (q, k, v, o).",
+    )
+    fused_optimizer_step = serializers.BooleanField(
+        **OPTIONAL,
+        help_text="Optimizer step inside the backward pass (torchtune optimizer_in_bwd): no full "
+        "gradient buffer; default false.",
+    )
     micro_batch = serializers.IntegerField(**OPTIONAL)
+    gradient_accumulation = serializers.IntegerField(
+        **OPTIONAL,
+        help_text="Micro-batches per optimizer step; default 1. Gradients sync (and offloaded "
+        "optimizers run) once per step.",
+    )
     seq_len = serializers.IntegerField(**OPTIONAL)
     lora_rank = serializers.IntegerField(**OPTIONAL)
     tokens = serializers.FloatField(**OPTIONAL, help_text="Training tokens, for time.")
     context_len = serializers.IntegerField(**OPTIONAL)
     concurrent_sequences = serializers.IntegerField(**OPTIONAL)
     kv_precision = serializers.ChoiceField(choices=scenario.PRECISIONS, **OPTIONAL)
+    serving = serializers.ChoiceField(
+        choices=scenario.SERVINGS,
+        **OPTIONAL,
+        help_text="paged (default: vLLM or SGLang, 16-token KV blocks, 90 % of the GPU claimed) or "
+        "hf_generate (Transformers generate, concatenated cache held twice).",
+    )
     vram_gib = serializers.FloatField(**OPTIONAL, help_text='Memory of a "fixed" task.')
     gpus = serializers.IntegerField(**OPTIONAL, help_text="GPUs the task spans; default 1.")
     when = serializers.ChoiceField(choices=WHENS, **OPTIONAL)

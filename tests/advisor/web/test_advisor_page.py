@@ -378,19 +378,21 @@ def test_presets_include_stale_prices_and_fresh_only_leaves_them_out(client, see
 
 
 def test_the_training_preset_stale_leader_is_left_out_with_fresh_only(client, seed, frozen):
-    """智星云's 4090 48G × 8 at 12,000 CNY/month (quoted 2026-05-26, 178 days before) leads the
-    mixed training preset; with fresh prices only nothing in the seed runs it (every 8-GPU
-    machine's price is from May)."""
+    """智星云's A100 80G × 8 NVLink machine at 28,000 CNY/month (quoted 2026-05-26, 178 days
+    before) leads the mixed training preset, as the article recommends: the RTX 4090 48G × 8 at
+    12,000 has no peer-to-peer between its GeForce cards, so the night fine-tune's ZeRO-3
+    traffic crawls through host memory (docs/time-model.md) and takes over twice as long. With
+    fresh prices only nothing in the seed runs it (every 8-GPU machine's price is from May)."""
     scenario = PRESETS["training-inference"].scenario
     response = get(client, scenario)
     top = response.context["rows"][0]["rec"]
     assert (top.offering_name, top.stale, top.price_age_days) == (
-        "RTX 4090 48G × 8 bare metal",
+        "A100 80G × 8 bare metal (NVLink)",
         True,
         178,
     )
     html = row_html(text(response), top.offering_id)
-    assert "stale: 178 days old" in html and "12,000.00" in html
+    assert "stale: 178 days old" in html and "28,000.00" in html
     ticked = get(client, scenario, fresh_only="on")
     assert top.offering_id not in [r["rec"].offering_id for r in ticked.context["rows"]]
     assert ticked.context["outcome"].no_fit
@@ -532,13 +534,13 @@ def get_csv(client, query) -> str:
 
 
 def test_the_4090_premise_rounds_as_the_memory_plan_does(client, seed, frozen):
-    """15.436 GiB and 11.519 GiB: 15.44 and 11.52 in the memory plan, and in the premise check
-    (which cut the digits off, 15.43 + 11.51, before)."""
+    """16.047 GiB and 11.519 GiB: 16.05 and 11.52 in the memory plan, and in the premise check
+    (which cut the digits off, 16.04 + 11.51, before)."""
     response = get(client, PRESETS["4090-lora-sdxl"].scenario, preset="4090-lora-sdxl")
     html = text(response)
     [check] = response.context["outcome"].checks
-    assert check["lines"][0] == ("15.44 GiB (7B LoRA) + 11.52 GiB (SDXL inference) = 26.96 GiB")
-    assert "<strong data-total>15.44</strong>" in html
+    assert check["lines"][0] == ("16.05 GiB (7B LoRA) + 11.52 GiB (SDXL inference) = 27.57 GiB")
+    assert "<strong data-total>16.05</strong>" in html
     assert "<strong data-total>11.52</strong>" in html
 
 
