@@ -131,6 +131,8 @@ _OFFERING_COLUMNS = (
     "mig_profile",
     "sharing_mode",
     "interconnect",
+    "network",
+    "network_gbps",
     "interruptible",
     "region",
 )
@@ -192,6 +194,9 @@ def _offering_spec(
         mig_profile=row["mig_profile"] or None,
         interconnect=row["interconnect"],
         interconnect_bandwidth_gbps=accelerator.nvlink_bandwidth_gbps if nvlink else None,
+        # Blank: not stated; timing.default_network assumes one, and says so.
+        network=vocab.Network(row["network"]) if row["network"] else None,
+        network_gbps=float(row["network_gbps"]) if row["network_gbps"] else None,
         # The columns hold the vocab's values (their choices are derived from it).
         multi_task=cast(vocab.MultiTask, platform.multi_task),
         physically_exclusive=bool(platform.physically_exclusive),

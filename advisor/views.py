@@ -9,8 +9,10 @@ the service (see advisor/services.py); the charts reuse the catalogue the servic
 from __future__ import annotations
 
 import csv
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from decimal import Decimal
+from typing import Any, TypeVar
 
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
@@ -30,6 +32,8 @@ from advisor.services import AdviceReport, advise_scenario
 from platforms import choices
 from platforms.choices import BILLING_UNIT_LABELS
 from platforms.models import SourceKind
+
+N = TypeVar("N", float, Decimal)
 
 
 @dataclass
@@ -205,6 +209,8 @@ def _rows(advice: Advice) -> list[dict[str, Any]]:
             "monthly": money(rec.monthly_cost),
             "job": None if rec.job_cost is None else money(rec.job_cost),
             "time": None if rec.time_hours is None else charts.hours_text(rec.time_hours),
+            "time_range": _range_text(rec.time_low_hours, rec.time_high_hours, charts.hours_text),
+            "job_range": _range_text(rec.job_cost_low, rec.job_cost_high, money),
             "storage": None if rec.storage_cost is None else money(rec.storage_cost),
             "spans": ngettext("spans %(n)s month", "spans %(n)s months", rec.months)
             % {"n": rec.months}
@@ -216,6 +222,13 @@ def _rows(advice: Advice) -> list[dict[str, Any]]:
         }
         for rec in advice.recommendations
     ]
+
+
+def _range_text(low: N | None, high: N | None, text: Callable[[N], str]) -> str:
+    """A range as the table shows it under the expected value: "12.5–31.0"; "" without one."""
+    if low is None or high is None:
+        return ""
+    return _("%(low)s–%(high)s") % {"low": text(low), "high": text(high)}
 
 
 def _versus(vs: Comparison | None, currency: str) -> str:
@@ -274,6 +287,8 @@ CSV_COLUMNS = (
     "time_vs_first_hours",
     "tied_with_first",
     "time_hours",
+    "time_low_hours",
+    "time_high_hours",
     "headroom_gib",
     "pareto",
     "regions",
@@ -323,6 +338,8 @@ def _csv(advice: Advice) -> HttpResponse:
                 "" if vs is None or vs.time_hours is None else round(vs.time_hours, 3),
                 "" if vs is None else _yes(vs.tied),
                 "" if rec.time_hours is None else round(rec.time_hours, 3),
+                "" if rec.time_low_hours is None else round(rec.time_low_hours, 3),
+                "" if rec.time_high_hours is None else round(rec.time_high_hours, 3),
                 "" if row["headroom_gib"] is None else f"{row['headroom_gib']:.2f}",
                 _yes(rec.pareto),
                 "; ".join(rec.regions),

@@ -122,10 +122,33 @@ class FitSerializer(serializers.Serializer[Any]):
 
 
 class TimeSerializer(serializers.Serializer[Any]):
-    hours = RoundedFloatField(2)
-    mfu = serializers.FloatField()
+    """A training run's time: expected, and the range published runs of the hardware class give
+    (docs/time-model.md)."""
+
+    hours = RoundedFloatField(2, help_text="Expected wall-clock hours of the run.")
+    low_hours = RoundedFloatField(
+        2, help_text="Fast end: the highest MFU published for the class, communication hidden."
+    )
+    high_hours = RoundedFloatField(
+        2, help_text="Slow end: the lowest MFU published for the class, nothing hidden."
+    )
+    steps = serializers.IntegerField(
+        help_text="Optimizer steps: tokens ÷ (micro_batch × gradient_accumulation × seq_len "
+        "× GPUs)."
+    )
+    seconds_per_step = RoundedFloatField(
+        3, help_text="Expected seconds per optimizer step (what a trainer prints as s/it)."
+    )
+    tokens_per_step = serializers.IntegerField(help_text="Tokens per optimizer step, all GPUs.")
+    mfu = serializers.FloatField(help_text="Expected utilisation of the FLOPs executed.")
+    mfu_low = serializers.FloatField(help_text="Utilisation at the slow end.")
+    mfu_high = serializers.FloatField(help_text="Utilisation at the fast end.")
     compute_seconds = RoundedFloatField(1)
-    comm_seconds = RoundedFloatField(1)
+    comm_seconds = RoundedFloatField(1, help_text="Communication not hidden behind compute.")
+    offload_seconds = RoundedFloatField(
+        1, help_text="PCIe transfers and CPU optimizer steps of offloading, not hidden."
+    )
+    nodes = serializers.IntegerField(help_text="Machines the task spans.")
     scaling_efficiency = RoundedFloatField(3)
     warnings = message_list()
     notes = message_list()
@@ -318,7 +341,19 @@ class RecommendationSerializer(serializers.Serializer[Any]):
         help_text="No storage price on this platform: the median of the known ones is assumed."
     )
     job_cost = serializers.DecimalField(**MONEY, allow_null=True)
-    time_hours = RoundedFloatField(3, allow_null=True)
+    job_cost_low = serializers.DecimalField(
+        **MONEY, allow_null=True, help_text="The job cost at the fast end of the time range."
+    )
+    job_cost_high = serializers.DecimalField(
+        **MONEY, allow_null=True, help_text="The job cost at the slow end of the time range."
+    )
+    time_hours = RoundedFloatField(3, allow_null=True, help_text="Expected training hours.")
+    time_low_hours = RoundedFloatField(
+        3, allow_null=True, help_text="Fast end of the training time range."
+    )
+    time_high_hours = RoundedFloatField(
+        3, allow_null=True, help_text="Slow end of the training time range."
+    )
     headroom_bytes = serializers.IntegerField(allow_null=True)
     isolation = serializers.ListField(child=serializers.ChoiceField(values(vocab.PlacementMode)))
     price_age_days = serializers.IntegerField()

@@ -54,6 +54,12 @@ CURRENCY_LABELS: Labels = {
     vocab.Currency.CNY: _("CNY (¥)"),
     vocab.Currency.USD: _("USD ($)"),
 }
+PRICE_TIER_LABELS: Labels = {
+    vocab.PriceTier.LIST: _("list price"),
+    vocab.PriceTier.MEMBER: _("member price"),
+    vocab.PriceTier.STUDENT: _("student price"),
+    vocab.PriceTier.ENTERPRISE: _("enterprise price"),
+}
 SHARING_MODE_LABELS: Labels = {
     vocab.SharingMode.EXCLUSIVE: _("exclusive whole GPU"),
     vocab.SharingMode.MIG: _("MIG slice"),
@@ -69,6 +75,12 @@ INTERCONNECT_LABELS: Labels = {
     vocab.Interconnect.NVLINK: _("NVLink / NVSwitch"),
     vocab.Interconnect.PCIE: _("PCIe"),
     vocab.Interconnect.NONE: _("none"),
+}
+NETWORK_LABELS: Labels = {
+    vocab.Network.INFINIBAND: _("InfiniBand"),
+    vocab.Network.ROCE: _("RoCE (RDMA over Ethernet)"),
+    vocab.Network.EFA: _("AWS EFA"),
+    vocab.Network.ETHERNET: _("Ethernet (TCP, no RDMA)"),
 }
 TASK_KIND_LABELS: Labels = {
     vocab.TaskKind.FULL_FINETUNE: _("Full fine-tune"),
@@ -110,9 +122,11 @@ LABELS: dict[type[StrEnum], Labels] = {
     vocab.BillingUnit: BILLING_UNIT_LABELS,
     vocab.StorageUnit: STORAGE_UNIT_LABELS,
     vocab.Currency: CURRENCY_LABELS,
+    vocab.PriceTier: PRICE_TIER_LABELS,
     vocab.SharingMode: SHARING_MODE_LABELS,
     vocab.MultiTask: MULTI_TASK_LABELS,
     vocab.Interconnect: INTERCONNECT_LABELS,
+    vocab.Network: NETWORK_LABELS,
     vocab.TaskKind: TASK_KIND_LABELS,
     vocab.When: WHEN_LABELS,
     vocab.Isolation: ISOLATION_LABELS,
@@ -126,9 +140,11 @@ ALL_LABELS: dict[str, tuple[type[StrEnum], Labels]] = {
     "UNIT_NOUNS": (vocab.BillingUnit, UNIT_NOUNS),
     "STORAGE_UNIT_LABELS": (vocab.StorageUnit, STORAGE_UNIT_LABELS),
     "CURRENCY_LABELS": (vocab.Currency, CURRENCY_LABELS),
+    "PRICE_TIER_LABELS": (vocab.PriceTier, PRICE_TIER_LABELS),
     "SHARING_MODE_LABELS": (vocab.SharingMode, SHARING_MODE_LABELS),
     "MULTI_TASK_LABELS": (vocab.MultiTask, MULTI_TASK_LABELS),
     "INTERCONNECT_LABELS": (vocab.Interconnect, INTERCONNECT_LABELS),
+    "NETWORK_LABELS": (vocab.Network, NETWORK_LABELS),
     "TASK_KIND_LABELS": (vocab.TaskKind, TASK_KIND_LABELS),
     "WHEN_LABELS": (vocab.When, WHEN_LABELS),
     "ISOLATION_LABELS": (vocab.Isolation, ISOLATION_LABELS),
@@ -179,9 +195,11 @@ if _missing_enums:
 BillingUnit = text_choices(vocab.BillingUnit, BILLING_UNIT_LABELS)
 StorageUnit = text_choices(vocab.StorageUnit, STORAGE_UNIT_LABELS)
 Currency = text_choices(vocab.Currency, CURRENCY_LABELS)
+PriceTier = text_choices(vocab.PriceTier, PRICE_TIER_LABELS)
 SharingMode = text_choices(vocab.SharingMode, SHARING_MODE_LABELS)
 MultiTask = text_choices(vocab.MultiTask, MULTI_TASK_LABELS)
 Interconnect = text_choices(vocab.Interconnect, INTERCONNECT_LABELS)
+Network = text_choices(vocab.Network, NETWORK_LABELS)
 TaskKind = text_choices(vocab.TaskKind, TASK_KIND_LABELS)
 When = text_choices(vocab.When, WHEN_LABELS)
 Isolation = text_choices(vocab.Isolation, ISOLATION_LABELS)

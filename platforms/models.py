@@ -27,6 +27,7 @@ from .choices import BillingUnit as BillingUnit
 from .choices import Currency as Currency
 from .choices import Interconnect as Interconnect
 from .choices import MultiTask as MultiTask
+from .choices import Network as Network
 from .choices import SharingMode as SharingMode
 from .choices import StorageUnit as StorageUnit
 
@@ -468,6 +469,19 @@ class Offering(models.Model):
     interconnect = models.CharField(
         _("interconnect"), max_length=10, choices=Interconnect.choices, default=Interconnect.PCIE
     )
+    network = models.CharField(
+        _("network between instances"),
+        max_length=12,
+        choices=Network.choices,
+        blank=True,
+        help_text=_("How a task spanning several instances talks between them; blank: not stated."),
+    )
+    network_gbps = models.PositiveIntegerField(
+        _("network bandwidth (Gb/s per instance)"),
+        null=True,
+        blank=True,
+        help_text=_("As the platform states it, e.g. AWS p4d 400, p5 3200 (EFA)."),
+    )
     region = models.CharField(_("region"), max_length=100, blank=True)
     interruptible = models.BooleanField(_("interruptible (spot)"), default=False)
     is_active = models.BooleanField(_("listed"), default=True)
@@ -506,6 +520,16 @@ class Offering(models.Model):
                 condition=_choices_check("interconnect", Interconnect),
                 name="offering_interconnect_known",
                 violation_error_message=_("Unknown interconnect."),
+            ),
+            models.CheckConstraint(
+                condition=Q(network="") | _choices_check("network", Network),
+                name="offering_network_known",
+                violation_error_message=_("Unknown network."),
+            ),
+            models.CheckConstraint(
+                condition=Q(network_gbps__isnull=True) | Q(network_gbps__gt=0),
+                name="offering_network_gbps_positive",
+                violation_error_message=_("A network has more than zero bandwidth."),
             ),
             models.UniqueConstraint(
                 fields=["platform", "external_id"],

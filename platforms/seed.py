@@ -224,6 +224,8 @@ def _offering(
             "delivery_form": row["delivery_form"],
             "sharing_mode": row.get("sharing_mode", "exclusive"),
             "interconnect": row.get("interconnect", "pcie"),
+            "network": row.get("network", ""),
+            "network_gbps": row.get("network_gbps"),
             "region": row.get("region", ""),
             "interruptible": row.get("interruptible", False),
             "notes": row.get("notes", ""),

@@ -143,7 +143,15 @@ def _time(
     assert task.on is not None
     try:
         return training_time(
-            task, accel, task.gpus, _interconnect(accel, task.gpus), task.on.mfu, index=index
+            task,
+            accel,
+            task.gpus,
+            _interconnect(accel, task.gpus),
+            task.on.mfu,
+            index=index,
+            gpus_per_node=task.on.gpus_per_node,
+            network=task.on.network,
+            network_gbps=task.on.network_gbps,
         )
     except AdvisorError as error:
         no_time = msg(Code.WARN_NO_TIME_ESTIMATE_HERE, reason=error.detail)

@@ -171,6 +171,12 @@ class Recommendation:
     instance_hours: tuple[float, ...] = ()
     # Each inference task's serving figures here and its cost per million output tokens.
     serving: tuple[TaskServing, ...] = ()
+    # The range of the training time (timing.TimeEstimate.low_hours/high_hours of the longest
+    # task) and of the job cost that follows it: the same plan priced for those hours.
+    time_low_hours: float | None = None
+    time_high_hours: float | None = None
+    job_cost_low: Decimal | None = None
+    job_cost_high: Decimal | None = None
 
 
 @dataclass(frozen=True)
@@ -253,6 +259,10 @@ class _Fit:
     time_warnings: tuple[Message, ...]
     months: int = 1
     task_month_hours: tuple[float, ...] = ()  # each task's busy hours in the busiest month
+    time_low: float | None = None  # the range of `time`
+    time_high: float | None = None
+    # Each task's (low, high) hours, None for a task without a time: to price the range.
+    task_ranges: tuple[tuple[float, float] | None, ...] = ()
 
 
 @dataclass(slots=True)
@@ -527,8 +537,9 @@ def _compute_fit(ctx: _Context, off: OfferingSpec) -> _Fit:
     placement = ctx.placements.place(off, ctx.needs)
     if not placement.fits:
         return _Fit(placement, None, None, None, None, ())
-    per_task, efficiency, warnings = _training_times(ctx, off, placement)
+    per_task, ranges, efficiency, warnings = _training_times(ctx, off, placement)
     timed = [h for h in per_task if h is not None]
+    spans = [r for r in ranges if r is not None]
     uses = [usage.task_usage(t, h) for t, h in zip(ctx.tasks, per_task, strict=True)]
     bill, month = _bills(ctx.tasks, placement, uses, ctx.basis)
     return _Fit(
@@ -540,6 +551,9 @@ def _compute_fit(ctx: _Context, off: OfferingSpec) -> _Fit:
         warnings + _usage_warnings(ctx.tasks, uses),
         months=bill.busiest.months,
         task_month_hours=tuple(u.month_hours for u in uses),
+        time_low=max(r[0] for r in spans) if spans else None,
+        time_high=max(r[1] for r in spans) if spans else None,
+        task_ranges=tuple(ranges),
     )
 
 
@@ -590,47 +604,64 @@ def _usage_warnings(tasks: Sequence[Task], uses: Sequence[TaskUsage]) -> tuple[M
 
 def _training_times(
     ctx: _Context, off: OfferingSpec, placement: Placement
-) -> tuple[list[float | None], float | None, tuple[Message, ...]]:
-    """Each training task's time on this offering (None: not a timed job, or no estimate); the
-    scaling efficiency of the longest; the time warnings."""
+) -> tuple[list[float | None], list[tuple[float, float] | None], float | None, tuple[Message, ...]]:
+    """Each training task's time on this offering (None: not a timed job, or no estimate) and
+    its (low, high) range; the scaling efficiency of the longest; the time warnings."""
     out: list[float | None] = []
+    ranges: list[tuple[float, float] | None] = []
     worst: float | None = None
     efficiency: float | None = None
     warnings: list[Message] = []
     for i, (t, a) in enumerate(zip(ctx.tasks, placement.assignments, strict=True)):
         if t.kind not in TRAINING_KINDS or not t.tokens:
             out.append(None)
+            ranges.append(None)
             continue
         try:
-            est = _task_time(ctx, i, t, off.accelerator, len(a.gpus), off.interconnect)
+            est = _task_time(ctx, i, t, off, len(a.gpus))
         except AdvisorError as e:
             no_time = msg(
                 Code.WARN_NO_TIME_ESTIMATE, accelerator=off.accelerator.name, reason=e.detail
             )
             warnings.append(msg(Code.WARN_TASK, task=t.name, message=no_time))
             out.append(None)
+            ranges.append(None)
             continue
-        task_hours = est.hours * _compute_share(off, a)
+        share = _compute_share(off, a)
+        task_hours = est.hours * share
         out.append(task_hours)
+        ranges.append((est.low_hours * share, est.high_hours * share))
         warnings.extend(msg(Code.WARN_TASK, task=t.name, message=w) for w in est.warnings)
         if a.mode in (PlacementMode.POOLED, PlacementMode.SHARED):
             shared = msg(Code.WARN_SHARED_COMPUTE)
             warnings.append(msg(Code.WARN_TASK, task=t.name, message=shared))
         if worst is None or task_hours > worst:
             worst, efficiency = task_hours, est.scaling_efficiency
-    return out, efficiency, tuple(warnings)
+    return out, ranges, efficiency, tuple(warnings)
 
 
 def _task_time(
-    ctx: _Context, index: int, task: Task, accel: AcceleratorSpec, gpus: int, interconnect: str
+    ctx: _Context, index: int, task: Task, off: OfferingSpec, gpus: int
 ) -> timing.TimeEstimate:
-    """training_time, once per (task, card, GPU count, interconnect): many offerings share them."""
-    key = (index, accel.slug, gpus, interconnect)
+    """training_time, once per (task, card, GPU count, interconnect, machine and network): many
+    offerings share them. A machine is the offering's instance; placement keeps a task inside
+    one, so the network between instances only counts once placement may span several."""
+    accel = off.accelerator
+    key = (index, accel.slug, gpus, off.interconnect, off.gpu_count, off.network, off.network_gbps)
     found = ctx.times.get(key)
     if found is None:
         mfu = task.on.mfu if task.on is not None else None
         try:
-            found = timing.training_time(task, accel, gpus, interconnect, mfu=mfu)  # type: ignore[arg-type]
+            found = timing.training_time(
+                task,
+                accel,
+                gpus,
+                off.interconnect,
+                mfu=mfu,
+                gpus_per_node=off.gpu_count,
+                network=off.network,
+                network_gbps=off.network_gbps,
+            )
         except AdvisorError as error:
             found = error
         ctx.times[key] = found
@@ -875,6 +906,7 @@ def _recommend(
         vs_first = Comparison(cost - first_cost, delta_time, _tied(c, first))
     isolation = tuple(dict.fromkeys(PlacementMode(a.mode) for a in placement.assignments))
     serving = _serving(ctx, c)
+    job_low, job_high = _job_cost_range(ctx, c, cost)
     return Recommendation(
         rank=rank,
         offering_id=off.id,
@@ -911,6 +943,10 @@ def _recommend(
         if c.fit.month is not None
         else (),
         serving=serving,
+        time_low_hours=c.fit.time_low,
+        time_high_hours=c.fit.time_high,
+        job_cost_low=job_low,
+        job_cost_high=job_high,
     )
 
 
@@ -951,10 +987,49 @@ def _billing_choice(ctx: _Context, c: _Candidate, cost: Decimal, monthly: Decima
     )
 
 
-def _job_cost(ctx: _Context, c: _Candidate) -> Decimal | None:
+def _job_cost_range(
+    ctx: _Context, c: _Candidate, cost: Decimal
+) -> tuple[Decimal | None, Decimal | None]:
+    """(job_cost_low, job_cost_high): the job cost at the low and high ends of the time range,
+    priced the way the job cost is (the chosen plan for the run's usage on a job basis, the
+    cheapest price for the longest run on a monthly basis), never outside the expected cost."""
+    if c.time is None or c.fit.time_low is None or c.fit.time_high is None:
+        return None, None
+    if ctx.basis is CostBasis.JOB:
+        expected: Decimal | None = cost - (c.storage or ZERO)
+        low, high = (_plan_at(ctx, c, end) for end in (0, 1))
+    else:
+        expected = _job_cost(ctx, c)
+        low, high = _job_cost(ctx, c, c.fit.time_low), _job_cost(ctx, c, c.fit.time_high)
+    if expected is None or low is None or high is None:
+        return None, None
+    return min(low, expected), max(high, expected)
+
+
+def _plan_at(ctx: _Context, c: _Candidate, end: int) -> Decimal | None:
+    """The chosen plan priced for the run with every task at one end of its time range (0: low,
+    1: high), converted, storage left out."""
+    ranges = c.fit.task_ranges
+    if len(ranges) != len(ctx.tasks):
+        return None
+    uses = [
+        usage.task_usage(t, None if r is None else r[end])
+        for t, r in zip(ctx.tasks, ranges, strict=True)
+    ]
+    bill, _month = _bills(ctx.tasks, c.fit.placement, uses, ctx.basis)
+    if len(bill.groups) != len(c.prices):  # the instances group differently: one price for all
+        prices: Sequence[PriceSpec] = (_cheapest(ctx, c.prices, bill)[1][0],) * len(bill.groups)
+    else:
+        prices = c.prices
+    plan = _exact_plan(ctx, prices, bill)
+    return sum((ctx.convert(amount, p.currency) * n for p, amount, n in plan), ZERO)
+
+
+def _job_cost(ctx: _Context, c: _Candidate, time: float | None = None) -> Decimal | None:
     """Training run to completion on a monthly basis: the instances that host training tasks,
-    for the longest run, at the cheapest price for that run."""
-    if c.time is None:
+    for the longest run (`time`, default the expected one), at the cheapest price for that run."""
+    time = c.time if time is None else time
+    if time is None:
         return None
     hosts = {
         a.instance
@@ -962,7 +1037,7 @@ def _job_cost(ctx: _Context, c: _Candidate) -> Decimal | None:
         if usage.is_job(t)
     }
     per_instance = min(
-        ctx.convert(job_cost(p, c.time * 3600), p.currency)
+        ctx.convert(job_cost(p, time * 3600), p.currency)
         for p in c.offering.prices
         if not ctx.c.fresh_only or not _stale(ctx, p)
     )
@@ -1074,16 +1149,21 @@ def _reasons(
             out.append(msg(Code.REASON_CHEAPEST_BILLING, unit=unit, monthly=monthly))
     out.extend(_break_even_reason(c))
     if c.time is not None:
+        span = {
+            "low": hours(c.fit.time_low if c.fit.time_low is not None else c.time),
+            "high": hours(c.fit.time_high if c.fit.time_high is not None else c.time),
+        }
         if c.fit.efficiency:
             out.append(
                 msg(
                     Code.REASON_TRAINING_TIME_SCALING,
                     hours=hours(c.time),
                     efficiency=fraction(c.fit.efficiency),
+                    **span,
                 )
             )
         else:
-            out.append(msg(Code.REASON_TRAINING_TIME, hours=hours(c.time)))
+            out.append(msg(Code.REASON_TRAINING_TIME, hours=hours(c.time), **span))
     if len(c.regions) > 1:
         out.append(msg(Code.REASON_REGIONS, regions=tuple(sorted(c.regions))))
     return tuple(out)

@@ -1,42 +1,119 @@
-"""Training time and decode speed: compute from FLOPs and peak throughput, communication from the
-interconnect's measured all-reduce bandwidth, decode from memory bandwidth.
+"""Training time: compute from FLOPs and a utilisation (MFU) taken from published runs,
+communication from measured all-reduce bandwidths inside a machine and the network between
+machines, optimizer offload from PCIe and CPU Adam throughput; each time is a range.
 
-Formulas and figures are explained, with their sources, in docs/time-model.md (6ND after Kaplan et
-al. 2020 and Transformer Math 101, MFU of published runs) and docs/accelerators.md (NCCL all-reduce
-bus bandwidths measured in NVIDIA's nccl and nccl-tests issues), so the
-NVLink-vs-PCIe difference comes out of bandwidths, never out of a fixed percentage.
+The formulas and every figure, with its source, are in docs/time-model.md ("Training FLOPs",
+"Utilisation", "Communication", "Several machines", "Offload", "Ranges") and docs/accelerators.md
+(NCCL bus bandwidths measured in NVIDIA's nccl and nccl-tests issues). In short:
+
+* FLOPs per token: 6N + 12·L·d_attn·s for a full fine-tune (Kaplan et al. 2020, arXiv:2001.08361;
+  Narayanan et al. 2021, arXiv:2104.04473; Chowdhery et al. 2022, PaLM, arXiv:2204.02311,
+  appendix B), 4N + 12·L·d_attn·s for LoRA/QLoRA (no weight gradients of the frozen base), plus
+  one more forward pass (2N + 4·L·d_attn·s) with full activation recomputation.
+* Utilisation of those FLOPs: a roofline-shaped curve through two published class medians (A100
+  and H100 runs), by the card's FLOPs per byte of memory bandwidth, times a model-size factor
+  from MosaicML's llm-foundry benchmarks; the range spans the published spread.
+* Gradient synchronisation once per optimizer step (DDP, ZeRO-1), reduce-scatter every
+  micro-batch (ZeRO-2) and parameter all-gathers every micro-batch (ZeRO-3); hierarchical over
+  machines: inside a machine at its measured bus bandwidth, then between machines at the network's.
 """
 
 from __future__ import annotations
 
+import itertools
+import math
+import re
 from dataclasses import dataclass
 
 from advisor.engine.errors import InvalidWorkload
 from advisor.engine.memory import (
+    NF4_BYTES_PER_PARAM,
     PRECISION_BYTES,
     compute_precision,
     lora_adapter_params,
 )
 from advisor.engine.messages import Code, Message, Quantity, Unit, fraction, msg
 from advisor.engine.types import AcceleratorSpec, Interconnect, ModelArch, Task
+from advisor.engine.vocab import Interconnect as Link
+from advisor.engine.vocab import Network
 
-# Default model FLOPs utilisation of the compute part. Published large runs reach 42-54 %
-# (Korthikanti 530B: 42.1 % full recompute, 54.2 % selective; PaLM 46.2 %; Megatron 1T 52 %;
-# docs/time-model.md); we take 0.40, below all of them, because those runs were tuned at scale.
-# Communication is modelled separately, so this MFU excludes it.
-DEFAULT_MFU = 0.40
-# Above this the estimate is optimistic: no published run of docs/time-model.md exceeds 54.2 %.
+# ------------------------------------------------------------------------------------ FLOPs
+
+# Attention score and value products per token and layer: 2·2·d_attn·s forward (QKᵀ and AV over
+# the full s×s matrix, the convention of PaLM appendix B and of the MFU figures below), twice
+# that backward: 12·L·d_attn·s for forward and backward.
+ATTENTION_FLOPS_PER_TOKEN = 12
+ATTENTION_FORWARD_FLOPS_PER_TOKEN = 4
+
+# ------------------------------------------------------------------------------ utilisation
+
+
+@dataclass(frozen=True)
+class UtilisationAnchor:
+    """A class of accelerator, its dense BF16 peak and memory bandwidth, and the median
+    utilisation of published training runs on it (docs/time-model.md, "Utilisation")."""
+
+    name: str
+    peak_tflops: float
+    bandwidth_gbps: float
+    mfu: float
+    source: str
+
+    @property
+    def ridge(self) -> float:
+        """FLOPs per byte of memory bandwidth: where a kernel turns compute-bound."""
+        return self.peak_tflops * 1e12 / (self.bandwidth_gbps * 1e9)
+
+
+# A100 SXM (312 TFLOPS, 2039 GB/s): Llama 2's 184,320 / 368,640 / 1,720,320 A100-hours for 2T
+# tokens imply 0.42-0.46 (Touvron et al. 2023, arXiv:2307.09288, Table 2); OPT-175B 147 TFLOPS
+# per GPU, 0.47 (Zhang et al. 2022, arXiv:2205.01068); Megatron-LM 1T 0.52 (Narayanan et al.
+# 2021); MegaScale 175B on 12,288 GPUs 0.552 (Jiang et al. 2024, arXiv:2402.15627); torchtitan
+# Llama 3 8B 0.57, 70B 0.52 (pytorch/torchtitan docs/performance.md). Median 0.50.
+AMPERE_ANCHOR = UtilisationAnchor(
+    "A100 SXM", 312, 2039, 0.50, "Llama 2, OPT-175B, Megatron-LM, MegaScale, torchtitan on A100"
+)
+# H100 SXM (989 TFLOPS, 3350 GB/s): Llama 3 405B 0.38-0.43 BF16 MFU on 8,192-16,384 GPUs
+# (Grattafiori et al. 2024, arXiv:2407.21783, Table 4); torchtitan Llama 3.1 8B 0.33-0.39 on
+# 8-128 GPUs; llm-foundry MPT 1B-70B 0.36-0.46 MFU (mosaicml/llm-foundry
+# scripts/train/benchmarking/README.md). Median 0.40.
+HOPPER_ANCHOR = UtilisationAnchor(
+    "H100 SXM", 989, 3350, 0.40, "Llama 3, torchtitan and llm-foundry runs on H100"
+)
+
+
+def _curve(a: UtilisationAnchor, b: UtilisationAnchor) -> tuple[float, float]:
+    """(u0, r0) of u(r) = u0 / (1 + r/r0) through both anchors.
+
+    Step time = GEMM FLOPs / (peak · u0) + memory-bound bytes / bandwidth; with the memory-bound
+    bytes a fixed share of the FLOPs, utilisation falls as 1 / (1 + ridge / r0).
+    """
+    r0 = (b.mfu * b.ridge - a.mfu * a.ridge) / (a.mfu - b.mfu)
+    return a.mfu * (1 + a.ridge / r0), r0
+
+
+MFU_CEILING_GEMM, MFU_RIDGE_SCALE = _curve(AMPERE_ANCHOR, HOPPER_ANCHOR)
+# Without a bandwidth figure (Ascend 910B) the ridge is unknown: Hopper's median.
+DEFAULT_MFU = HOPPER_ANCHOR.mfu
+# Model-size factor, log-linear between (parameters, factor) points: llm-foundry's A100 and H100
+# tables give 125M-760M models 0.70-0.89 and 1B-3B models 0.90-0.97 of the 7B-70B utilisation.
+SIZE_FACTORS = ((1e8, 0.70), (1e9, 0.90), (1e10, 1.0))
+# The range: the lowest utilisation a published run implies is 0.45 of its class value (Llama
+# 3.1 8B: 1.46M H100-hours for ~15T tokens, 0.18, every GPU-hour the run held counted); the
+# highest 1.6 times it (llm-foundry A100 HFU up to 0.79), capped at 0.8.
+MFU_LOW_FACTOR = 0.45
+MFU_HIGH_FACTOR = 1.6
+MFU_CEILING = 0.80
+# Above this the estimate is optimistic: no published run of docs/time-model.md reaches it.
 MFU_WARNING = 0.60
-# Fraction of the backward pass behind which DDP/ZeRO buckets hide gradient communication.
-# An assumption of ours (docs/time-model.md), between no overlap and full overlap.
+
+# ---------------------------------------------------------------------------- communication
+
+# Fraction of the backward pass behind which DDP/ZeRO buckets hide communication: an assumption
+# between none (the range's slow end) and all of it (the fast end).
 COMM_OVERLAP = 0.5
-BACKWARD_SHARE = 2 / 3  # backward is 4ND of 6ND (Transformer Math 101)
-ZERO3_COMM_FACTOR = 1.5  # ZeRO-3 moves 3Ψ instead of 2Ψ (ZeRO paper, arXiv:1910.02054)
 # Warn below this scaling efficiency: DDP on 8 NVLink A100s reaches 97-98 % (docs/time-model.md).
 SCALING_WARNING = 0.9
-# gpu_poor's QLoRA step-time factor for dequantization (RahulSChand/gpu_poor); named in a note,
-# not applied to the estimate.
-QLORA_DEQUANT_SLOWDOWN = 1.75
 
 
 @dataclass(frozen=True)
@@ -56,42 +133,142 @@ NVLINK_ANCHORS = (
 )
 # 2×H100 PCIe with a 600 GB/s NVLink bridge measured ~116 GB/s (NVIDIA/nccl#1161).
 BRIDGE_ANCHOR = BusbwAnchor("Hopper", 600, 116, "2×H100 PCIe + NVLink bridge ~116 GB/s, nccl#1161")
-# 8×RTX 5090 PCIe Gen5 28 GB/s, 4 GPUs 35 GB/s, "little difference compared to 8×RTX 4090"; NVIDIA:
-# on PCIe systems the CPU and memory bound it (NVIDIA/nccl#1639). Used for any PCIe box.
+# Data-centre cards with peer-to-peer over PCIe: 8×RTX 5090 PCIe Gen5 28 GB/s, 4 GPUs 35 GB/s;
+# NVIDIA: on PCIe systems the CPU and memory bound it (NVIDIA/nccl#1639).
 PCIE_BUSBW_UP_TO_4 = 35.0
 PCIE_BUSBW_ABOVE_4 = 28.0
 PCIE_SOURCE = "8×RTX 5090 PCIe 28 GB/s (4 GPUs: 35 GB/s), nccl#1639"
+# GeForce cards have no peer-to-peer: NCCL copies through host memory (SHM). 2×RTX 2080 Ti on an
+# AutoDL container, PCIe Gen3, "P2P not supported": all_reduce_perf busbw 4.00 GB/s (Anthony-Hoo,
+# "AutoDL GPU container multi-GPU interconnect test", 2025-06-05). Each copy crosses PCIe twice,
+# so it scales with the link: ×2 per PCIe generation (RTX 4090 Gen4: 8 GB/s). The fast end is the
+# tuned dual-socket server of nccl#1639 ("little difference compared to 8×RTX 4090"), the slow end
+# the Gen3 measurement itself.
+NO_P2P_BUSBW_GEN3 = 4.0
+NO_P2P_SOURCE = "2×RTX 2080 Ti on AutoDL, P2P not supported, 4.0 GB/s at PCIe Gen3"
+_GEFORCE = re.compile(r"geforce|\brtx[\s-]?[2-5]0[5-9]0", re.IGNORECASE)
+
+# ------------------------------------------------------------------------- several machines
+
+# GPUs per machine when not known: an HGX board (8 GPUs).
+DEFAULT_GPUS_PER_NODE = 8
+# NCCL all-reduce between machines reaches 84.8-96 % of the NICs' line rate over RDMA: 86 of
+# 100 GB/s on 2 × (8×A100, 4×HDR 200 Gb/s) (NVIDIA/nccl-tests#175), 84.8 average and 96 peak of
+# 100 on 3 such nodes (nccl-tests#119), 91 (nccl-tests#100). Plain TCP without RDMA: half of the
+# line rate, an assumption of ours (docs/time-model.md).
+NETWORK_EFFICIENCY = {
+    Network.INFINIBAND: 0.86,
+    Network.ROCE: 0.86,
+    Network.EFA: 0.86,
+    Network.ETHERNET: 0.5,
+}
+# The network assumed where neither the platform nor the scenario states one. NVSwitch boards:
+# one NIC per GPU as NVIDIA's reference systems have, 200 Gb/s HDR InfiniBand on A100-class
+# (DGX A100: 8 × ConnectX-6), 400 Gb/s NDR on Hopper and Blackwell (DGX H100, DGX B200: 8 ×
+# ConnectX-7). Other machines: 100 Gb/s Ethernet, what the clouds give an 8-GPU PCIe instance
+# (AWS g5.48xlarge 100 Gbps, https://aws.amazon.com/ec2/instance-types/g5/).
+NIC_GBPS_PER_GPU = {"Ampere": 200.0, "Hopper": 400.0, "Blackwell": 400.0}
+DEFAULT_ETHERNET_GBPS = 100.0
+
+# ----------------------------------------------------------------------------------- offload
+
+# PCIe x16 per direction (PCI-SIG: 8, 16, 32 GT/s with 128b/130b coding = 15.75, 31.5, 63 GB/s)
+# and the share of it pinned copies reach: 12.2 and 13.2 of 15.75 GB/s host-to-device and back on
+# Gen3 (bandwidthTest on AutoDL, the measurement above), 56 of 63 GB/s on Gen5
+# (voipmonitor/rtx6kpro hardware/pcie-bandwidth.md): 0.8.
+PCIE_X16_GBPS = {3: 15.75, 4: 31.5, 5: 63.0, 6: 126.0}
+PCIE_EFFICIENCY = 0.8
+DEFAULT_PCIE_GEN = 4
+# DeepSpeed's CPU-Adam updates 1B parameters in 0.22 s and 10B in 2.57 s on a DGX-2 host (Ren et
+# al. 2021, ZeRO-Offload, arXiv:2101.06840, Table 4; 6.4× PyTorch's CPU Adam): ~4e9 a second for
+# the whole host, shared by the GPUs' processes. The update is not overlapped (no delayed
+# parameter update).
+CPU_ADAM_PARAMS_PER_S = 4.0e9
+
+# ----------------------------------------------------------------------------------- QLoRA
+
+# QLoRA's dequantization of the 4-bit base, per micro-batch, as bytes of memory traffic per base
+# parameter: Qwen's fine-tuning benchmarks (QwenLM/Qwen README, "Profiling of Memory and Speed",
+# one A100-SXM4-80G, batch 1, gradient checkpointing) put Q-LoRA 0.19-0.23 s per micro-batch
+# behind LoRA for Qwen-7B and 0.39-0.49 s for Qwen-14B, i.e. 50-65 B per parameter at 2,039 GB/s;
+# the whole spread over 256-8192 tokens is 30-70.
+QLORA_DEQUANT_BYTES_PER_PARAM = (30.0, 55.0, 70.0)
+QLORA_SOURCE = "Qwen-7B/14B Q-LoRA against LoRA on A100, QwenLM/Qwen README"
 
 
 @dataclass(frozen=True)
 class TimeEstimate:
+    """Hours of a training run, expected and its range, and what makes them up (expected case)."""
+
     hours: float
-    total_flops: float
-    mfu: float
+    low_hours: float
+    high_hours: float
+    total_flops: float  # executed, recomputation included
+    mfu: float  # utilisation of the executed FLOPs, expected
+    mfu_low: float
+    mfu_high: float
     compute_seconds: float
     comm_seconds: float  # communication not hidden behind the backward pass
     scaling_efficiency: float
+    steps: int  # optimizer steps
+    seconds_per_step: float
+    tokens_per_step: int  # micro_batch × gradient_accumulation × seq_len × GPUs
+    offload_seconds: float = 0.0  # PCIe transfers and CPU Adam not hidden
+    nodes: int = 1
     warnings: tuple[Message, ...] = ()
     notes: tuple[Message, ...] = ()
+
+
+@dataclass(frozen=True)
+class _Case:
+    """One end of the range, or the expected case."""
+
+    mfu: float
+    overlap: float  # share of the backward pass that hides communication
+    busbw: float  # inside a machine
+    dequant: float  # QLoRA bytes per base parameter and micro-batch
+
+
+# ---------------------------------------------------------------------------- bus bandwidth
+
+
+def is_geforce(accel: AcceleratorSpec) -> bool:
+    """A GeForce card: no peer-to-peer between cards (docs/accelerators.md)."""
+    return bool(_GEFORCE.search(accel.name) or _GEFORCE.search(accel.slug))
 
 
 def allreduce_anchor(
     accel: AcceleratorSpec, interconnect: Interconnect, gpus: int
 ) -> tuple[float, Message]:
     """All-reduce bus bandwidth (GB/s) for `gpus` of `accel` and the measurement it rests on."""
+    busbw, _fast, _slow, source = busbw_range(accel, interconnect, gpus)
+    return busbw, source
+
+
+def busbw_range(
+    accel: AcceleratorSpec, interconnect: Interconnect, gpus: int
+) -> tuple[float, float, float, Message]:
+    """(expected, fast, slow) all-reduce bus bandwidth inside one machine, GB/s, and its source."""
     nvlink = interconnect == "nvlink" and accel.nvlink and accel.nvlink_bandwidth_gbps
     if nvlink and accel.nvlink_bridge:
         if gpus <= 2:
-            return _scaled(BRIDGE_ANCHOR, accel)
+            busbw, source = _scaled(BRIDGE_ANCHOR, accel)
+            return busbw, busbw, busbw, source
         nvlink = False  # a bridge joins pairs; a larger ring crosses PCIe
     if not nvlink:
-        busbw = PCIE_BUSBW_UP_TO_4 if gpus <= 4 else PCIE_BUSBW_ABOVE_4
-        return busbw, msg(Code.BUSBW_SOURCE_PCIE, source=PCIE_SOURCE)
+        pcie = PCIE_BUSBW_UP_TO_4 if gpus <= 4 else PCIE_BUSBW_ABOVE_4
+        if is_geforce(accel):
+            gen = accel.pcie_gen or DEFAULT_PCIE_GEN
+            busbw = NO_P2P_BUSBW_GEN3 * 2 ** max(0, gen - 3)
+            source = msg(Code.BUSBW_SOURCE_PCIE, source=NO_P2P_SOURCE)
+            return busbw, max(busbw, pcie), NO_P2P_BUSBW_GEN3, source
+        return pcie, pcie, pcie, msg(Code.BUSBW_SOURCE_PCIE, source=PCIE_SOURCE)
     same_arch = [a for a in NVLINK_ANCHORS if a.architecture == accel.architecture]
     candidates = same_arch or list(NVLINK_ANCHORS)
     bandwidth = accel.nvlink_bandwidth_gbps or 0.0
     anchor = min(candidates, key=lambda a: abs(a.nvlink_gbps - bandwidth))
-    return _scaled(anchor, accel)
+    busbw, source = _scaled(anchor, accel)
+    return busbw, busbw, busbw, source
 
 
 def _scaled(anchor: BusbwAnchor, accel: AcceleratorSpec) -> tuple[float, Message]:
@@ -107,19 +284,55 @@ def _scaled(anchor: BusbwAnchor, accel: AcceleratorSpec) -> tuple[float, Message
     )
 
 
+def default_network(accel: AcceleratorSpec, gpus_per_node: int) -> tuple[Network, float, str]:
+    """(kind, Gb/s per machine, why) assumed when nobody states the network between machines."""
+    per_gpu = NIC_GBPS_PER_GPU.get(accel.architecture)
+    if accel.nvlink and not accel.nvlink_bridge and per_gpu:
+        source = f"NVIDIA DGX reference: one {per_gpu:g} Gb/s InfiniBand NIC per GPU"
+        return Network.INFINIBAND, per_gpu * gpus_per_node, source
+    return Network.ETHERNET, DEFAULT_ETHERNET_GBPS, "an 8-GPU PCIe cloud instance, e.g. g5.48xlarge"
+
+
+def network_busbw(network: Network, gbps: float) -> float:
+    """All-reduce bus bandwidth between machines, GB/s: the machine's line rate × efficiency."""
+    return gbps / 8 * NETWORK_EFFICIENCY[network]
+
+
+# ----------------------------------------------------------------------------------- FLOPs
+
+
 def _compute_params(arch: ModelArch) -> int:
     """Parameters touched per token: the active ones for a mixture of experts."""
     return arch.active_params or arch.params
 
 
+def attention_width(arch: ModelArch) -> int:
+    """d_attn = heads × head_dim (the hidden size when those are not given); 0 when unknown."""
+    if arch.heads and arch.head_dim:
+        return arch.heads * arch.head_dim
+    return arch.hidden or 0
+
+
+def _flops_per_token(task: Task) -> tuple[float, float, float]:
+    """(executed FLOPs per token, of which forward, attention FLOPs per token)."""
+    assert task.arch is not None
+    n = _compute_params(task.arch)
+    attention = ATTENTION_FLOPS_PER_TOKEN * (task.arch.layers or 0) * attention_width(task.arch)
+    attention *= task.seq_len
+    dense = (6 if task.kind == "full_finetune" else 4) * n
+    forward = 2 * n + attention * ATTENTION_FORWARD_FLOPS_PER_TOKEN / ATTENTION_FLOPS_PER_TOKEN
+    total = float(dense + attention)
+    if task.activation_checkpointing == "full":
+        total += forward  # the forward pass again
+    return total, forward, attention
+
+
 def training_flops(task: Task) -> float:
-    """6ND (8ND with full recomputation); LoRA/QLoRA 4ND (6ND with full recomputation)."""
+    """FLOPs executed to train `task.tokens`: 6N + 12·L·d_attn·s per token (LoRA/QLoRA 4N + …),
+    one more forward pass with full recomputation."""
     if task.arch is None or task.tokens is None:
         raise ValueError("training_flops needs a resolved arch and tokens")
-    per_token = 6 if task.kind == "full_finetune" else 4
-    if task.activation_checkpointing == "full":
-        per_token += 2
-    return per_token * _compute_params(task.arch) * task.tokens
+    return _flops_per_token(task)[0] * task.tokens
 
 
 def _peak_tflops(task: Task, accel: AcceleratorSpec) -> float | None:
@@ -129,12 +342,39 @@ def _peak_tflops(task: Task, accel: AcceleratorSpec) -> float | None:
     return accel.bf16_tflops
 
 
-def _gradient_bytes(task: Task) -> float:
+# ----------------------------------------------------------------------------- utilisation
+
+
+def size_factor(params: float) -> float:
+    """Utilisation of a model of `params` relative to 7B-70B ones (llm-foundry, SIZE_FACTORS)."""
+    points = SIZE_FACTORS
+    if params <= points[0][0]:
+        return points[0][1]
+    for (n0, f0), (n1, f1) in itertools.pairwise(points):
+        if params <= n1:
+            t = math.log10(params / n0) / math.log10(n1 / n0)
+            return f0 + t * (f1 - f0)
+    return points[-1][1]
+
+
+def expected_mfu(task: Task, accel: AcceleratorSpec) -> tuple[float, float | None]:
+    """(utilisation, the ridge it comes from) for `task` on `accel`, before any user figure."""
     assert task.arch is not None
-    size = PRECISION_BYTES[compute_precision(task)]
-    if task.kind == "full_finetune":
-        return task.arch.params * size
-    return lora_adapter_params(task.arch, task.lora_rank) * size
+    peak = _peak_tflops(task, accel)
+    if peak and accel.memory_bandwidth_gbps:
+        ridge = peak * 1e12 / (accel.memory_bandwidth_gbps * 1e9)
+        base = MFU_CEILING_GEMM / (1 + ridge / MFU_RIDGE_SCALE)
+    else:
+        ridge, base = None, DEFAULT_MFU
+    return base * size_factor(_compute_params(task.arch)), ridge
+
+
+def mfu_band(mfu: float) -> tuple[float, float]:
+    """(low, high) utilisation around an expected one (MFU_LOW_FACTOR, MFU_HIGH_FACTOR)."""
+    return mfu * MFU_LOW_FACTOR, max(mfu, min(mfu * MFU_HIGH_FACTOR, MFU_CEILING))
+
+
+# --------------------------------------------------------------------------- communication
 
 
 def allreduce_seconds(gradient_bytes: float, gpus: int, busbw_gbps: float) -> float:
@@ -144,9 +384,90 @@ def allreduce_seconds(gradient_bytes: float, gpus: int, busbw_gbps: float) -> fl
     return 2 * (gpus - 1) / gpus * gradient_bytes / (busbw_gbps * 1e9)
 
 
-def _comm_per_step(task: Task, gpus: int, busbw_gbps: float) -> float:
-    factor = ZERO3_COMM_FACTOR if task.sharding == "zero3" else 1.0
-    return factor * allreduce_seconds(_gradient_bytes(task), gpus, busbw_gbps)
+@dataclass(frozen=True)
+class _Fabric:
+    """The GPUs of a task: g per machine over k machines, and the bandwidths joining them."""
+
+    per_node: int
+    nodes: int
+    inter_busbw: float  # GB/s between machines
+
+    def gather_seconds(self, size: float, busbw: float) -> float:
+        """One all-gather (or reduce-scatter) of `size` bytes: inside each machine, then between
+        machines ((n−1)/n · size / busbw at each level)."""
+        g, k = self.per_node, self.nodes
+        inside = (g - 1) / g * size / (busbw * 1e9) if g > 1 else 0.0
+        between = (k - 1) / k * size / (self.inter_busbw * 1e9) if k > 1 else 0.0
+        return inside + between
+
+
+def _trainable_params(task: Task) -> int:
+    assert task.arch is not None
+    if task.kind == "full_finetune":
+        return task.arch.params
+    return lora_adapter_params(task.arch, task.lora_rank)
+
+
+def _weight_bytes(task: Task) -> float:
+    """Bytes of all weights as the GPUs hold them (what ZeRO-3 gathers)."""
+    assert task.arch is not None
+    size = PRECISION_BYTES[compute_precision(task)]
+    if task.kind == "full_finetune":
+        return task.arch.params * size
+    base = NF4_BYTES_PER_PARAM if task.kind == "qlora" else PRECISION_BYTES[task.precision]
+    return task.arch.params * base + _trainable_params(task) * size
+
+
+def _comm_per_step(task: Task, fabric: _Fabric, busbw: float) -> float:
+    """Seconds of collective communication per optimizer step (expected bandwidths).
+
+    DDP and ZeRO-1 all-reduce the gradients once per step (no_sync while accumulating); ZeRO-2
+    reduce-scatters them every micro-batch and all-gathers the updated weights once; ZeRO-3
+    all-gathers the weights twice (forward, backward) and reduce-scatters the gradients every
+    micro-batch (ZeRO paper, arXiv:1910.02054: 2Ψ, 2Ψ, 3Ψ per step without accumulation).
+    """
+    if fabric.per_node * fabric.nodes <= 1:
+        return 0.0
+    grads = _trainable_params(task) * PRECISION_BYTES[compute_precision(task)]
+    micro = task.gradient_accumulation
+    gather = fabric.gather_seconds
+    if task.sharding == "zero3":
+        return micro * (2 * gather(_weight_bytes(task), busbw) + gather(grads, busbw))
+    if task.sharding == "zero2":
+        return micro * gather(grads, busbw) + gather(grads, busbw)
+    return 2 * gather(grads, busbw)
+
+
+# ---------------------------------------------------------------------------------- offload
+
+
+def _pcie_gbps(accel: AcceleratorSpec) -> float:
+    return PCIE_X16_GBPS.get(accel.pcie_gen or DEFAULT_PCIE_GEN, 31.5) * PCIE_EFFICIENCY
+
+
+def _offload_per_step(task: Task, accel: AcceleratorSpec, fabric: _Fabric) -> tuple[float, float]:
+    """(PCIe seconds, CPU Adam seconds) per optimizer step and GPU (docs/time-model.md, "Offload").
+
+    ZeRO-Offload moves each GPU's gradient partition to the host and the updated 16-bit weights
+    back (4Ψ bytes in all for one GPU, Ren et al. 2021) and runs Adam on the host CPU, whose
+    throughput the machine's GPUs share; parameter offload fetches the weights from the host
+    for every forward and backward pass.
+    """
+    if task.offload == "none":
+        return 0.0, 0.0
+    shard = fabric.per_node * fabric.nodes if task.sharding != "none" else 1
+    trainable = _trainable_params(task)
+    grads = trainable * PRECISION_BYTES[compute_precision(task)] / shard
+    per_micro = task.sharding in ("zero2", "zero3")
+    moved = grads * (task.gradient_accumulation if per_micro else 1) + grads
+    if task.offload == "optimizer_and_params":
+        moved += 2 * task.gradient_accumulation * _weight_bytes(task) / shard
+    pcie = moved / (_pcie_gbps(accel) * 1e9)
+    cpu = trainable / shard * fabric.per_node / CPU_ADAM_PARAMS_PER_S
+    return pcie, cpu
+
+
+# ------------------------------------------------------------------------------------ time
 
 
 def training_time(
@@ -158,47 +479,155 @@ def training_time(
     busbw_gbps: float | None = None,
     *,
     index: int | None = None,
+    gpus_per_node: int | None = None,
+    network: Network | None = None,
+    network_gbps: float | None = None,
 ) -> TimeEstimate:
-    """Hours to train `task.tokens` tokens on `gpus` of `accel` joined by `interconnect`."""
+    """Hours to train `task.tokens` tokens on `gpus` of `accel`, `gpus_per_node` to a machine
+    (default: all of them up to 8) joined by `interconnect` inside a machine and by `network` at
+    `network_gbps` per machine between machines (default: default_network)."""
     where = f"tasks[{index}]." if index is not None else ""
     if task.tokens is None:
         raise InvalidWorkload(Code.TOKENS_REQUIRED, f"{where}tokens")
+    if task.arch is None:
+        raise ValueError("training_time needs a resolved arch")
     peak = _peak_tflops(task, accel)
     if not peak:
         raise InvalidWorkload(
             Code.NO_THROUGHPUT_FIGURE, f"{where}on.accelerator", accelerator=accel.name
         )
-    mfu = DEFAULT_MFU if mfu is None else mfu
-    notes = [msg(Code.TIME_NOTE_MFU, mfu=Quantity(mfu, Unit.COUNT, 2), peak=float(peak))]
-    warnings = []
+    gpus = max(1, gpus)
+    notes: list[Message] = []
+    warnings: list[Message] = []
+
+    # Utilisation: the user's figure, or the published-runs curve with its band.
+    if mfu is None:
+        mfu, ridge = expected_mfu(task, accel)
+        low_mfu, high_mfu = mfu_band(mfu)
+        notes.append(msg(Code.TIME_NOTE_MFU, mfu=Quantity(mfu, Unit.COUNT, 2), peak=float(peak)))
+        notes.append(
+            msg(
+                Code.TIME_NOTE_MFU_BAND,
+                low=Quantity(low_mfu, Unit.COUNT, 2),
+                high=Quantity(high_mfu, Unit.COUNT, 2),
+                ridge=Quantity(ridge or 0.0, Unit.COUNT, 0),
+                params=Quantity(_compute_params(task.arch), Unit.COUNT, 0),
+            )
+        )
+    else:
+        low_mfu = high_mfu = mfu
+        notes.append(msg(Code.TIME_NOTE_MFU, mfu=Quantity(mfu, Unit.COUNT, 2), peak=float(peak)))
     if mfu > MFU_WARNING:
         warnings.append(msg(Code.TIME_WARN_MFU_HIGH, mfu=fraction(mfu)))
-    if busbw_gbps is None and gpus > 1:
-        busbw_gbps, source = allreduce_anchor(accel, interconnect, gpus)
+
+    per_token, forward, attention = _flops_per_token(task)
+    if attention:
+        dense = (6 if task.kind == "full_finetune" else 4) * _compute_params(task.arch)
         notes.append(
-            msg(Code.TIME_NOTE_BUSBW, busbw=Quantity(busbw_gbps, Unit.COUNT, 0), source=source)
+            msg(Code.TIME_NOTE_ATTENTION, share=fraction(attention / dense), seq_len=task.seq_len)
         )
-    flops = training_flops(task)
-    compute = flops / (gpus * peak * 1e12 * mfu)
-    steps = task.tokens / (task.micro_batch * task.seq_len * gpus)
-    per_step = _comm_per_step(task, gpus, busbw_gbps or 1.0)
-    hidden = COMM_OVERLAP * BACKWARD_SHARE * compute / steps
-    exposed = steps * max(0.0, per_step - hidden)
-    efficiency = compute / (compute + exposed) if compute + exposed else 1.0
+
+    # The machines: g GPUs each over k machines.
+    per_node = min(gpus, gpus_per_node or DEFAULT_GPUS_PER_NODE)
+    nodes = math.ceil(gpus / per_node)
+    inside: Interconnect = interconnect if per_node > 1 else Link.NONE
+    inter_busbw = 0.0
+    if nodes > 1:
+        if network is None or network_gbps is None:
+            kind, gbps, why = default_network(accel, per_node)
+            network, network_gbps = network or kind, network_gbps or gbps
+            notes.append(
+                msg(
+                    Code.TIME_NOTE_NETWORK_ASSUMED,
+                    network=network,
+                    gbps=Quantity(network_gbps, Unit.COUNT, 0),
+                    source=why,
+                )
+            )
+        inter_busbw = network_busbw(network, network_gbps)
+    fabric = _Fabric(per_node, nodes, inter_busbw)
+    if busbw_gbps is not None:
+        busbw = fast_busbw = slow_busbw = busbw_gbps
+    elif per_node > 1:
+        busbw, fast_busbw, slow_busbw, source = busbw_range(accel, inside, per_node)
+        notes.append(msg(Code.TIME_NOTE_BUSBW, busbw=Quantity(busbw, Unit.COUNT, 0), source=source))
+    else:
+        busbw = fast_busbw = slow_busbw = 1.0  # unused: nothing to talk to inside a machine
+    if nodes > 1 and network is not None and network_gbps is not None:
+        notes.append(
+            msg(
+                Code.TIME_NOTE_NODES,
+                nodes=nodes,
+                per_node=per_node,
+                network=network,
+                gbps=Quantity(network_gbps, Unit.COUNT, 0),
+                busbw=Quantity(inter_busbw, Unit.COUNT, 0),
+            )
+        )
+
+    # Steps: every GPU is a data-parallel rank.
+    tokens_per_step = task.micro_batch * task.gradient_accumulation * task.seq_len * gpus
+    steps = task.tokens / tokens_per_step
+    tokens_per_gpu_step = tokens_per_step / gpus
+    backward_share = (per_token - forward) / per_token
+    offload_pcie, offload_cpu = _offload_per_step(task, accel, fabric)
+    if task.offload != "none":
+        notes.append(
+            msg(
+                Code.TIME_NOTE_OFFLOAD,
+                pcie=Quantity(offload_pcie, Unit.COUNT, 2),
+                cpu=Quantity(offload_cpu, Unit.COUNT, 2),
+            )
+        )
+    # QLoRA: seconds per micro-batch for each byte per base parameter of dequantization traffic.
+    dequant_scale = task.arch.params / accel_bandwidth(accel) if task.kind == "qlora" else 0.0
+    lows, mids, highs = QLORA_DEQUANT_BYTES_PER_PARAM
+    if dequant_scale:
+        seconds = Quantity(mids * dequant_scale, Unit.COUNT, 2)
+        notes.append(msg(Code.TIME_NOTE_QLORA_DEQUANT, seconds=seconds, source=QLORA_SOURCE))
+
+    def step_seconds(case: _Case) -> tuple[float, float, float]:
+        """(compute, exposed communication, exposed offload) seconds of one step."""
+        compute = per_token * tokens_per_gpu_step / (peak * 1e12 * case.mfu)
+        compute += case.dequant * dequant_scale * task.gradient_accumulation
+        comm = _comm_per_step(task, fabric, case.busbw)
+        hidden = case.overlap * backward_share * compute
+        exposed = max(0.0, comm + offload_pcie - hidden)
+        comm_exposed = max(0.0, comm - hidden)
+        return compute, comm_exposed, exposed - comm_exposed + offload_cpu
+
+    expected = step_seconds(_Case(mfu, COMM_OVERLAP, busbw, mids))
+    fast = step_seconds(_Case(high_mfu, 1.0, fast_busbw, lows))
+    slow = step_seconds(_Case(low_mfu, 0.0, slow_busbw, highs))
+    compute, comm, offload = (steps * x for x in expected)
+    total = compute + comm + offload
+    efficiency = compute / (compute + comm) if compute + comm else 1.0
     if gpus > 1 and efficiency < SCALING_WARNING:
         warnings.append(msg(Code.TIME_WARN_SCALING, efficiency=fraction(efficiency)))
-    if task.kind == "qlora":
-        notes.append(msg(Code.TIME_NOTE_QLORA_DEQUANT, factor=QLORA_DEQUANT_SLOWDOWN))
     return TimeEstimate(
-        hours=(compute + exposed) / 3600,
-        total_flops=flops,
+        hours=total / 3600,
+        low_hours=steps * sum(fast) / 3600,
+        high_hours=steps * sum(slow) / 3600,
+        total_flops=per_token * task.tokens,
         mfu=mfu,
+        mfu_low=low_mfu,
+        mfu_high=high_mfu,
         compute_seconds=compute,
-        comm_seconds=exposed,
+        comm_seconds=comm,
         scaling_efficiency=efficiency,
+        steps=math.ceil(steps),
+        seconds_per_step=total / steps,
+        tokens_per_step=tokens_per_step,
+        offload_seconds=offload,
+        nodes=nodes,
         warnings=tuple(warnings),
         notes=tuple(notes),
     )
+
+
+def accel_bandwidth(accel: AcceleratorSpec) -> float:
+    """Memory bandwidth in B/s (Hopper's when the table has none)."""
+    return (accel.memory_bandwidth_gbps or HOPPER_ANCHOR.bandwidth_gbps) * 1e9
 
 
 def decode_tokens_per_s(task: Task, accel: AcceleratorSpec, gpus: int = 1) -> float:

@@ -188,7 +188,8 @@ def test_a_lone_task_gets_a_whole_a100_not_the_smallest_mig_slice(client, seed, 
 def test_tasks_share_a_card_only_when_the_instance_has_no_free_gpu(client, seed, frozen):
     """Three tasks on the 8× A100 machine take three whole GPUs; on the 1-GPU A100 40G offering
     of the same MIG platform they share its card as MIG slices, each slower by its compute
-    share (7 slices / the slice's). The LoRA uses Liger kernels: with the Hugging Face loss its
+    share (7 slices / the slice's) of the A100 40G's whole-card time (its own utilisation:
+    1,555 GB/s against the 80G's 2,039). The LoRA uses Liger kernels: with the Hugging Face loss its
     152k-entry vocabulary keeps 4.6 GiB of logits and it no longer fits a 20 GB slice
     (docs/memory-model.md, "The loss")."""
     scenario = {
@@ -209,7 +210,9 @@ def test_tasks_share_a_card_only_when_the_instance_has_no_free_gpu(client, seed,
     assert {a.mode for a in small.placement.assignments} == {"mig"}
     slice_ = small.placement.assignments[0].mig_profile
     compute = int(slice_.split("g.")[0])
-    assert small.time_hours == pytest.approx(big.time_hours * 7 / compute)
+    task = parse_scenario(scenario).tasks[0]
+    whole_40g = timing.training_time(task, accelerator_specs()["a100-40gb"], 1, "nvlink")
+    assert small.time_hours == pytest.approx(whole_40g.hours * 7 / compute)
     assert Code.WARN_MIG_NO_P2P in {w.code for w in small.warnings}
 
 

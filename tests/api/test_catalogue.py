@@ -113,6 +113,8 @@ def test_an_offering_shows_its_vram_its_price_in_the_asked_unit_and_every_curren
         "delivery_form": "bare_metal",
         "sharing_mode": "exclusive",
         "interconnect": "nvlink",
+        "network": "",
+        "network_gbps": None,
         "region": "",
         "interruptible": False,
         # 28000 a month / (720 h × 8 GPUs) = 4.8611 per GPU-hour.
