@@ -14,7 +14,7 @@ from advisor.engine.hardware import resolve_accelerator
 from advisor.engine.memory import MemoryBreakdown, MemoryPlan, suggest_fixes, task_memory
 from advisor.engine.messages import Code, Message, gib, msg
 from advisor.engine.serving import ServingEstimate, serving_estimate
-from advisor.engine.timing import TimeEstimate, training_time
+from advisor.engine.timing import DEFAULT_GPUS_PER_NODE, TimeEstimate, training_time
 from advisor.engine.types import AcceleratorSpec, MigProfile, Scenario, Task
 from advisor.engine.vocab import Interconnect, TaskKind
 
@@ -125,7 +125,10 @@ def _fit(task: Task, plan: MemoryPlan, usable: int, on_slices: bool) -> Fit:
         return Fit(False, usable, usable - total, msg(Code.FIT_MIG_NO_P2P))
     if total > usable:
         reason = msg(Code.FIT_NEEDS, need=need, usable=have)
-        return Fit(False, usable, usable - total, reason, tuple(suggest_fixes(task, usable)))
+        # Counts above one machine are rounded to whole machines of `on.gpus_per_node` (8).
+        per_machine = (task.on.gpus_per_node if task.on else None) or DEFAULT_GPUS_PER_NODE
+        fixes = suggest_fixes(task, usable, per_machine)
+        return Fit(False, usable, usable - total, reason, tuple(fixes))
     if total > OOM_RISK_FRACTION * usable:
         return Fit(True, usable, usable - total, msg(Code.FIT_OOM_RISK, need=need, usable=have))
     return Fit(True, usable, usable - total, msg(Code.FIT_FITS, need=need, usable=have))

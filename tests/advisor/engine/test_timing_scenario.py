@@ -83,3 +83,22 @@ def test_the_estimate_times_an_on_task_over_several_machines_on_the_stated_netwo
     assert Code.TIME_NOTE_NETWORK_ASSUMED not in {n.code for n in ethernet.notes}
     assert default.steps == ethernet.steps == -(-1e9 // (2048 * 16))
     assert default.low_hours < default.hours < default.high_hours
+
+
+def test_the_memory_suggestions_count_machines_of_the_stated_size() -> None:
+    """The seed article's 70B full fine-tune on A100 80GB machines of 4: more GPUs are suggested
+    in whole machines of 4, not of the default 8."""
+    data = scenario(
+        model="llama-3.1-70b",
+        sharding="zero3",
+        activation_checkpointing="full",
+        on={"accelerator": "a100-80gb", "count": 4, "gpus_per_node": 4},
+    )
+    [task] = estimate(parse_scenario(data), ACCELERATORS).tasks
+    assert task.fit is not None and not task.fit.fits
+    machines = [
+        s.params["fix"]
+        for s in task.fit.suggestions
+        if s.code is Code.FIX_PER_GPU and s.params["fix"].code is Code.FIX_MORE_GPUS_MACHINES
+    ]
+    assert machines and all(m.params["per_machine"] == 4 for m in machines)
