@@ -468,3 +468,19 @@ def test_the_notes_name_the_mfu_its_band_and_the_attention_share() -> None:
 
 
 # Decode speed is serving.py's: tests/advisor/engine/test_serving.py.
+
+
+def test_only_a_users_mfu_above_60_percent_is_flagged() -> None:
+    """The H20 (148 TFLOPS over 4,000 GB/s, 37 FLOPs per byte) gets 0.62 from the curve: the
+    engine's extrapolation, named in the band note, not flagged as the user's optimism."""
+    estimate = training_time(train("llama-2-70b"), ACCELERATORS["h20-96gb"], 1, "none")
+    assert estimate.mfu > 0.6 and estimate.warnings == ()
+    assert Code.TIME_NOTE_MFU_BAND in {n.code for n in estimate.notes}
+
+
+def test_a_card_without_a_bandwidth_figure_takes_the_hopper_median_without_a_ridge() -> None:
+    """Ascend 910B: no trustworthy bandwidth figure (docs/accelerators.md), so no ridge point; the
+    H100 median (0.40) and its band, and no band note naming a ridge."""
+    estimate = training_time(train("llama-2-70b"), ACCELERATORS["ascend-910b-64gb"], 1, "none")
+    assert estimate.mfu == pytest.approx(HOPPER_ANCHOR.mfu)
+    assert [n.code for n in estimate.notes][:2] == [Code.TIME_NOTE_MFU, Code.TIME_NOTE_ATTENTION]
