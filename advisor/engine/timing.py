@@ -405,7 +405,7 @@ def _trainable_params(task: Task) -> int:
     assert task.arch is not None
     if task.kind == "full_finetune":
         return task.arch.params
-    return lora_adapter_params(task.arch, task.lora_rank)
+    return lora_adapter_params(task.arch, task.lora_rank, task.lora_targets)
 
 
 def _weight_bytes(task: Task) -> float:
