@@ -42,7 +42,13 @@ from dataclasses import dataclass, replace
 from typing import Literal
 
 from advisor.engine.errors import InvalidWorkload
-from advisor.engine.memory import PRECISION_BYTES, dims_of, kv_bytes_per_token, task_memory
+from advisor.engine.memory import (
+    PRECISION_BYTES,
+    PREFILL_CHUNK_TOKENS,
+    dims_of,
+    kv_bytes_per_token,
+    task_memory,
+)
 from advisor.engine.messages import Code, Message, Quantity, Unit, msg
 from advisor.engine.timing import allreduce_anchor
 from advisor.engine.types import AcceleratorSpec, Interconnect, ModelArch, Task
@@ -279,9 +285,12 @@ def generation_tokens_per_s(
 
 
 def per_sequence_bytes(task: Task) -> int:
-    """Bytes per GPU each further sequence of `context_len` adds to the memory plan."""
-    one = task_memory(replace(task, concurrent_sequences=1)).per_gpu.total
-    two = task_memory(replace(task, concurrent_sequences=2)).per_gpu.total
+    """Bytes per GPU each further sequence of `context_len` adds to the memory plan, taken where
+    the chunked prefill's workspace no longer grows with the sequences (a paged server prefills
+    at most PREFILL_CHUNK_TOKENS at once), so that the figure holds for a full server."""
+    base = max(1, math.ceil(PREFILL_CHUNK_TOKENS / task.context_len) + 1)
+    one = task_memory(replace(task, concurrent_sequences=base)).per_gpu.total
+    two = task_memory(replace(task, concurrent_sequences=base + 1)).per_gpu.total
     return max(two - one, 1)
 
 

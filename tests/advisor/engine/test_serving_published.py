@@ -21,12 +21,14 @@ Sources, with the exact page each figure is read from:
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from advisor.engine import serving
 from advisor.engine.capacity import usable_bytes
 from advisor.engine.hardware import load_accelerators
-from advisor.engine.memory import task_memory
+from advisor.engine.memory import OVERHEAD_BYTES, kv_bytes_per_token, task_memory
 from advisor.engine.presets import MODEL_PRESETS
 from advisor.engine.types import Task
 from advisor.engine.vocab import Interconnect
@@ -119,14 +121,25 @@ def test_vllm_llama_2_70b_on_four_a100_tensor_parallel() -> None:
 
 # -------------------------------------------------------------- maximum load (TensorRT-LLM 1.0)
 
+TRTLLM_FREE_FRACTION = 0.9  # kv_cache_free_gpu_mem_fraction's default (TensorRT-LLM docs)
+
 
 def _max_load(model: str, slug: str, gpus: int, prompt: int, output: int) -> tuple[float, Task]:
-    """The bound at the largest concurrency our memory plan fits (what the benchmark's in-flight
-    batching fills the KV cache up to), FP8 weights and KV cache."""
+    """The bound at the largest concurrency the benchmark's KV cache holds (what its in-flight
+    batching fills up), FP8 weights and KV cache. TensorRT-LLM sizes its KV cache as a fraction of
+    the memory left after the weights (`kv_cache_free_gpu_mem_fraction`, 0.9 by default: the
+    TensorRT-LLM docs, "Useful runtime options"), not as vLLM does (a fraction of the whole GPU,
+    which our paged plan models), so the headroom here is 0.9 × what the rest leaves."""
     task = serve(model, precision="fp8", kv_precision="fp8", context_len=prompt + output, gpus=gpus)
     card = ACCELERATORS[slug]
-    headroom = usable_bytes(card.vram_gib) - task_memory(task).per_gpu.total
-    batch = serving.max_concurrency(task, headroom)
+    plan = task_memory(task).per_gpu
+    rest = plan.weights + plan.kv_cache + plan.activations + OVERHEAD_BYTES
+    headroom = math.floor(TRTLLM_FREE_FRACTION * (usable_bytes(card.vram_gib) - rest))
+    # Each further sequence holds its K and V for every token (no vLLM-style reserve).
+    per_sequence = math.ceil(
+        kv_bytes_per_token(MODEL_PRESETS[model], "fp8") * (prompt + output) / gpus
+    )
+    batch = serving.max_concurrency(task, headroom, per_sequence)
     interconnect = Interconnect.NVLINK if gpus > 1 else Interconnect.NONE
     bound = serving.generation_tokens_per_s(task, card, gpus, interconnect, batch, prompt, output)
     return bound, task
