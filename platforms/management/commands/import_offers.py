@@ -14,6 +14,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.utils import timezone
 
 from platforms.importers import FORMAT_LABELS, ImportReport, observed_at_value, offers_import
+from platforms.importers.registry import PLATFORM_PER_ROW
 from platforms.importers.rows import RowError
 from platforms.importers.service import Progress
 from platforms.models import Platform
@@ -26,15 +27,18 @@ USAGE_ERROR = 2
 
 
 class Command(BaseCommand):
-    help = "Import offerings and prices from a SkyPilot vms.csv, a gpuhunt CSV or our native CSV."
+    help = (
+        "Import offerings and prices from a SkyPilot vms.csv, a gpuhunt CSV, our native CSV or our "
+        "JSON feed."
+    )
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("path", help="the CSV file")
+        parser.add_argument("path", help="the catalog file (CSV, or JSON for --format json)")
         parser.add_argument("--format", required=True, choices=sorted(FORMAT_LABELS))
         parser.add_argument(
             "--platform",
-            help="slug of the platform the file lists (native CSV: optional, "
-            "rows may name it in a 'platform' column)",
+            help="slug of the platform the file lists (native CSV and JSON: optional, "
+            "rows may name their own platform)",
         )
         parser.add_argument(
             "--observed-at",
@@ -70,7 +74,7 @@ class Command(BaseCommand):
                     f"No platform with slug {options['platform']!r}; create it in the admin first.",
                     returncode=USAGE_ERROR,
                 )
-        elif fmt != "native":
+        elif fmt not in PLATFORM_PER_ROW:
             raise CommandError(f"--platform is required for --format {fmt}", returncode=USAGE_ERROR)
 
         try:

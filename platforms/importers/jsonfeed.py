@@ -1,0 +1,257 @@
+"""Our JSON price feed (docs/feeds.md): what a platform or a scraper publishes for `feeds` to read.
+
+One document lists offers, each with its prices in any billing units; it parses into the same
+`OfferRow`s as the CSV formats, so it is checked, planned and written the same way. JSON has no
+useful line numbers: a problem's "line" is the offer's position in `offers`, from 1 (0: the
+document as a whole), and its message names the field (`offers[2].prices[0].amount`).
+Unknown keys are errors, so a misspelt field is never silently ignored.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from decimal import ROUND_HALF_EVEN, Decimal, InvalidOperation
+from typing import Any, TypeVar
+
+from django.db import models
+
+from platforms.models import BillingUnit, Currency, DeliveryForm, Interconnect, SharingMode
+
+from .interconnect import interconnect_for
+from .rows import (
+    PRICE_PLACES,
+    OfferRow,
+    Parsed,
+    PriceRow,
+    RowError,
+    RowProblem,
+    merge_duplicates,
+    observed_at_value,
+    ram_value,
+    url_value,
+)
+
+VERSION = 1
+DOCUMENT_KEYS = {"version", "platform", "observed_at", "source_url", "offers"}
+OFFER_REQUIRED = ("key", "name", "accelerator", "gpu_count", "prices")
+OFFER_KEYS = {
+    *OFFER_REQUIRED,
+    "platform",
+    "gpu_memory_gib",
+    "vcpus",
+    "ram_gib",
+    "disk_gb",
+    "region",
+    "interruptible",
+    "delivery_form",
+    "sharing_mode",
+    "interconnect",
+    "pooled_vram_gib",
+    "mig_profile",
+}
+PRICE_REQUIRED = ("unit", "amount", "currency")
+PRICE_KEYS = {*PRICE_REQUIRED, "observed_at", "source_url"}
+
+T = TypeVar("T")
+
+
+def parse(text: str) -> Parsed:
+    parsed = Parsed(rows=[], total=0)
+    try:
+        document = json.loads(text)
+    except (ValueError, RecursionError) as exc:
+        parsed.errors.append(RowProblem(0, "not JSON", f"not a JSON document: {exc}"))
+        return parsed
+    try:
+        offers, defaults = _document(document)
+    except RowError as exc:
+        parsed.errors.append(RowProblem(0, "bad document", str(exc)))
+        return parsed
+    parsed.total = len(offers)
+    for number, offer in enumerate(offers, start=1):
+        try:
+            parsed.rows.append(_offer(number, offer, defaults))
+        except RowError as exc:
+            parsed.errors.append(RowProblem(number, "bad value", f"offers[{number - 1}]: {exc}"))
+    return merge_duplicates(parsed, same_unit="error")
+
+
+@dataclass(frozen=True)
+class _Defaults:
+    """What the document states for every offer and price that does not state it itself."""
+
+    platform: str
+    observed_at: datetime | None
+    source_url: str
+
+
+def _document(document: object) -> tuple[list[Any], _Defaults]:
+    if not isinstance(document, dict):
+        raise RowError("the document must be a JSON object with 'version' and 'offers'")
+    unknown = sorted(set(document) - DOCUMENT_KEYS)
+    if unknown:
+        raise RowError("unknown key(s): " + ", ".join(unknown))
+    if document.get("version") != VERSION:
+        raise RowError(f"version must be {VERSION}, not {document.get('version')!r}")
+    offers = document.get("offers")
+    if not isinstance(offers, list):
+        raise RowError("offers must be a list")
+    defaults = _Defaults(
+        platform=_text(document, "platform"),
+        observed_at=_date(document, "observed_at"),
+        source_url=_url(document, "source_url"),
+    )
+    return offers, defaults
+
+
+def _offer(number: int, offer: object, defaults: _Defaults) -> OfferRow:
+    if not isinstance(offer, dict):
+        raise RowError("an offer must be an object")
+    unknown = sorted(set(offer) - OFFER_KEYS)
+    if unknown:
+        raise RowError("unknown key(s): " + ", ".join(unknown))
+    for key in OFFER_REQUIRED:
+        if key not in offer or offer[key] in ("", None):
+            raise RowError(f"{key} is required")
+    key, accelerator = _text(offer, "key"), _text(offer, "accelerator")
+    platform = _text(offer, "platform") or defaults.platform
+    gpu_count = _whole(offer, "gpu_count")
+    if gpu_count is None or gpu_count < 1:
+        raise RowError("gpu_count must be 1 or more")
+    prices = offer["prices"]
+    if not isinstance(prices, list) or not prices:
+        raise RowError("prices must be a list of at least one price")
+    interconnect = _choice(offer, "interconnect", Interconnect)
+    bandwidth = None
+    if interconnect is None:
+        # Not stated: the sourced family table may know the instance type, as for native CSV.
+        interconnect, bandwidth = interconnect_for(
+            key.split("@")[0], gpu_count, accelerator, provider=platform
+        )
+    return OfferRow(
+        lines=[number],
+        external_id=key,
+        name=_text(offer, "name"),
+        accelerator_name=accelerator,
+        gpu_count=gpu_count,
+        prices=[_price(i, price, defaults) for i, price in enumerate(prices)],
+        gpu_memory_gib=_number(offer, "gpu_memory_gib"),
+        platform_slug=platform,
+        vcpus=_whole(offer, "vcpus"),
+        ram_gib=ram_value(_number(offer, "ram_gib")),
+        disk_gb=_whole(offer, "disk_gb"),
+        region=_text(offer, "region"),
+        interruptible=_bool(offer, "interruptible"),
+        delivery_form=_choice(offer, "delivery_form", DeliveryForm),
+        sharing_mode=_choice(offer, "sharing_mode", SharingMode),
+        interconnect=interconnect,
+        interconnect_bandwidth_gbps=bandwidth,
+        pooled_vram_gib=_number(offer, "pooled_vram_gib"),
+        mig_profile=_text(offer, "mig_profile") or None,
+    )
+
+
+def _price(index: int, price: object, defaults: _Defaults) -> PriceRow:
+    where = f"prices[{index}]"
+    if not isinstance(price, dict):
+        raise RowError(f"{where} must be an object")
+    unknown = sorted(set(price) - PRICE_KEYS)
+    if unknown:
+        raise RowError(f"{where}: unknown key(s): " + ", ".join(unknown))
+    for key in PRICE_REQUIRED:
+        if price.get(key) in ("", None):
+            raise RowError(f"{where}.{key} is required")
+    unit = _within(where, lambda: _choice(price, "unit", BillingUnit))
+    currency = _within(where, lambda: _choice(price, "currency", Currency))
+    amount = _within(where, lambda: _number(price, "amount"))
+    assert unit is not None and currency is not None and amount is not None
+    return PriceRow(
+        unit=unit,
+        amount=amount.quantize(PRICE_PLACES, rounding=ROUND_HALF_EVEN),
+        currency=currency,
+        observed_at=_within(where, lambda: _date(price, "observed_at")) or defaults.observed_at,
+        source_url=_within(where, lambda: _url(price, "source_url")) or defaults.source_url,
+    )
+
+
+def _within(where: str, read: Callable[[], T]) -> T:
+    try:
+        return read()
+    except RowError as exc:
+        raise RowError(f"{where}.{exc}") from None
+
+
+# --- typed values: JSON types are checked, never guessed ------------------------------------------
+
+
+def _text(data: dict[str, Any], key: str) -> str:
+    value = data.get(key)
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise RowError(f"{key} must be a string, not {json.dumps(value)}")
+    return value.strip()
+
+
+def _number(data: dict[str, Any], key: str) -> Decimal | None:
+    """A number, or a string holding one ("1.88": money is best written as a string)."""
+    value = data.get(key)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        raise RowError(f"{key} must be a number, not {json.dumps(value)}")
+    try:
+        number = Decimal(str(value).strip())
+    except InvalidOperation:
+        raise RowError(f"{key} is not a number: {value!r}") from None
+    if not number.is_finite():
+        raise RowError(f"{key} is not a finite number: {value!r}")
+    if number < 0:
+        raise RowError(f"{key} is negative: {value}")
+    return number
+
+
+def _whole(data: dict[str, Any], key: str) -> int | None:
+    number = _number(data, key)
+    if number is None:
+        return None
+    if number != number.to_integral_value():
+        raise RowError(f"{key} is not a whole number: {data[key]}")
+    return int(number)
+
+
+def _bool(data: dict[str, Any], key: str) -> bool:
+    value = data.get(key, False)
+    if not isinstance(value, bool):
+        raise RowError(f"{key} must be true or false, not {json.dumps(value)}")
+    return value
+
+
+def _choice(data: dict[str, Any], key: str, choices: type[models.TextChoices]) -> str | None:
+    value = _text(data, key)
+    if not value:
+        return None
+    for candidate in (value.lower(), value.upper()):
+        if candidate in choices.values:
+            return candidate
+    raise RowError(f"{key} must be one of {', '.join(choices.values)}, not {value!r}")
+
+
+def _date(data: dict[str, Any], key: str) -> datetime | None:
+    value = _text(data, key)
+    if not value:
+        return None
+    try:
+        return observed_at_value(value)
+    except RowError as exc:
+        raise RowError(f"{key}: {exc}") from None
+
+
+def _url(data: dict[str, Any], key: str) -> str:
+    try:
+        return url_value(_text(data, key))
+    except RowError as exc:
+        raise RowError(f"{key}: {exc}") from None
