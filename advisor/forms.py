@@ -130,8 +130,12 @@ class TaskForm(forms.Form):
     )
     sharding = forms.ChoiceField(label=_("Sharding"), choices=SHARDING_CHOICES, initial="none")
     offload = forms.ChoiceField(label=_("Offload"), choices=OFFLOAD_CHOICES, initial="none")
+    # The form starts where the common trainers do: full recomputation is on by default in
+    # LLaMA-Factory (disable_gradient_checkpointing: false), Unsloth (use_gradient_checkpointing)
+    # and torchtune's LoRA recipes (enable_activation_checkpointing: True). The JSON contract's
+    # default stays "none", the plain training loop.
     activation_checkpointing = forms.ChoiceField(
-        label=_("Activation checkpointing"), choices=CHECKPOINTING_CHOICES, initial="none"
+        label=_("Activation checkpointing"), choices=CHECKPOINTING_CHOICES, initial="full"
     )
     activation_offload = forms.BooleanField(
         label=_("Offload activations to CPU"), required=False, initial=False
