@@ -32,6 +32,15 @@ serve: setup
 	DJANGO_SETTINGS_MODULE=config.settings.prod $(PY) manage.py collectstatic --noinput -v0
 	DJANGO_SETTINGS_MODULE=config.settings.prod $(VENV)/bin/gunicorn config.wsgi --bind $(HOST):$(PORT) --workers 2
 
+# Celery for price feeds and admin imports, with the development settings; needed only with
+# CELERY_BROKER_URL=redis://... (without it tasks run in the process that starts them).
+.PHONY: worker beat
+worker: setup
+	DJANGO_SETTINGS_MODULE=$${DJANGO_SETTINGS_MODULE:-config.settings.dev} $(VENV)/bin/celery -A config worker --loglevel INFO
+
+beat: setup
+	DJANGO_SETTINGS_MODULE=$${DJANGO_SETTINGS_MODULE:-config.settings.dev} $(VENV)/bin/celery -A config beat --loglevel INFO
+
 test: install messages
 	$(PY) -m pytest $(PYTEST_ARGS)
 
@@ -49,7 +58,7 @@ format: install
 	$(VENV)/bin/ruff check --fix .
 
 typecheck: install
-	$(VENV)/bin/mypy advisor api platforms config
+	$(VENV)/bin/mypy advisor api platforms config feeds
 
 bench: install
 	for f in bench/bench_*.py; do echo "== $$f"; $(PY) $$f || exit 1; done

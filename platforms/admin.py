@@ -3,7 +3,8 @@ past observations are shown read-only and only superusers may correct or delete 
 
 Catalog files are imported from the Offering list ("Import offers"): upload, preview what would
 change (nothing is written), then confirm to apply, through the same service as
-`manage.py import_offers`.
+`manage.py import_offers`; the confirmed file is applied by a background job (feeds.jobs), whose
+page shows its progress.
 """
 
 from __future__ import annotations
@@ -15,15 +16,19 @@ from django.contrib import admin
 from django.core import signing
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db.models import Model
-from django.http import HttpRequest, HttpResponse
-from django.shortcuts import redirect
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
 from django.urls import URLPattern, path
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from feeds import jobs as import_jobs
+from feeds.models import ImportJob
+
 from . import services
 from .importers import FORMAT_LABELS, observed_at_value, offers_import
+from .importers.registry import PLATFORM_PER_ROW
 from .models import (
     Accelerator,
     AcceleratorAlias,
@@ -161,13 +166,16 @@ IMPORT_PREVIEW_ROWS = 1000
 
 
 class OfferImportForm(forms.Form):
-    file = forms.FileField(label=_("catalog file (CSV)"), required=False)
+    file = forms.FileField(label=_("catalog file (CSV or JSON)"), required=False)
     format = forms.ChoiceField(label=_("format"), choices=sorted(FORMAT_LABELS.items()))
     platform = forms.ModelChoiceField(
         label=_("platform"),
         queryset=Platform.objects.order_by("slug"),
         required=False,
-        help_text=_("Required except for the native format, whose rows may name the platform."),
+        help_text=_(
+            "Required except for the native CSV and JSON feed formats, whose rows may name the "
+            "platform."
+        ),
     )
     observed_on = forms.DateField(
         label=_("observed on"),
@@ -191,7 +199,7 @@ class OfferImportForm(forms.Form):
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean()
         assert cleaned is not None  # Form.clean() returns cleaned_data
-        if cleaned.get("format") not in (None, "native") and not cleaned.get("platform"):
+        if cleaned.get("format") not in {None, *PLATFORM_PER_ROW} and not cleaned.get("platform"):
             self.add_error("platform", _("Choose the platform this catalog lists."))
         if cleaned.get("payload"):
             try:
@@ -329,23 +337,43 @@ class OfferingAdmin(admin.ModelAdmin[Offering]):
                 "import/",
                 self.admin_site.admin_view(self.import_view),
                 name="platforms_offering_import",
-            )
+            ),
+            path(
+                "import/<int:job_id>/",
+                self.admin_site.admin_view(self.import_job_view),
+                name="platforms_offering_import_job",
+            ),
         ]
         return urls + super().get_urls()
 
-    def import_view(self, request: HttpRequest) -> HttpResponse:
-        """Upload -> preview (a dry run) -> confirm (the same file, applied)."""
+    def _check_import_permission(self, request: HttpRequest) -> None:
         if not (
             self.has_add_permission(request)
             and request.user.has_perm("platforms.add_priceobservation")
         ):
             raise PermissionDenied
+
+    def import_view(self, request: HttpRequest) -> HttpResponse:
+        """Upload -> preview (a dry run) -> confirm: the same file, applied by a background job
+        (feeds.jobs) whose page shows its progress."""
+        self._check_import_permission(request)
         report = confirmation = None
         if request.method == "POST":
             form = OfferImportForm(request.POST, request.FILES)
             if form.is_valid():
                 data = form.cleaned_data
-                apply = "apply" in request.POST and bool(data.get("payload"))
+                if "apply" in request.POST and data.get("payload"):
+                    job = import_jobs.job_create(
+                        text=data["text"],
+                        fmt=data["format"],
+                        filename=data["filename"],
+                        observed_at=observed_at_value(data["observed_on"]),
+                        platform=data.get("platform"),
+                        source_url=data["source_url"],
+                        strict=data["strict"],
+                        created_by=staff_user(request),
+                    )
+                    return redirect("admin:platforms_offering_import_job", job.pk)
                 report = offers_import(
                     text=data["text"],
                     fmt=data["format"],
@@ -354,12 +382,9 @@ class OfferingAdmin(admin.ModelAdmin[Offering]):
                     platform=data.get("platform"),
                     source_url=data["source_url"],
                     strict=data["strict"],
-                    dry_run=not apply,
+                    dry_run=True,
                     created_by=staff_user(request),
                 )
-                if report.applied:
-                    self.message_user(request, " · ".join(report.summary_lines()[:3]))
-                    return redirect("admin:platforms_offering_changelist")
                 if report.ok:
                     confirmation = form.confirmation()
         else:
@@ -375,6 +400,34 @@ class OfferingAdmin(admin.ModelAdmin[Offering]):
             "changes": report.changes[:IMPORT_PREVIEW_ROWS] if report else [],
         }
         return TemplateResponse(request, "admin/platforms/offering/import.html", context)
+
+    def import_job_view(self, request: HttpRequest, job_id: int) -> HttpResponse:
+        """A confirmed import's status and progress; `?format=json` for the page's poller.
+        Without JavaScript the page has a refresh link while the job is under way."""
+        self._check_import_permission(request)
+        job = get_object_or_404(ImportJob.objects.select_related("platform"), pk=job_id)
+        progress = import_jobs.job_progress(job)
+        if request.GET.get("format") == "json":
+            return JsonResponse(
+                {
+                    "status": job.status,
+                    "status_label": job.get_status_display(),
+                    "finished": job.finished,
+                    "phase": progress.phase,
+                    "done": progress.done,
+                    "total": progress.total,
+                    "percent": progress.percent,
+                    "progress_text": progress.text,
+                }
+            )
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.model._meta,
+            "title": _("Import offers"),
+            "job": job,
+            "progress": progress,
+        }
+        return TemplateResponse(request, "admin/platforms/offering/import_job.html", context)
 
     def save_related(self, request: HttpRequest, form: Any, formsets: Any, change: bool) -> None:
         super().save_related(request, form, formsets, change)

@@ -6,6 +6,8 @@ from __future__ import annotations
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 
+from feeds.selectors import platform_freshness
+
 from . import charts, selectors
 from .forms import ExplorerForm
 from .models import Offering, Platform
@@ -60,6 +62,8 @@ def platform_detail(request: HttpRequest, slug: str) -> HttpResponse:
     # `catalog_offerings`: selectors.platform_detail()'s Prefetch(to_attr=...), not in the type.
     listed: list[Offering] = platform.catalog_offerings  # type: ignore[attr-defined]
     offerings = [(o, current.get(o.pk, [])) for o in listed]
+    # When prices were last seen and by which feed or source; failing feeds (one query).
+    freshness = platform_freshness(platform, current)
     return render(
         request,
         "platforms/detail.html",
@@ -69,5 +73,6 @@ def platform_detail(request: HttpRequest, slug: str) -> HttpResponse:
             "storage_prices": list(platform.storage_prices.all()),  # latest per kind
             "history": history,
             "history_figure": charts.price_history_figure(history) if history else None,
+            "freshness": freshness,
         },
     )

@@ -41,6 +41,7 @@ INSTALLED_APPS = [
     "platforms",
     "advisor",
     "api",
+    "feeds",
 ]
 
 MIDDLEWARE = [
@@ -125,6 +126,38 @@ CACHES = {
 
 # Prices older than this many days are marked stale and left out of recommendations unless asked.
 PRICE_STALE_AFTER_DAYS = envint("PRICE_STALE_AFTER_DAYS", 90)
+
+# Price feeds (feeds/) and the Celery worker and beat that run them. Without CELERY_BROKER_URL
+# tasks run in the process that starts them (eager), so `make run` needs no worker and no Redis.
+CELERY_BROKER_URL = env("CELERY_BROKER_URL") or "memory://"
+CELERY_TASK_ALWAYS_EAGER = envbool("CELERY_TASK_ALWAYS_EAGER", not env("CELERY_BROKER_URL"))
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_TASK_IGNORE_RESULT = True  # outcomes are kept in the database (FeedRun, ImportJob)
+CELERY_TASK_DEFAULT_QUEUE = env("CELERY_TASK_DEFAULT_QUEUE", "celery")
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_TIMEZONE = TIME_ZONE
+# Beat only wakes a task that starts the feeds that are due; the feeds' schedules are data.
+FEED_CHECK_INTERVAL_S = envint("FEED_CHECK_INTERVAL_S", 60)
+CELERY_BEAT_SCHEDULE = {
+    "feeds-run-due": {
+        "task": "feeds.tasks.run_due_feeds",
+        "schedule": float(FEED_CHECK_INTERVAL_S),
+    },
+}
+CELERY_BEAT_SCHEDULE_FILENAME = env(
+    "CELERY_BEAT_SCHEDULE_FILENAME", str(BASE_DIR / "var" / "celerybeat-schedule")
+)
+# A feed that failed this many runs in a row is flagged in the admin and on its platform's page.
+FEED_FAILURES_BEFORE_FLAG = envint("FEED_FAILURES_BEFORE_FLAG", 3)
+FEED_TIMEOUT_S = envint("FEED_TIMEOUT_S", 60)
+FEED_MAX_BYTES = envint("FEED_MAX_BYTES", 50 * 1024 * 1024)
+# Attempts after the first when a run fails in a way that may pass (timeout, HTTP 5xx, cut-off
+# download); attempt n+1 waits FEED_RETRY_BACKOFF_S * 2**(n-1) seconds, at most ..._MAX_S.
+FEED_MAX_RETRIES = envint("FEED_MAX_RETRIES", 3)
+FEED_RETRY_BACKOFF_S = envint("FEED_RETRY_BACKOFF_S", 60)
+FEED_RETRY_BACKOFF_MAX_S = envint("FEED_RETRY_BACKOFF_MAX_S", 3600)
+# A run or import job still under way after this long is marked failed (its worker stopped).
+FEED_RUN_STALE_S = envint("FEED_RUN_STALE_S", 3600)
 
 REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",

@@ -16,3 +16,7 @@ REST_FRAMEWORK = {
 CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 WHITENOISE_USE_FINDERS = True
 WHITENOISE_AUTOREFRESH = True
+# Tasks run where they are started, as with `make run`; the real worker test
+# (tests/feeds/test_worker.py) points its own app at Redis.
+CELERY_BROKER_URL = "memory://"
+CELERY_TASK_ALWAYS_EAGER = True

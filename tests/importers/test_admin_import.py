@@ -1,4 +1,5 @@
-"""The admin's "Import offers": upload, preview (nothing written), confirm (written); staff only."""
+"""The admin's "Import offers": upload, preview (nothing written), confirm (written by a background
+job whose page shows its progress); staff only."""
 
 from __future__ import annotations
 
@@ -6,10 +7,12 @@ import re
 
 import pytest
 from django.contrib.auth.models import Permission, User
+from django.core.cache import cache
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 from django.utils import timezone
 
+from feeds.models import ImportJob
 from platforms.models import Offering, PriceObservation
 
 from .conftest import sample
@@ -86,23 +89,81 @@ def test_a_preview_shows_what_would_change_and_writes_nothing(client, importer, 
     assert (Offering.objects.count(), PriceObservation.objects.count()) == (0, 0)
 
 
-def test_confirming_the_preview_imports_the_file(client, importer, lambda_cloud):
+def test_confirming_the_preview_imports_the_file_in_a_background_job(
+    client, importer, lambda_cloud, django_capture_on_commit_callbacks
+):
     client.force_login(importer)
     preview = upload(client, lambda_cloud, sample(LAMBDA))
 
-    response = client.post(URL, confirmation_data(preview))
+    # The job goes to the worker once it is committed (here: eagerly, in this process).
+    with django_capture_on_commit_callbacks(execute=True) as started:
+        response = client.post(URL, confirmation_data(preview))
 
+    job = ImportJob.objects.get()
+    assert len(started) == 1
     assert response.status_code == 302
-    assert response.url == reverse("admin:platforms_offering_changelist")
+    assert response.url == reverse("admin:platforms_offering_import_job", args=[job.pk])
+    assert (job.status, job.created_by, job.created, job.rows) == ("succeeded", importer, 255, 408)
+    assert job.text == ""  # the file is not kept once applied
     assert Offering.objects.filter(platform=lambda_cloud).count() == 255
     observation = PriceObservation.objects.get(offering__external_id="gpu_1x_a100@us-east-1")
     assert observation.created_by == importer
     assert timezone.localtime(observation.observed_at).date().isoformat() == "2026-11-01"
-    messages = [str(m) for m in response.wsgi_request._messages]
-    assert messages == [
-        "SkyPilot catalog (vms.csv) vms.csv: 408 rows · offerings created 255, updated 0, "
-        "unchanged 0 · prices added 255, re-seen 0"
-    ]
+    page = client.get(response.url).content.decode()
+    assert "The file was imported." in page
+    assert (
+        "SkyPilot catalog (vms.csv) vms.csv: 408 rows</li><li>offerings created 255, updated 0, "
+        "unchanged 0</li><li>prices added 255, re-seen 0"
+    ) in page
+    assert 'id="job-refresh"' not in page
+
+
+def test_a_queued_job_shows_its_progress_with_a_refresh_link_and_as_json(
+    client, importer, lambda_cloud
+):
+    client.force_login(importer)
+    preview = upload(client, lambda_cloud, sample(LAMBDA))
+    # Not committed, so no worker has it yet.
+    response = client.post(URL, confirmation_data(preview))
+    job = ImportJob.objects.get()
+
+    page = client.get(response.url).content.decode()
+    status = client.get(response.url, {"format": "json"}).json()
+
+    assert job.status == "queued" and Offering.objects.count() == 0
+    assert "waits for a worker" in page and "Nothing has been written yet." in page
+    assert f'href="{response.url}" id="job-refresh"' in page
+    assert '<progress id="job-progress" max="100" value="0">' in page
+    assert status == {
+        "status": "queued",
+        "status_label": "waiting for a worker",
+        "finished": False,
+        "phase": "",
+        "done": 0,
+        "total": 0,
+        "percent": 0,
+        "progress_text": "",
+    }
+
+
+def test_a_running_job_reports_the_rows_done_from_the_cache(client, importer, lambda_cloud):
+    client.force_login(importer)
+    job = ImportJob.objects.create(
+        status="running",
+        format="skypilot",
+        filename="vms.csv",
+        platform=lambda_cloud,
+        observed_at=timezone.now(),
+    )
+    cache.set(f"feeds:import-job:{job.pk}:progress", {"phase": "writing", "done": 50, "total": 200})
+    url = reverse("admin:platforms_offering_import_job", args=[job.pk])
+
+    status = client.get(url, {"format": "json"}).json()
+    page = client.get(url).content.decode()
+
+    # Checking is the first half of the bar, writing the second.
+    assert (status["percent"], status["progress_text"]) == (62, "writing rows: 50 of 200")
+    assert "writing rows: 50 of 200" in page and "The import is running." in page
 
 
 def test_a_bad_file_previews_its_errors_with_lines_and_offers_no_confirm(
@@ -171,3 +232,4 @@ def test_staff_without_permission_to_add_offerings_and_prices_are_refused(client
     client.force_login(viewer)
 
     assert client.get(URL).status_code == 403
+    assert client.get(reverse("admin:platforms_offering_import_job", args=[1])).status_code == 403

@@ -55,8 +55,8 @@ def test_the_platform_page_query_count_does_not_grow(
     client, platform, accelerator, source, n, django_assert_num_queries
 ):
     add_offerings(platform, accelerator, source, n)
-    # 1 platform, 2 facts, 3 offerings, 4 current prices, 5 storage prices
-    with django_assert_num_queries(5):
+    # 1 platform, 2 facts, 3 offerings, 4 current prices, 5 storage prices, 6 its feeds
+    with django_assert_num_queries(6):
         response = client.get(reverse("platforms:detail", args=[platform.slug]))
     assert response.status_code == 200
 

@@ -1,0 +1,73 @@
+"""Celery tasks: beat's `run_due_feeds` every FEED_CHECK_INTERVAL_S seconds, one `run_feed` per due
+feed (retried with backoff while its failures may pass), and `apply_import_job` for the admin.
+
+With no broker configured (CELERY_BROKER_URL unset) they run eagerly where they are called, and a
+retry follows at once.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from celery import Task, shared_task
+from django.conf import settings
+
+from . import jobs, services
+from .models import Feed, FeedRun, RunStatus, Trigger
+
+logger = logging.getLogger(__name__)
+
+
+@shared_task(name="feeds.tasks.run_due_feeds", ignore_result=True)
+def run_due_feeds() -> int:
+    """Start every enabled feed that is due; returns how many were started."""
+    services.abandon_stale()
+    feeds = services.feeds_claim_due()
+    for feed in feeds:
+        run_feed.delay(feed_id=feed.pk, trigger=Trigger.SCHEDULE)
+    return len(feeds)
+
+
+@shared_task(bind=True, name="feeds.tasks.run_feed", ignore_result=True, max_retries=None)
+def run_feed(
+    self: Task[Any, Any], feed_id: int, trigger: str = Trigger.SCHEDULE, run_id: int | None = None
+) -> str:
+    """One attempt of a feed's run; a failure that may pass is retried after `retry_delay`."""
+    if run_id is None:
+        feed = Feed.objects.filter(pk=feed_id).first()
+        if feed is None:
+            return "no such feed"
+        run = services.run_start(feed, trigger)
+        if run is None:
+            logger.info("feed %s: a run is already under way", feed.name)
+            return "busy"
+    else:
+        found = FeedRun.objects.select_related("feed").filter(pk=run_id, status=RunStatus.RETRYING)
+        run = found.first()
+        if run is None:
+            return "no such run"
+        run.status = RunStatus.RUNNING
+        run.save(update_fields=["status"])
+    try:
+        attempt = services.run_attempt(run)
+    except Exception as exc:
+        services.run_crashed(run, exc)
+        raise
+    if attempt.ok:
+        return RunStatus.SUCCEEDED
+    if attempt.transient and run.attempts <= settings.FEED_MAX_RETRIES:
+        services.run_retrying(run)
+        raise self.retry(
+            args=(),
+            kwargs={"feed_id": feed_id, "trigger": trigger, "run_id": run.pk},
+            countdown=services.retry_delay(run.attempts),
+        )
+    services.run_finish(run, ok=False)
+    return RunStatus.FAILED
+
+
+@shared_task(name="feeds.tasks.apply_import_job", ignore_result=True)
+def apply_import_job(job_id: int) -> str:
+    job = jobs.job_run(job_id)
+    return job.status if job is not None else "not queued"
