@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed-stamp
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: install run serve setup test e2e lint format typecheck bench messages reset-local-db clean
+.PHONY: install run serve setup test e2e lint format typecheck bench measure messages reset-local-db clean
 
 $(STAMP): requirements.lock
 	$(PYTHON) -c 'import sys; sys.exit("Python >= 3.11 is required") if sys.version_info < (3, 11) else None'
@@ -62,6 +62,14 @@ typecheck: install
 
 bench: install
 	for f in bench/bench_*.py; do echo "== $$f"; $(PY) $$f || exit 1; done
+
+# Measured training memory (measure/measure_memory.py): torch in its own venv, never in
+# requirements.lock; the pinned CPU wheel, not the multi-GB CUDA build plain `torch` would fetch.
+MEASURE_VENV := .venv-measure
+measure:
+	test -x $(MEASURE_VENV)/bin/python || $(PYTHON) -m venv $(MEASURE_VENV)
+	$(MEASURE_VENV)/bin/python -m pip install --quiet -r measure/requirements.txt
+	$(MEASURE_VENV)/bin/python measure/measure_memory.py --out measure/data/memory.json
 
 reset-local-db:
 	rm -f var/db.sqlite3
