@@ -113,9 +113,7 @@ class TaskForm(forms.Form):
         **_number(),
     )
     precision = forms.ChoiceField(label=_("Precision"), choices=PRECISION_CHOICES, initial="bf16")
-    attention = forms.ChoiceField(
-        label=_("Attention"), choices=ATTENTION_CHOICES, initial="flash"
-    )
+    attention = forms.ChoiceField(label=_("Attention"), choices=ATTENTION_CHOICES, initial="flash")
     gpus = forms.IntegerField(label=_("GPUs"), min_value=1, initial=1)
     on_accelerator = forms.CharField(
         label=_("Evaluate on GPU"),

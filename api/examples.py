@@ -71,7 +71,7 @@ ESTIMATE_RESPONSE = OpenApiExample(
                     "activations": "31 layer inputs × 2048 tokens × 8,192 B + one recomputed "
                     "layer 2048 tokens × 169,984 B (FlashAttention/SDPA, no s² scores) + "
                     "backward workspace 2048 tokens × 60,416 B + loss 2048 tokens × 32000 vocab "
-                    "× 16 B (Hugging Face loss) = 1.90 GiB",
+                    "× 16 B (Hugging Face) = 1.90 GiB",
                     "overhead": "CUDA context + allocator 1.00 GiB",
                 },
                 "on": {

@@ -88,10 +88,10 @@ LOSS_BYTES_PER_ENTRY: dict[str, float] = {"hf": 16, "torchtune": 3.5}
 # A fused loss keeps the final hidden state and its gradient: 2 + 2 B per hidden unit.
 FUSED_LOSS_HIDDEN_BYTES = 4
 LOSS_NAMES = {
-    "hf": "Hugging Face loss",
+    "hf": "Hugging Face",
     "torchtune": "torchtune CEWithChunkedOutputLoss",
-    "liger": "Liger fused linear cross-entropy",
-    "unsloth": "Cut Cross Entropy",
+    "liger": "Liger FusedLinearCrossEntropy",
+    "unsloth": "Unsloth CCE",
 }
 # Fused RMSNorm and SwiGLU kernels (Liger, Unsloth) keep a norm's 16-bit input instead of its
 # fp32 copy and recompute silu(gate) in the backward pass.

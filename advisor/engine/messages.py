@@ -644,9 +644,7 @@ TEMPLATES: dict[Code, str] = {
         "No storage price recorded for %(platform)s; assumed %(cost)s, the median of "
         "%(platforms)s platforms' prices"
     ),
-    Code.REASON_TRAINING_TIME: gettext_noop(
-        "Training takes about %(hours)s (%(low)s to %(high)s)"
-    ),
+    Code.REASON_TRAINING_TIME: gettext_noop("Training takes about %(hours)s (%(low)s to %(high)s)"),
     Code.REASON_TRAINING_TIME_SCALING: gettext_noop(
         "Training takes about %(hours)s (%(low)s to %(high)s), scaling efficiency %(efficiency)s"
     ),

@@ -278,9 +278,7 @@ def _on(value: object, path: str, *, default_count: int) -> OnHardware:
         gpus_per_node=_nullable(_count(MAX_GPUS))(
             data.get("gpus_per_node"), f"{path}.gpus_per_node"
         ),
-        network=_nullable(_member(vocab.Network, NETWORKS))(
-            data.get("network"), f"{path}.network"
-        ),
+        network=_nullable(_member(vocab.Network, NETWORKS))(data.get("network"), f"{path}.network"),
         network_gbps=_nullable(_network_gbps)(data.get("network_gbps"), f"{path}.network_gbps"),
     )
 

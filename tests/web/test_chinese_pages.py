@@ -41,7 +41,7 @@ from tests.conftest import NOW
 TECHNICAL_TERMS = {
     # Units and currencies.
     "B", "KB", "MB", "GB", "TB", "KiB", "MiB", "GiB", "TiB", "GB/s", "TFLOPS", "W", "bit",
-    "h", "s", "ms", "tokens", "token", "tokens/s", "CNY", "USD",
+    "h", "s", "ms", "tokens", "token", "tokens/s", "tok/s", "B/token", "CNY", "USD",
     # Hardware and interconnects.
     "GPU", "GPUs", "CPU", "vCPU", "vCPUs", "RAM", "VRAM", "MIG", "NVLink", "NVSwitch", "PCIe",
     "SXM", "sGPU", "RTX", "VM", "CUDA", "NCCL", "EC",
@@ -62,7 +62,13 @@ NAMES = {
     "CFETS",  # the China Foreign Exchange Trade System, source of the exchange rates
     "Korthikanti",  # the activation-memory formula's author (Korthikanti et al., 2022)
     "PrivShield",  # a project named in a source title (matpool-runbook)
-}
+    # Trainers, kernels and inference servers the memory and serving models name.
+    "Hugging", "Face", "Trainer", "TRL", "PEFT", "LLaMA-Factory", "Liger", "torchtune", "Unsloth",
+    "CCE", "FusedLinearCrossEntropy", "CEWithChunkedOutputLoss", "vLLM", "SGLang", "SDPA",
+    "RMSNorm", "MLP", "Megatron-LM", "TensorRT-LLM", "generate", "eager", "Eager",
+    # Module names of a transformer layer (q_proj ... down_proj), as LoRA targets are written.
+    "gate", "up", "down",
+}  # fmt: skip
 LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]*(?:[./'’+\-][A-Za-z0-9_]+)*")
 # Addresses and file names: autodl.com/home, app.hyper.ai/pricing, api-notes.md.
 ADDRESS = re.compile(r"[A-Za-z][\w\-]*(?:\.[A-Za-z][\w\-]*)+(?:/[\w\-./]*)?")

@@ -112,7 +112,7 @@ def test_every_formula_renders_as_the_documented_text() -> None:
         "optimizer": "41.94M params × 8 B (adamw) = 0.31 GiB",
         "activations": "32 layers × 2048 tokens × 184,320 B kept per token (FlashAttention/SDPA,"
         " no s² scores) + backward workspace 2048 tokens × 73,728 B × 2 (fp32) + loss 2048 tokens"
-        " × 128256 vocab × 16 B (Hugging Face loss) = 26.70 GiB",
+        " × 128256 vocab × 16 B (Hugging Face) = 26.70 GiB",
         "overhead": "CUDA context + allocator 1.00 GiB",
     }
     qlora = task_memory(
@@ -125,7 +125,7 @@ def test_every_formula_renders_as_the_documented_text() -> None:
     assert qlora.formulas["activations"].english() == (
         "32 layers × 2048 tokens × 169,984 B kept per token (FlashAttention/SDPA, no s² scores)"
         " + backward workspace 2048 tokens × 60,416 B + loss 2048 tokens × 32000 vocab × 16 B"
-        " (Hugging Face loss) = 11.47 GiB"
+        " (Hugging Face) = 11.47 GiB"
     )
     offloaded = task_memory(
         Task(
