@@ -66,8 +66,6 @@ NAMES = {
     "Hugging", "Face", "Trainer", "TRL", "PEFT", "LLaMA-Factory", "Liger", "torchtune", "Unsloth",
     "CCE", "FusedLinearCrossEntropy", "CEWithChunkedOutputLoss", "vLLM", "SGLang", "SDPA",
     "RMSNorm", "MLP", "Megatron-LM", "TensorRT-LLM", "generate", "eager", "Eager",
-    # Module names of a transformer layer (q_proj ... down_proj), as LoRA targets are written.
-    "gate", "up", "down",
 }  # fmt: skip
 LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]*(?:[./'’+\-][A-Za-z0-9_]+)*")
 # Addresses and file names: autodl.com/home, app.hyper.ai/pricing, api-notes.md.
