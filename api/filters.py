@@ -41,6 +41,7 @@ from platforms.models import (
     Interconnect,
     Offering,
     PriceObservation,
+    PriceTier,
     SharingMode,
 )
 
@@ -145,9 +146,10 @@ class OfferingQuerySerializer(OfferingUnitSerializer):
 
 def offerings_annotated(queryset: QuerySet[Offering], unit: str) -> QuerySet[Offering]:
     """VRAM per GPU and total, and the current price in `unit` with its price per GPU-hour."""
-    latest = PriceObservation.objects.filter(offering=OuterRef("pk"), unit=unit).order_by(
-        "-observed_at"
-    )
+    # The list price: member, student and enterprise prices are in each offering's `prices`.
+    latest = PriceObservation.objects.filter(
+        offering=OuterRef("pk"), unit=unit, tier=PriceTier.LIST
+    ).order_by("-observed_at")
     gib = DecimalField(max_digits=12, decimal_places=2)
     return queryset.annotate(
         vram_per_gpu=Coalesce(F("pooled_vram_gib"), F("accelerator__vram_gib"), output_field=gib),
@@ -254,7 +256,7 @@ def price_history(
         prices = prices.filter(observed_at__lt=_start_of(date_to + timedelta(days=1)))
     return (
         prices.annotate(period_start=Trunc("observed_at", bucket))
-        .values("unit", "currency", "period_start")
+        .values("unit", "tier", "currency", "period_start")
         .annotate(min=Min("amount"), max=Max("amount"), avg=Avg("amount"), count=Count("id"))
-        .order_by("unit", "currency", "period_start")
+        .order_by("unit", "tier", "currency", "period_start")
     )

@@ -26,6 +26,7 @@ from platforms.models import (
     Currency,
     DeliveryForm,
     Interconnect,
+    PriceTier,
     SourceKind,
     StorageKind,
     StorageUnit,
@@ -36,6 +37,7 @@ from platforms.models import (
 # would get names made up from field names and hashes, and a warning each.
 NAMED_ENUMS = {
     tuple(Currency.values): "Currency",
+    tuple(PriceTier.values): "PriceTier",
     tuple(BillingUnit.values): "BillingUnit",
     tuple(StorageUnit.values): "StorageUnit",
     tuple(StorageKind.values): "StorageKind",
@@ -69,6 +71,16 @@ class ErrorBodySerializer(serializers.Serializer[Any]):
         required=False,
         help_text="For the advisor's own errors (400 on a scenario, 422 no fit): the "
         "engine's message as a code with parameters.",
+    )
+    unpriced_platforms = serializers.ListField(
+        child=serializers.DictField(child=serializers.CharField()),
+        required=False,
+        help_text="422 no fit: the platforms in scope with no current price, as {slug, name}.",
+    )
+    unpriced = MessageSerializer(
+        required=False,
+        allow_null=True,
+        help_text="422 no fit: the note naming them (code platforms_not_priced), or null.",
     )
 
 

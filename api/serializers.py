@@ -35,6 +35,7 @@ from platforms.models import (
     Platform,
     PlatformFact,
     PriceObservation,
+    PriceTier,
     Source,
     StoragePrice,
 )
@@ -46,6 +47,12 @@ KINDS = values(vocab.TaskKind)
 WHENS = values(vocab.When)
 ISOLATIONS = values(vocab.Isolation)
 OBJECTIVES = values(vocab.Objective)
+# A price's digits as the catalogue stores them (six places: a per-second $0.000164).
+_amount = PriceObservation._meta.get_field("amount")
+AMOUNT: dict[str, Any] = {
+    "max_digits": _amount.max_digits,
+    "decimal_places": _amount.decimal_places,
+}
 # Instants whose conversion to UTC (and any time zone) stays inside datetime's range.
 EARLIEST_INSTANT = datetime(1900, 1, 1, tzinfo=UTC)
 LATEST_INSTANT = datetime(9999, 12, 30, tzinfo=UTC)
@@ -245,6 +252,7 @@ class CurrentPriceSerializer(serializers.ModelSerializer[PriceObservation]):
             "unit",
             "amount",
             "currency",
+            "tier",
             "observed_at",
             "last_seen_at",
             "age_days",
@@ -270,7 +278,7 @@ class ListingPriceSerializer(serializers.Serializer[Any]):
     """The current price in the billing unit the list was asked for (`unit`, default hour)."""
 
     unit = serializers.ChoiceField(choices=BillingUnit.choices)
-    amount = serializers.DecimalField(max_digits=12, decimal_places=4)
+    amount = serializers.DecimalField(**AMOUNT)
     currency = serializers.ChoiceField(choices=Currency.choices)
     per_gpu_hour = serializers.DecimalField(
         max_digits=None,
@@ -386,9 +394,10 @@ class PriceBucketSerializer(serializers.Serializer[Any]):
     unit = serializers.ChoiceField(choices=BillingUnit.choices)
     currency = serializers.ChoiceField(choices=Currency.choices)
     period_start = BucketStartField(help_text="First day of the bucket (weeks start Monday).")
-    min = serializers.DecimalField(max_digits=None, decimal_places=4)
-    max = serializers.DecimalField(max_digits=None, decimal_places=4)
-    avg = serializers.DecimalField(max_digits=None, decimal_places=4)
+    tier = serializers.ChoiceField(choices=PriceTier.choices)
+    min = serializers.DecimalField(max_digits=None, decimal_places=AMOUNT["decimal_places"])
+    max = serializers.DecimalField(max_digits=None, decimal_places=AMOUNT["decimal_places"])
+    avg = serializers.DecimalField(max_digits=None, decimal_places=AMOUNT["decimal_places"])
     count = serializers.IntegerField(help_text="Observations in the bucket.")
 
 
@@ -402,7 +411,9 @@ class PriceHistorySerializer(serializers.Serializer[Any]):
         source="date_to", allow_null=True, help_text="Last day included, if asked."
     )
     unit = serializers.ChoiceField(choices=BillingUnit.choices, allow_null=True)
-    buckets = PriceBucketSerializer(many=True, help_text="By unit, currency, then period.")
+    buckets = PriceBucketSerializer(
+        many=True, help_text="By unit, price tier, currency, then period."
+    )
 
     def get_fields(self) -> dict[str, serializers.Field[Any, Any, Any, Any]]:
         # The query parameters are `from` and `to`; the response echoes them under the same names,
@@ -417,8 +428,13 @@ class PriceHistorySerializer(serializers.Serializer[Any]):
 
 class PriceObservationCreateSerializer(serializers.Serializer[Any]):
     unit = serializers.ChoiceField(choices=BillingUnit.choices)
-    amount = serializers.DecimalField(max_digits=12, decimal_places=4, min_value=Decimal(0))
+    amount = serializers.DecimalField(**AMOUNT, min_value=Decimal(0))
     currency = serializers.ChoiceField(choices=Currency.choices)
+    tier = serializers.ChoiceField(
+        choices=PriceTier.choices,
+        default=PriceTier.LIST,
+        help_text="list (default), or a member, student or enterprise price.",
+    )
     observed_at = serializers.DateTimeField(
         required=False, help_text="When the price was seen; default now."
     )
@@ -581,6 +597,12 @@ class ConstraintsSerializer(serializers.Serializer[Any]):
         **OPTIONAL, help_text="Deprecated: the opposite of `fresh_only`."
     )
     storage_gb = serializers.FloatField(**OPTIONAL)
+    price_tier = serializers.ChoiceField(
+        choices=PriceTier.choices,
+        **OPTIONAL,
+        help_text="Your price tier (default list): each offering is priced at this tier's price "
+        "where the platform states one, else at its list price.",
+    )
 
 
 class ScenarioSerializer(serializers.Serializer[Any]):

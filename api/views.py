@@ -233,6 +233,7 @@ class OfferingViewSet(CatalogueViewSet[Offering]):
                 unit=data["unit"],
                 amount=data["amount"],
                 currency=data["currency"],
+                tier=data.get("tier", "list"),
                 source=data.get("source") or manual_source(),
                 observed_at=data.get("observed_at"),
                 # IsAdminUser: the user is logged-in staff.

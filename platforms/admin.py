@@ -32,14 +32,18 @@ from .importers.registry import PLATFORM_PER_ROW
 from .models import (
     Accelerator,
     AcceleratorAlias,
+    BillingRules,
     BillingUnit,
+    CreditRate,
     Currency,
     ExchangeRate,
+    IdleModePrice,
     MigProfile,
     Offering,
     Platform,
     PlatformFact,
     PriceObservation,
+    PriceTier,
     Source,
     StoragePrice,
 )
@@ -68,6 +72,7 @@ HISTORY_FIELDS = (
     "unit",
     "amount",
     "currency",
+    "tier",
     "observed_at",
     "last_seen_at",
     "source",
@@ -92,14 +97,22 @@ class PriceHistoryInline(admin.TabularInline[PriceObservation, Offering]):
 
 
 class OfferingAdminForm(forms.ModelForm[Offering]):
+    # The digits the model stores (six places: a per-second $0.000164 is entered as listed).
     new_price_amount = forms.DecimalField(
-        label=_("new price"), required=False, min_value=0, max_digits=12, decimal_places=4
+        label=_("new price"),
+        required=False,
+        min_value=0,
+        max_digits=PriceObservation._meta.get_field("amount").max_digits,
+        decimal_places=PriceObservation._meta.get_field("amount").decimal_places,
     )
     new_price_unit = forms.ChoiceField(
         label=_("billing unit"), choices=BillingUnit.choices, initial=BillingUnit.HOUR
     )
     new_price_currency = forms.ChoiceField(
         label=_("currency"), choices=Currency.choices, initial=Currency.CNY
+    )
+    new_price_tier = forms.ChoiceField(
+        label=_("price tier"), choices=PriceTier.choices, initial=PriceTier.LIST, required=False
     )
     new_price_observed_at = forms.DateTimeField(
         label=_("observed at"), required=False, help_text=_("Empty = now.")
@@ -147,7 +160,10 @@ class OfferingAdminForm(forms.ModelForm[Offering]):
                     {"new_price_observed_at": _("A price cannot be observed in the future.")}
                 )
             clash = PriceObservation.objects.filter(
-                offering=self.instance, unit=cleaned.get("new_price_unit"), observed_at=observed_at
+                offering=self.instance,
+                unit=cleaned.get("new_price_unit"),
+                tier=cleaned.get("new_price_tier") or PriceTier.LIST,
+                observed_at=observed_at,
             ).exists()
             if clash:
                 raise ValidationError(
@@ -324,6 +340,7 @@ class OfferingAdmin(admin.ModelAdmin[Offering]):
                     "new_price_amount",
                     "new_price_unit",
                     "new_price_currency",
+                    "new_price_tier",
                     "new_price_observed_at",
                     "new_price_source",
                 ]
@@ -439,6 +456,7 @@ class OfferingAdmin(admin.ModelAdmin[Offering]):
             unit=data["new_price_unit"],
             amount=data["new_price_amount"],
             currency=data["new_price_currency"],
+            tier=data.get("new_price_tier") or PriceTier.LIST,
             observed_at=data.get("new_price_observed_at") or timezone.now(),
             source=data.get("new_price_source") or services.manual_source(),
             created_by=staff_user(request),
@@ -448,7 +466,7 @@ class OfferingAdmin(admin.ModelAdmin[Offering]):
 @admin.register(PriceObservation)
 class PriceObservationAdmin(SuperuserEditsHistoryMixin, admin.ModelAdmin[PriceObservation]):
     list_display = ["offering", *HISTORY_FIELDS]
-    list_filter = ["unit", "currency", "offering__platform", "source__kind"]
+    list_filter = ["unit", "tier", "currency", "offering__platform", "source__kind"]
     search_fields = ["offering__name", "offering__platform__name", "source__title"]
     list_select_related = ["offering__platform", "source", "created_by"]
     date_hierarchy = "observed_at"
@@ -479,6 +497,24 @@ class StoragePriceInline(admin.TabularInline[StoragePrice, Platform]):
     autocomplete_fields = ["source"]
 
 
+class BillingRulesInline(admin.StackedInline[BillingRules, Platform]):
+    model = BillingRules
+    extra = 0
+    autocomplete_fields = ["source"]
+
+
+class IdleModePriceInline(admin.TabularInline[IdleModePrice, Platform]):
+    model = IdleModePrice
+    extra = 0
+    autocomplete_fields = ["source"]
+
+
+class CreditRateInline(admin.TabularInline[CreditRate, Platform]):
+    model = CreditRate
+    extra = 0
+    autocomplete_fields = ["source"]
+
+
 @admin.register(Platform)
 class PlatformAdmin(admin.ModelAdmin[Platform]):
     list_display = [
@@ -494,7 +530,13 @@ class PlatformAdmin(admin.ModelAdmin[Platform]):
     search_fields = ["name", "name_en", "slug"]
     prepopulated_fields = {"slug": ["name_en"]}
     autocomplete_fields = ["source"]
-    inlines = [PlatformFactInline, StoragePriceInline]
+    inlines = [
+        BillingRulesInline,
+        PlatformFactInline,
+        StoragePriceInline,
+        IdleModePriceInline,
+        CreditRateInline,
+    ]
 
 
 class AliasInline(admin.TabularInline[AcceleratorAlias, Accelerator]):

@@ -1,7 +1,8 @@
 """Figure data for the platform page: the price history of each offering and billing unit.
 
 One ordered query reads the platform's observations; consecutive rows of one (offering, unit,
-currency) become one step-shaped Plotly trace, and the last row of each is a current price.
+price tier, currency) become one step-shaped Plotly trace, and the last row of each is a current
+price (a member price is its own line beside the list price, never a step of it).
 Nothing is cached, so a price staff add in the admin is on the chart at the next page load.
 """
 
@@ -41,10 +42,16 @@ class PriceSeries:
     unit: str
     currency: str
     points: list[PriceObservation] = field(default_factory=list)
+    tier: str = vocab.PriceTier.LIST
 
     @property
     def unit_label(self) -> str:
         return label(vocab.BillingUnit(self.unit))
+
+    @property
+    def tier_label(self) -> str:
+        """The tier, for every tier but the list price (which is what a price is by default)."""
+        return "" if self.tier == vocab.PriceTier.LIST else label(vocab.PriceTier(self.tier))
 
     @property
     def recent_points(self) -> list[PriceObservation]:
@@ -57,49 +64,53 @@ class PriceSeries:
 
     @property
     def name(self) -> str:
-        return f"{self.offering_name} · {self.unit_label} ({self.currency})"
+        tier = f", {self.tier_label}" if self.tier_label else ""
+        return f"{self.offering_name} · {self.unit_label} ({self.currency}{tier})"
 
 
 def price_history(platform: Platform) -> list[PriceSeries]:
     """Every price observation of the platform's listed offerings, with sources, as series.
 
-    One query, ordered so that each (offering, unit, currency) is a run of consecutive rows; the
-    platform page also reads the current prices from it (the last point of each unit).
+    One query, ordered so that each (offering, unit, tier, currency) is a run of consecutive rows;
+    the platform page also reads the current prices from it (the last point of each unit and tier).
     """
     observations = (
         PriceObservation.objects.filter(offering__platform=platform, offering__is_active=True)
         .select_related("source")
         .annotate(offering_name=F("offering__name"), offering_name_zh=F("offering__name_zh"))
-        .order_by("offering__name", "offering_id", "unit", "currency", "observed_at", "pk")
+        .order_by("offering__name", "offering_id", "unit", "tier", "currency", "observed_at", "pk")
     )
     series = []
-    for (offering_id, name, unit, currency), group in groupby(
+    for (offering_id, name, unit, tier, currency), group in groupby(
         observations,
         key=lambda o: (
             o.offering_id,
             # offering_name(_zh): the queryset's annotations, which the model's type does not carry.
             in_page_language(o.offering_name, o.offering_name_zh),  # type: ignore[attr-defined]
             o.unit,
+            o.tier,
             o.currency,
         ),
     ):
-        series.append(PriceSeries(offering_id, name, unit, currency, list(group)))
+        series.append(PriceSeries(offering_id, name, unit, currency, list(group), tier))
     return series
 
 
 def current_prices(series: list[PriceSeries]) -> dict[int, list[PriceObservation]]:
-    """The current price per offering and unit (its latest observation, whatever the currency),
-    keyed by offering id and ordered from the shortest billing unit to the longest."""
-    latest: dict[tuple[int, str], PriceObservation] = {}
+    """The current price per offering, unit and tier (its latest observation, whatever the
+    currency), keyed by offering id and ordered from the shortest billing unit to the longest,
+    the list price before the other tiers."""
+    latest: dict[tuple[int, str, str], PriceObservation] = {}
     for s in series:
         last = s.points[-1]
-        known = latest.get((s.offering_id, s.unit))
+        known = latest.get((s.offering_id, s.unit, s.tier))
         if known is None or (last.observed_at, last.pk) > (known.observed_at, known.pk):
-            latest[(s.offering_id, s.unit)] = last
+            latest[(s.offering_id, s.unit, s.tier)] = last
     order = {unit.value: i for i, unit in enumerate(vocab.BillingUnit)}
+    tiers = {tier.value: i for i, tier in enumerate(vocab.PriceTier)}
     by_offering: dict[int, list[PriceObservation]] = {}
-    for (offering_id, _unit), price in sorted(
-        latest.items(), key=lambda item: (item[0][0], order[item[0][1]])
+    for (offering_id, _unit, _tier), price in sorted(
+        latest.items(), key=lambda item: (item[0][0], order[item[0][1]], tiers[item[0][2]])
     ):
         by_offering.setdefault(offering_id, []).append(price)
     return by_offering
@@ -143,7 +154,12 @@ def price_history_figure(series: list[PriceSeries], now: datetime | None = None)
                 "hovertemplate": "%{x|%Y-%m-%d}<br>%{text}<extra>%{fullData.name}</extra>",
                 "line": {"shape": "hv", "width": 2},
                 "marker": {"size": sizes},
-                "meta": {"offering": s.offering_id, "unit": s.unit, "currency": s.currency},
+                "meta": {
+                    "offering": s.offering_id,
+                    "unit": s.unit,
+                    "currency": s.currency,
+                    "tier": s.tier,
+                },
             }
         )
     amounts = [p.amount for s in series for p in s.points if p.amount > 0]

@@ -12,7 +12,7 @@ from typing import Any, cast
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
-from .models import BillingUnit, Currency, Interconnect, SharingMode
+from .models import BillingUnit, Currency, Interconnect, PriceTier, SharingMode
 
 SORT_CHOICES = [
     ("gpu_hour", _("price per GPU-hour (lowest first)")),
@@ -76,6 +76,15 @@ class ExplorerForm(forms.Form):
     currency = forms.ChoiceField(
         label=_("Show prices in"), required=False, choices=Currency.choices
     )
+    tier = forms.ChoiceField(
+        label=_("Your price tier"),
+        required=False,
+        choices=PriceTier.choices,
+        help_text=_(
+            "Member, student or enterprise prices where a platform states them; list prices "
+            "elsewhere."
+        ),
+    )
     sort = forms.ChoiceField(label=_("Sort by"), required=False, choices=SORT_CHOICES)
 
     def __init__(
@@ -97,6 +106,9 @@ class ExplorerForm(forms.Form):
 
     def clean_currency(self) -> str:
         return cast(str, self.cleaned_data.get("currency") or Currency.CNY)
+
+    def clean_tier(self) -> str:
+        return cast(str, self.cleaned_data.get("tier") or PriceTier.LIST)
 
     def clean_sort(self) -> str:
         return cast(str, self.cleaned_data.get("sort") or SORT_CHOICES[0][0])

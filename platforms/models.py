@@ -7,6 +7,7 @@ latest observation. Invariants live in the database as named constraints with me
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Iterable
 from decimal import Decimal
 
 from django.conf import settings
@@ -28,6 +29,7 @@ from .choices import Currency as Currency
 from .choices import Interconnect as Interconnect
 from .choices import MultiTask as MultiTask
 from .choices import Network as Network
+from .choices import PriceTier as PriceTier
 from .choices import SharingMode as SharingMode
 from .choices import StorageUnit as StorageUnit
 
@@ -558,39 +560,48 @@ class Offering(models.Model):
 
 class PriceObservationQuerySet(models.QuerySet["PriceObservation"]):
     def current(self) -> PriceObservationQuerySet:
-        """The latest observation per (offering, billing unit), in one query.
+        """The latest observation per (offering, billing unit, price tier), in one query: a
+        member price does not replace the list price, each tier has its own history.
 
-        Served by the index `price_offering_unit_latest` (offering, unit, -observed_at).
+        Served by the index `price_offer_unit_tier_latest` (offering, unit, tier, -observed_at).
         """
         latest = (
-            PriceObservation.objects.filter(offering=OuterRef("offering"), unit=OuterRef("unit"))
+            PriceObservation.objects.filter(
+                offering=OuterRef("offering"), unit=OuterRef("unit"), tier=OuterRef("tier")
+            )
             .order_by("-observed_at")
             .values("observed_at")[:1]
         )
         return self.filter(observed_at=Subquery(latest))
 
     def current_by_offering(
-        self, offerings: models.QuerySet[Offering] | None = None
+        self,
+        offerings: models.QuerySet[Offering] | None = None,
+        tiers: Iterable[str] | None = None,
     ) -> PriceObservationQuerySet:
-        """current(), driven from offerings × billing units instead of from every observation.
+        """current(), driven from offerings × billing units × tiers instead of from every
+        observation; `tiers` (default: all) limits the tiers read (the advisor reads the list
+        price and the renter's own tier).
 
-        One index seek (`price_offering_unit_latest`) per (offering, unit) pair, so the cost
+        One index seek (`price_offer_unit_tier_latest`) per (offering, unit, tier), so the cost
         follows the size of the catalogue, not the length of the price history: for whole-catalogue
         loads (the advisor). Measured on 10,000 offerings with 1,000,000 observations: 0.3 s on
         Postgres against 7.5 s for current(); for a page of offerings current() is as good.
         """
         offerings = Offering.objects.all() if offerings is None else offerings
+        wanted = PriceTier.values if tiers is None else list(dict.fromkeys(tiers))
         latest_ids = [
             offerings.order_by()
             .annotate(
                 latest=Subquery(
-                    PriceObservation.objects.filter(offering=OuterRef("pk"), unit=unit)
+                    PriceObservation.objects.filter(offering=OuterRef("pk"), unit=unit, tier=tier)
                     .order_by("-observed_at")
                     .values("pk")[:1]
                 )
             )
             .values("latest")
             for unit in BillingUnit.values
+            for tier in wanted
         ]
         first, *rest = latest_ids
         return self.filter(pk__in=first.union(*rest, all=True))
@@ -612,8 +623,18 @@ class PriceObservation(models.Model):
         Offering, on_delete=models.CASCADE, related_name="prices", verbose_name=_("offering")
     )
     unit = models.CharField(_("billing unit"), max_length=10, choices=BillingUnit.choices)
-    amount = models.DecimalField(_("amount"), max_digits=12, decimal_places=4)
+    # Six decimal places: per-second prices ($0.000164/s, Modal's T4) are stored as listed.
+    amount = models.DecimalField(_("amount"), max_digits=14, decimal_places=6)
     currency = models.CharField(_("currency"), max_length=3, choices=Currency.choices)
+    tier = models.CharField(
+        _("price tier"),
+        max_length=12,
+        choices=PriceTier.choices,
+        default=PriceTier.LIST,
+        help_text=_(
+            "Who the price is for: the list price, or a member, student or enterprise price."
+        ),
+    )
     observed_at = models.DateTimeField(_("observed at"), default=timezone.now)
     last_seen_at = models.DateTimeField(_("last seen at"))
     source = models.ForeignKey(
@@ -635,9 +656,13 @@ class PriceObservation(models.Model):
         verbose_name = _("price observation")
         get_latest_by = "observed_at"
         indexes = [
-            # "Latest price per (offering, unit)": PriceObservationQuerySet.current().
+            # "Latest price per (offering, unit, tier)": PriceObservationQuerySet.current().
             models.Index(
-                F("offering"), F("unit"), F("observed_at").desc(), name="price_offering_unit_latest"
+                F("offering"),
+                F("unit"),
+                F("tier"),
+                F("observed_at").desc(),
+                name="price_offer_unit_tier_latest",
             ),
         ]
         constraints = [
@@ -657,21 +682,27 @@ class PriceObservation(models.Model):
                 violation_error_message=_("Unknown billing unit."),
             ),
             models.CheckConstraint(
+                condition=_choices_check("tier", PriceTier),
+                name="price_tier_known",
+                violation_error_message=_("Unknown price tier."),
+            ),
+            models.CheckConstraint(
                 condition=Q(last_seen_at__gte=F("observed_at")),
                 name="price_seen_after_observed",
                 violation_error_message=_("A price cannot be last seen before it was observed."),
             ),
             models.UniqueConstraint(
-                fields=["offering", "unit", "observed_at"],
+                fields=["offering", "unit", "tier", "observed_at"],
                 name="price_one_per_offering_unit_time",
                 violation_error_message=_(
-                    "This offering already has a price for this billing unit at this time."
+                    "This offering already has a price for this billing unit and tier at this time."
                 ),
             ),
         ]
 
     def __str__(self) -> str:
-        return f"{self.offering}: {self.amount} {self.currency} {self.get_unit_display()}"
+        text = f"{self.offering}: {self.amount} {self.currency} {self.get_unit_display()}"
+        return text if self.tier == PriceTier.LIST else f"{text} ({self.get_tier_display()})"
 
     def age_days(self, now: dt.datetime | None = None) -> int:
         now = now or timezone.now()
@@ -767,6 +798,215 @@ class StoragePrice(models.Model):
     @property
     def notes_text(self) -> str:
         return in_page_language(self.notes, self.notes_zh)
+
+
+class BillingRules(models.Model):
+    """How a platform meters and bills, as its documents state it. Every rule may be unknown
+    (null or blank): the page says "not stated" rather than guessing.
+
+    The advisor reads the metering step and minimum charge into each pay-as-you-go price
+    (PriceSpec.granularity_seconds, min_charge); the other rules reach the engine on
+    OfferingSpec.billing_rules for the advice that uses them (idle time between runs).
+    """
+
+    platform = models.OneToOneField(
+        Platform,
+        on_delete=models.CASCADE,
+        related_name="billing_rules",
+        verbose_name=_("platform"),
+    )
+    metering_seconds = models.PositiveIntegerField(
+        _("metering step (seconds)"),
+        null=True,
+        blank=True,
+        help_text=_(
+            "How pay-as-you-go time is counted: 1 per second, 60 per minute, 3600 per started hour."
+        ),
+    )
+    min_charge = models.DecimalField(
+        _("minimum charge"), max_digits=12, decimal_places=6, null=True, blank=True
+    )
+    min_charge_currency = models.CharField(
+        _("minimum charge currency"), max_length=3, choices=Currency.choices, blank=True
+    )
+    startup_billed = models.BooleanField(_("start-up time billed"), null=True, blank=True)
+    idle_mode = models.BooleanField(
+        _("no-GPU (idle) mode offered"),
+        null=True,
+        blank=True,
+        help_text=_(
+            "An instance can run without its GPU at a low price (its price history below)."
+        ),
+    )
+    storage_billed_while_stopped = models.BooleanField(
+        _("storage billed while stopped"), null=True, blank=True
+    )
+    release_after_stopped_days = models.PositiveSmallIntegerField(
+        _("released after days stopped"), null=True, blank=True
+    )
+    release_after_expiry_days = models.PositiveSmallIntegerField(
+        _("released after days past expiry"), null=True, blank=True
+    )
+    system_disk_kept_on_delete = models.BooleanField(
+        _("system disk kept when the instance is deleted"), null=True, blank=True
+    )
+    idle_shutdown_seconds = models.PositiveIntegerField(
+        _("stopped after idle (seconds)"),
+        null=True,
+        blank=True,
+        help_text=_("The platform stops idle sessions after this long (趋动云: 3600 s observed)."),
+    )
+    credit_name = models.CharField(
+        _("credit unit"),
+        max_length=50,
+        blank=True,
+        help_text=_("Where prices are in platform credits rather than money (趋动云: 算力点)."),
+    )
+    credit_name_en = models.CharField(_("credit unit (English)"), max_length=50, blank=True)
+    notes = models.TextField(_("notes"), blank=True)
+    notes_zh = models.TextField(_("notes (Chinese)"), blank=True)
+    source = models.ForeignKey(
+        Source, on_delete=models.PROTECT, related_name="billing_rules", verbose_name=_("source")
+    )
+
+    class Meta:
+        ordering = ["platform"]
+        verbose_name = _("billing rules")
+        verbose_name_plural = _("billing rules")
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(metering_seconds__isnull=True) | Q(metering_seconds__gte=1),
+                name="billingrules_metering_positive",
+                violation_error_message=_("The metering step is at least one second."),
+            ),
+            models.CheckConstraint(
+                condition=(Q(min_charge__isnull=True) & Q(min_charge_currency=""))
+                | (Q(min_charge__gte=0) & _choices_check("min_charge_currency", Currency)),
+                name="billingrules_min_charge_with_currency",
+                violation_error_message=_(
+                    "A minimum charge is not negative and names its currency."
+                ),
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return str(_("Billing rules of %(platform)s") % {"platform": self.platform})
+
+    @property
+    def notes_text(self) -> str:
+        return in_page_language(self.notes, self.notes_zh)
+
+    @property
+    def credit_text(self) -> str:
+        return in_page_language(self.credit_name_en, self.credit_name) or self.credit_name
+
+
+class IdleModePriceQuerySet(models.QuerySet["IdleModePrice"]):
+    def latest_per_platform(self) -> IdleModePriceQuerySet:
+        """The latest no-GPU-mode price of each platform."""
+        latest = (
+            IdleModePrice.objects.filter(platform=OuterRef("platform"))
+            .order_by("-observed_at")
+            .values("observed_at")[:1]
+        )
+        return self.filter(observed_at=Subquery(latest))
+
+
+class IdleModePrice(models.Model):
+    """A platform's price for an instance in no-GPU (idle) mode: append-only, like prices."""
+
+    platform = models.ForeignKey(
+        Platform,
+        on_delete=models.CASCADE,
+        related_name="idle_mode_prices",
+        verbose_name=_("platform"),
+    )
+    unit = models.CharField(_("billing unit"), max_length=10, choices=BillingUnit.choices)
+    amount = models.DecimalField(_("amount"), max_digits=14, decimal_places=6)
+    currency = models.CharField(_("currency"), max_length=3, choices=Currency.choices)
+    observed_at = models.DateTimeField(_("observed at"), default=timezone.now)
+    description = models.CharField(_("what it includes"), max_length=200, blank=True)
+    description_zh = models.CharField(_("what it includes (Chinese)"), max_length=200, blank=True)
+    source = models.ForeignKey(
+        Source, on_delete=models.PROTECT, related_name="idle_mode_prices", verbose_name=_("source")
+    )
+
+    objects = IdleModePriceQuerySet.as_manager()
+
+    class Meta:
+        verbose_name = _("no-GPU mode price")
+        get_latest_by = "observed_at"
+        indexes = [
+            # Latest no-GPU-mode price per platform: the platform page and the advisor.
+            models.Index(F("platform"), F("observed_at").desc(), name="idlemode_platform_latest"),
+        ]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(amount__gte=0),
+                name="idlemode_amount_not_negative",
+                violation_error_message=_("A price cannot be negative."),
+            ),
+            models.CheckConstraint(
+                condition=_choices_check("currency", Currency),
+                name="idlemode_currency_known",
+                violation_error_message=_("Unknown currency."),
+            ),
+            models.CheckConstraint(
+                condition=_choices_check("unit", BillingUnit),
+                name="idlemode_unit_known",
+                violation_error_message=_("Unknown billing unit."),
+            ),
+            models.UniqueConstraint(
+                fields=["platform", "observed_at"],
+                name="idlemode_one_per_platform_time",
+                violation_error_message=_(
+                    "This platform already has a no-GPU-mode price at this time."
+                ),
+            ),
+        ]
+
+    def __str__(self) -> str:
+        unit = self.get_unit_display()
+        return f"{self.platform.name}: {self.amount} {self.currency} {unit}"
+
+    @property
+    def description_text(self) -> str:
+        return in_page_language(self.description, self.description_zh)
+
+
+class CreditRate(models.Model):
+    """What one platform credit (趋动云's 算力点) is worth in CNY on a date, as a source states."""
+
+    platform = models.ForeignKey(
+        Platform, on_delete=models.CASCADE, related_name="credit_rates", verbose_name=_("platform")
+    )
+    credit_name = models.CharField(_("credit unit"), max_length=50)
+    cny_per_credit = models.DecimalField(_("CNY per credit"), max_digits=14, decimal_places=6)
+    as_of = models.DateField(_("as of"))
+    source = models.ForeignKey(
+        Source, on_delete=models.PROTECT, related_name="credit_rates", verbose_name=_("source")
+    )
+
+    class Meta:
+        verbose_name = _("credit rate")
+        get_latest_by = "as_of"
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(cny_per_credit__gt=0),
+                name="creditrate_positive",
+                violation_error_message=_("A credit rate must be more than zero."),
+            ),
+            models.UniqueConstraint(
+                fields=["platform", "credit_name", "as_of"],
+                name="creditrate_one_per_platform_credit_date",
+                violation_error_message=_(
+                    "This platform already has a rate for this credit on this date."
+                ),
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"1 {self.credit_name} = {self.cny_per_credit} CNY ({self.as_of})"
 
 
 class ExchangeRate(models.Model):

@@ -16,6 +16,7 @@ from typing import Any
 from django.core.paginator import Page, Paginator
 from django.db.models import (
     Case,
+    Exists,
     F,
     FloatField,
     OuterRef,
@@ -28,17 +29,23 @@ from django.db.models import (
 )
 from django.db.models.functions import Cast, Coalesce, NullIf
 from django.utils.functional import Promise
+from django.utils.translation import gettext_lazy as _
 
 from advisor.engine import vocab
 
 from .models import (
     Accelerator,
+    BillingRules,
+    CreditRate,
     Currency,
     ExchangeRate,
+    IdleModePrice,
     Offering,
     Platform,
     PlatformFact,
     PriceObservation,
+    PriceObservationQuerySet,
+    PriceTier,
     Source,
     StoragePrice,
 )
@@ -103,13 +110,13 @@ def comparison_sources(rows: list[ComparisonRow]) -> list[Source]:
 
 
 def platform_detail(slug: str) -> Platform:
-    """A platform with its facts, listed offerings and storage prices: four queries.
+    """A platform with its billing rules, facts, listed offerings and storage prices: four queries.
 
     The offerings' prices are not prefetched here: the page reads the whole price history in one
     query (`charts.price_history`) and takes the current prices from it.
     """
     return (
-        Platform.objects.select_related("source")
+        Platform.objects.select_related("source", "billing_rules", "billing_rules__source")
         .prefetch_related(
             Prefetch("facts", queryset=PlatformFact.objects.select_related("source")),
             Prefetch(
@@ -130,6 +137,54 @@ def platform_detail(slug: str) -> Platform:
     )
 
 
+@dataclass(frozen=True)
+class PlatformBilling:
+    """What the platform page says about how a platform bills: its rules (None: none recorded),
+    its latest no-GPU-mode price and, for a platform that prices in credits, the latest rate."""
+
+    rules: BillingRules | None
+    idle_mode_price: IdleModePrice | None
+    credit_rate: CreditRate | None
+
+    @property
+    def metering(self) -> Promise | str:
+        seconds = self.rules.metering_seconds if self.rules else None
+        if seconds is None:
+            return ""
+        return METERING_LABELS.get(seconds) or _("every %(n)s s") % {"n": seconds}
+
+
+METERING_LABELS: dict[int, Promise] = {
+    1: _("per second"),
+    60: _("per minute"),
+    3600: _("per started hour"),
+}
+
+
+def platform_billing(platform: Platform) -> PlatformBilling:
+    """The billing rules (read with the platform), the latest no-GPU-mode price (one query) and,
+    where the rules name a credit unit, its latest CNY rate (one more)."""
+    try:
+        rules: BillingRules | None = platform.billing_rules
+    except BillingRules.DoesNotExist:
+        rules = None
+    idle = (
+        IdleModePrice.objects.filter(platform=platform)
+        .select_related("source")
+        .order_by("-observed_at")
+        .first()
+    )
+    rate = None
+    if rules is not None and rules.credit_name:
+        rate = (
+            CreditRate.objects.filter(platform=platform, credit_name=rules.credit_name)
+            .select_related("source")
+            .order_by("-as_of")
+            .first()
+        )
+    return PlatformBilling(rules, idle, rate)
+
+
 # Billing units from the shortest to the longest (vocab's declaration order).
 UNIT_ORDER = {unit.value: i for i, unit in enumerate(vocab.BillingUnit)}
 
@@ -144,7 +199,17 @@ def current_prices_by_unit(offering: Offering) -> list[PriceObservation]:
 # convention the platforms themselves use when they quote a monthly price as "per card-hour".
 HOURS_PER_UNIT: dict[str, Fraction] = {unit.value: unit.hours for unit in vocab.BillingUnit}
 EXPLORER_PAGE_SIZE = 25
+# Ratios (per GPU-hour, per GiB-hour) to four places; a converted price to four places, or to as
+# many as the listed price has, up to the six prices are stored with (a per-second $0.000164 is
+# ¥0.001105, not ¥0.0011).
 MONEY_PLACES = Decimal("0.0001")
+PRICE_PLACES = 6
+
+
+def _converted_places(amount: Decimal) -> Decimal:
+    exponent = amount.normalize().as_tuple().exponent
+    listed = -exponent if isinstance(exponent, int) else 0
+    return Decimal(1).scaleb(-min(max(4, listed), PRICE_PLACES))
 
 
 def per_hour(amount: Decimal, unit: str) -> Decimal:
@@ -165,7 +230,9 @@ class Conversion:
 
     def convert(self, amount: Decimal, currency: str) -> Decimal | None:
         factor = self.factors.get(currency)
-        return None if factor is None else (amount * factor).quantize(MONEY_PLACES)
+        if factor is None:
+            return None
+        return (amount * factor).quantize(_converted_places(amount))
 
     @property
     def missing(self) -> list[str]:
@@ -218,6 +285,18 @@ def _case(field_name: str, values: Mapping[str, Decimal | Fraction]) -> Case:
     )
 
 
+def tier_prices(observations: PriceObservationQuerySet, tier: str) -> PriceObservationQuerySet:
+    """The prices a renter of `tier` is quoted: per offering and billing unit the tier's own price
+    where the platform states one, else the list price (an AutoDL member sees 1.88, everyone
+    else 1.98)."""
+    if tier == PriceTier.LIST:
+        return observations.filter(tier=PriceTier.LIST)
+    own = PriceObservation.objects.filter(
+        offering=OuterRef("offering"), unit=OuterRef("unit"), tier=tier
+    )
+    return observations.filter(Q(tier=tier) | (Q(tier=PriceTier.LIST) & ~Exists(own)))
+
+
 def explorer_offerings(filters: dict[str, Any], conversion: Conversion) -> QuerySet[Offering]:
     """Listed offerings filtered and sorted as the explorer form asks, every step in SQL.
 
@@ -230,7 +309,10 @@ def explorer_offerings(filters: dict[str, Any], conversion: Conversion) -> Query
     unit = filters.get("unit") or ""
     # Amounts are cast to float so that SQLite does not divide an integer amount (12000) as an int.
     in_display = Cast("amount", FloatField()) * _case("currency", conversion.factors)
-    observations = PriceObservation.objects.filter(offering=OuterRef("pk"))
+    observations = tier_prices(
+        PriceObservation.objects.filter(offering=OuterRef("pk")),
+        filters.get("tier") or PriceTier.LIST,
+    )
     if unit:
         # The current price in the chosen unit is simply the latest observation in it.
         candidates = observations.filter(unit=unit).order_by("-observed_at")

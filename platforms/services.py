@@ -17,7 +17,15 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from .models import Offering, PriceObservation, Source, SourceKind
+from .models import (
+    IdleModePrice,
+    Offering,
+    PriceObservation,
+    PriceTier,
+    Source,
+    SourceKind,
+    StoragePrice,
+)
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
@@ -70,8 +78,10 @@ def price_observation_create(
     source: Source,
     observed_at: datetime | None = None,
     created_by: User | None = None,
+    tier: str = PriceTier.LIST,
 ) -> PriceObservation:
-    """Record a new observed price. Raises ValidationError with field messages on bad data."""
+    """Record a new observed price (for `tier`: list, or a member, student or enterprise price).
+    Raises ValidationError with field messages on bad data."""
     now = timezone.now()
     observed_at = observed_at or now
     price_date_check(moment=observed_at, now=now)
@@ -80,6 +90,7 @@ def price_observation_create(
         unit=unit,
         amount=amount,
         currency=currency,
+        tier=tier,
         source=source,
         observed_at=observed_at,
         last_seen_at=observed_at,
@@ -94,7 +105,8 @@ def price_observation_create(
 def price_observations_create(
     *, observations: Sequence[PriceObservation]
 ) -> list[PriceObservation]:
-    """Record many new observed prices, each first seen when observed; all or none are written.
+    """Record many new observed prices, each last seen when observed (or later, where the caller
+    saw it again); all or none are written.
 
     Each must have its offering and source saved. Values and dates are checked as by
     `price_observation_check`; one price per offering, unit and time is the database's to refuse
@@ -102,7 +114,10 @@ def price_observations_create(
     """
     now = timezone.now()
     for observation in observations:
-        observation.last_seen_at = observation.observed_at
+        # An import's dated series may already have seen the same price again later.
+        seen = observation.last_seen_at
+        observed = observation.observed_at
+        observation.last_seen_at = max(seen, observed) if seen else observed
         price_observation_check(observation=observation, now=now)
     return PriceObservation.objects.bulk_create(observations)
 
@@ -128,6 +143,21 @@ def price_observations_seen(*, observations: Sequence[PriceObservation], seen_at
     for observation in behind:
         observation.last_seen_at = seen_at
     return moved
+
+
+@transaction.atomic
+def platform_prices_create(
+    *, prices: Sequence[StoragePrice | IdleModePrice]
+) -> list[StoragePrice | IdleModePrice]:
+    """Add storage and no-GPU-mode prices (append-only series), each with its platform and source
+    saved; all or none. Values and dates are checked as for offering prices."""
+    now = timezone.now()
+    for price in prices:
+        price_date_check(moment=price.observed_at, now=now)
+        price.full_clean(exclude=["platform", "source"], validate_unique=False)
+    storage = [price for price in prices if isinstance(price, StoragePrice)]
+    idle = [price for price in prices if isinstance(price, IdleModePrice)]
+    return [*StoragePrice.objects.bulk_create(storage), *IdleModePrice.objects.bulk_create(idle)]
 
 
 def offering_check(*, offering: Offering) -> None:
@@ -173,6 +203,8 @@ def import_source(*, label: str, filename: str, url: str, day: date) -> Source:
     if source is None:
         source = Source(
             title=title,
+            # Chinese pages show the kind ("导入") before the title: the file and its date.
+            title_zh=f"{filename[-200:]}，{day.isoformat()}",
             url=url,
             kind=SourceKind.IMPORT,
             publisher=label,

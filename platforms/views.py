@@ -71,6 +71,8 @@ def platform_detail(request: HttpRequest, slug: str) -> HttpResponse:
             "platform": platform,
             "offerings": offerings,
             "storage_prices": list(platform.storage_prices.all()),  # latest per kind
+            "billing": selectors.platform_billing(platform),
+            "priced": any(current.values()),
             "history": history,
             "history_figure": charts.price_history_figure(history) if history else None,
             "freshness": freshness,

@@ -91,6 +91,7 @@ def test_an_offering_shows_its_vram_its_price_in_the_asked_unit_and_every_curren
     assert response.status_code == 200
     current = {
         "currency": "CNY",
+        "tier": "list",
         "observed_at": local(NOW - timedelta(days=5)),
         "last_seen_at": local(NOW - timedelta(days=5)),
         "age_days": 5,
@@ -120,13 +121,13 @@ def test_an_offering_shows_its_vram_its_price_in_the_asked_unit_and_every_curren
         # 28000 a month / (720 h × 8 GPUs) = 4.8611 per GPU-hour.
         "price": {
             "unit": "month",
-            "amount": "28000.0000",
+            "amount": "28000.000000",
             "currency": "CNY",
             "per_gpu_hour": "4.8611",
         },
         "current_prices": [
-            {"unit": "hour", "amount": "60.0000", **current},
-            {"unit": "month", "amount": "28000.0000", **current},
+            {"unit": "hour", "amount": "60.000000", **current},
+            {"unit": "month", "amount": "28000.000000", **current},
         ],
         "source": SOURCE_BRIEF,
     }

@@ -55,6 +55,7 @@ def history_of(client, offering, **params):
 def bucket(period_start, low, high, mean, count, unit="hour"):
     return {
         "unit": unit,
+        "tier": "list",
         "currency": "CNY",
         "period_start": period_start,
         "min": low,
@@ -75,8 +76,8 @@ def test_weekly_buckets_hold_min_max_mean_and_count_of_the_observations_in_each_
         "to": None,
         "unit": "hour",
         "buckets": [
-            bucket("2026-11-02", "2.0000", "2.6000", "2.3000", 3),
-            bucket("2026-11-09", "1.9000", "1.9000", "1.9000", 1),
+            bucket("2026-11-02", "2.000000", "2.600000", "2.300000", 3),
+            bucket("2026-11-09", "1.900000", "1.900000", "1.900000", 1),
         ],
     }
 
@@ -85,8 +86,8 @@ def test_without_a_unit_each_billing_unit_has_its_own_series(anon_client, histor
     body = history_of(anon_client, history, bucket="month")
     # All four hourly prices fall in November: mean (2.00 + 2.60 + 2.30 + 1.90) / 4 = 2.20.
     assert body["buckets"] == [
-        bucket("2026-11-01", "1.9000", "2.6000", "2.2000", 4),
-        bucket("2026-11-01", "900.0000", "900.0000", "900.0000", 1, unit="month"),
+        bucket("2026-11-01", "1.900000", "2.600000", "2.200000", 4),
+        bucket("2026-11-01", "900.000000", "900.000000", "900.000000", 1, unit="month"),
     ]
 
 
@@ -111,7 +112,7 @@ def test_from_and_to_are_whole_local_days(anon_client, history):
         **{"from": "2026-11-04", "to": "2026-11-08"},
     )
     assert (body["from"], body["to"]) == ("2026-11-04", "2026-11-08")
-    assert body["buckets"] == [bucket("2026-11-02", "2.3000", "2.6000", "2.4500", 2)]
+    assert body["buckets"] == [bucket("2026-11-02", "2.300000", "2.600000", "2.450000", 2)]
 
 
 def test_an_offering_without_prices_has_an_empty_history(anon_client, offering):
@@ -165,8 +166,9 @@ def test_staff_add_a_price_which_becomes_the_current_one(
         "id": created.pk,
         "offering": offering.pk,
         "unit": "hour",
-        "amount": "1.7000",
+        "amount": "1.700000",
         "currency": "CNY",
+        "tier": "list",
         "observed_at": local(NOW),
         "last_seen_at": local(NOW),
         "age_days": 0,
@@ -177,7 +179,7 @@ def test_staff_add_a_price_which_becomes_the_current_one(
     # The history keeps the earlier prices; the list now shows the new one.
     assert PriceObservation.objects.filter(offering=offering).count() == 3
     listed = anon_client.get(f"/api/v1/offerings/{offering.pk}/").json()
-    assert listed["price"]["amount"] == "1.7000"
+    assert listed["price"]["amount"] == "1.700000"
 
 
 def test_a_price_can_name_its_source_and_when_it_was_seen(staff_client, offering, vendor_source):
@@ -208,7 +210,9 @@ def test_a_second_price_for_the_same_unit_and_instant_is_a_400_on_observed_at(
     response = post_price(staff_client, offering, **{**body, "amount": "1.60"})
     assert response.status_code == 400
     assert response.json()["error"]["fields"] == {
-        "observed_at": ["This offering already has a price for this billing unit at this time."]
+        "observed_at": [
+            "This offering already has a price for this billing unit and tier at this time."
+        ]
     }
     assert PriceObservation.objects.filter(offering=offering).count() == 1
 
@@ -234,7 +238,9 @@ def test_a_clash_caught_only_by_the_database_is_still_a_400(staff_client, offeri
         ({"unit": "hour", "amount": "-1", "currency": "CNY"}, "amount"),
         ({"unit": "hour", "amount": "abc", "currency": "CNY"}, "amount"),
         ({"unit": "hour", "amount": "1e30", "currency": "CNY"}, "amount"),
-        ({"unit": "hour", "amount": "1.23456", "currency": "CNY"}, "amount"),
+        # Six decimal places are kept (a per-second $0.000164); a seventh is refused.
+        ({"unit": "hour", "amount": "0.0001234", "currency": "CNY"}, "amount"),
+        ({"unit": "hour", "amount": "1", "currency": "CNY", "tier": "vip"}, "tier"),
         ({"unit": "year", "amount": "1", "currency": "CNY"}, "unit"),
         ({"unit": "hour", "amount": "1", "currency": "EUR"}, "currency"),
         ({"amount": "1", "currency": "CNY"}, "unit"),

@@ -103,7 +103,7 @@ def test_a_changed_price_adds_an_observation(feed_server, lambda_cloud):
     run = FeedRun.objects.filter(feed=feed).first()
     assert run is not None and (run.updated, run.prices_added) == (1, 1)
     prices = PriceObservation.objects.filter(offering__external_id="gpu_1x_a10@us-east-1")
-    assert sorted(str(p.amount) for p in prices) == ["1.2900", "1.4900"]
+    assert sorted(str(p.amount) for p in prices) == ["1.290000", "1.490000"]
 
 
 def test_http_500_is_retried_then_the_run_fails_and_writes_nothing(feed_server, lambda_cloud):
@@ -257,7 +257,7 @@ def test_a_json_feed_refreshes_prices(feed_server, accelerators):
     assert (run.status, run.errors, run.skipped) == ("succeeded", 0, 0)
     assert run.created == Offering.objects.filter(platform=autodl).count() == 3
     monthly = PriceObservation.objects.get(offering__external_id="rtx4090-24g", unit="month")
-    assert str(monthly.amount) == "1052.0000"
+    assert str(monthly.amount) == "1052.000000"
 
 
 def test_a_run_under_way_is_not_started_twice(feed_server, lambda_cloud):

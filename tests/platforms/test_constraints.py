@@ -68,13 +68,36 @@ def test_it_rejects_an_unknown_billing_unit(offering, source):
     )
 
 
-def test_it_rejects_two_observations_for_the_same_offering_unit_and_time(offering, source):
+def test_it_rejects_two_observations_for_the_same_offering_unit_tier_and_time(offering, source):
     price(offering, source).save()
     assert_rejected(
         price(offering, source, amount=Decimal("2")),
-        "This offering already has a price for this billing unit at this time.",
+        "This offering already has a price for this billing unit and tier at this time.",
         "price_one_per_offering_unit_time",
     )
+
+
+def test_it_accepts_a_member_price_beside_the_list_price_at_the_same_time(offering, source):
+    """AutoDL on 2026-10-04: RTX 4090 list 1.98, member 1.88 (95 % of list), the same moment."""
+    price(offering, source, amount=Decimal("1.98")).save()
+    member = price(offering, source, amount=Decimal("1.88"), tier="member")
+    member.full_clean()
+    member.save()
+    assert PriceObservation.objects.current().count() == 2
+
+
+def test_it_rejects_an_unknown_price_tier(offering, source):
+    assert_rejected(
+        price(offering, source, tier="vip"), "is not a valid choice", "price_tier_known"
+    )
+
+
+def test_it_stores_a_per_second_price_exactly(offering, source):
+    """Modal's T4 is $0.000164 a second (modal.com/pricing): six decimal places keep it."""
+    observation = price(offering, source, unit="second", amount=Decimal("0.000164"))
+    observation.full_clean()
+    observation.save()
+    assert PriceObservation.objects.get().amount == Decimal("0.000164")
 
 
 def test_it_accepts_the_same_time_for_another_billing_unit(offering, source):

@@ -55,8 +55,9 @@ def test_the_platform_page_query_count_does_not_grow(
     client, platform, accelerator, source, n, django_assert_num_queries
 ):
     add_offerings(platform, accelerator, source, n)
-    # 1 platform, 2 facts, 3 offerings, 4 current prices, 5 storage prices, 6 its feeds
-    with django_assert_num_queries(6):
+    # 1 platform with its billing rules, 2 facts, 3 offerings, 4 current prices, 5 storage
+    # prices, 6 its feeds, 7 its no-GPU-mode price
+    with django_assert_num_queries(7):
         response = client.get(reverse("platforms:detail", args=[platform.slug]))
     assert response.status_code == 200
 
@@ -92,7 +93,8 @@ def test_the_advisor_loads_the_catalogue_in_a_fixed_number_of_queries(
 
     add_offerings(platform, accelerator, source, n)
     accelerators = services.accelerator_specs()
-    # platforms, offerings, their current prices, the prices' sources
+    # platforms (with billing rules and no-GPU-mode price), offerings, their current prices,
+    # the prices' sources
     with django_assert_num_queries(4):
         specs = services.offering_specs(accelerators, now=NOW)
     assert [p.amount for s in specs for p in s.prices] == [Decimal("1.90")] * n

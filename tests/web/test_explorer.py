@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
 from decimal import Decimal
 
 import pytest
 from django.urls import reverse
 
+from platforms import services
 from platforms.models import PriceObservation
-from tests.conftest import make_offering
+from tests.conftest import NOW, make_offering
 from tests.web.conftest import add_price
 
 URL = reverse("platforms:offerings")
@@ -221,3 +223,46 @@ def test_the_navigation_links_to_the_explorer_and_marks_the_current_page(client,
     body = client.get(URL).content.decode()
     assert f'<a href="{URL}" aria-current="page">Offerings</a>' in body
     assert f'<a href="{reverse("platforms:comparison")}">Compare platforms</a>' in body
+
+
+@pytest.mark.parametrize(
+    ("tier", "unit", "shown"),
+    [
+        # AutoDL's 4090 (libtv 03, 2026-10-04): list 1.98, member 1.88 = 95 % of list.
+        ("", "", ("1.98", "list")),
+        ("list", "hour", ("1.98", "list")),
+        ("member", "", ("1.88", "member")),
+        ("member", "hour", ("1.88", "member")),
+        # No student price stated: the list price.
+        ("student", "hour", ("1.98", "list")),
+    ],
+)
+def test_the_price_shown_is_the_visitors_tier_where_stated_else_the_list_price(
+    client, platform, accelerator, source, tier, unit, shown
+):
+    offering = make_offering(platform, accelerator, source, name="4090 list and member")
+    add_price(offering, source, "1.98")
+    services.price_observation_create(
+        offering=offering,
+        unit="hour",
+        amount=Decimal("1.88"),
+        currency="CNY",
+        source=source,
+        observed_at=NOW - timedelta(days=1),
+        tier="member",
+    )
+    response = client.get(URL, {"tier": tier, "unit": unit})
+    (row,) = response.context["rows"]
+    assert (row.price.amount, row.price.tier) == (Decimal(shown[0]), shown[1])
+    if shown[1] == "member":
+        assert 'data-tier="member"' in response.content.decode()
+
+
+def test_a_per_second_price_keeps_its_digits_when_converted(
+    client, platform, accelerator, source, rates
+):
+    """Modal's T4 at $0.000164 a second (modal.com/pricing), shown in CNY at 7.0: ¥0.001148."""
+    offering = make_offering(platform, accelerator, source, name="T4 per second")
+    add_price(offering, source, "0.000164", unit="second", currency="USD")
+    (row,) = client.get(URL, {"unit": "second"}).context["rows"]
+    assert row.amount == Decimal("0.001148")

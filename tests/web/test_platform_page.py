@@ -9,7 +9,8 @@ from decimal import Decimal
 import pytest
 from django.urls import reverse
 
-from platforms import charts
+from platforms import charts, services
+from platforms.models import BillingRules, IdleModePrice
 from tests.conftest import NOW, local, make_offering
 from tests.web.conftest import add_price
 
@@ -124,3 +125,78 @@ def test_the_history_table_lists_the_newest_observations_and_links_to_the_rest(
     assert f"/api/v1/offerings/{offering.pk}/prices/?unit=hour" in table
     assert ">1.00<" in table and f">{TABLE_POINTS}.00<" in table
     assert f">{TABLE_POINTS + 1}.00<" not in table
+
+
+def test_a_member_price_is_its_own_series_and_both_tiers_are_current(
+    client, platform, offering, source
+):
+    """AutoDL's RTX 4090 on 2026-10-04 (libtv 03): list 1.98, member 1.88 (95 % of list)."""
+    add_price(offering, source, "1.98")
+    services.price_observation_create(
+        offering=offering,
+        unit="hour",
+        amount=Decimal("1.88"),
+        currency="CNY",
+        source=source,
+        observed_at=NOW - timedelta(days=1),
+        tier="member",
+    )
+    series = charts.price_history(platform)
+    assert sorted((s.tier, [p.amount for p in s.points]) for s in series) == [
+        ("list", [Decimal("1.98")]),
+        ("member", [Decimal("1.88")]),
+    ]
+    assert [s.name for s in series if s.tier == "member"] == [
+        "RTX 4090 VM · per hour (CNY, member price)"
+    ]
+    current = charts.current_prices(series)[offering.pk]
+    assert [(p.tier, p.amount) for p in current] == [
+        ("list", Decimal("1.98")),
+        ("member", Decimal("1.88")),
+    ]
+
+    page = client.get(reverse("platforms:detail", args=[platform.slug])).content.decode()
+    assert 'data-tier="member"' in page and "member price" in page
+
+
+def test_a_platform_without_a_sourced_price_says_so(client, platform, offering):
+    page = client.get(reverse("platforms:detail", args=[platform.slug])).content.decode()
+    assert 'data-unpriced="testcloud"' in page
+    assert "No sourced price" in page
+    assert "no sourced price" in page  # the offering's own cell
+
+
+def test_the_billing_rules_are_shown_with_their_source_and_unknowns_as_not_stated(
+    client, platform, source
+):
+    """AutoDL's rules (docs.gpuhub.com/billing-recharge/billing): per-second metering, minimum
+    0.01 CNY, released after 15 days stopped; its no-GPU mode ¥0.10/h (libtv 03)."""
+    BillingRules.objects.create(
+        platform=platform,
+        metering_seconds=1,
+        min_charge=Decimal("0.01"),
+        min_charge_currency="CNY",
+        idle_mode=True,
+        release_after_stopped_days=15,
+        credit_name="算力点",
+        credit_name_en="compute points",
+        source=source,
+    )
+    IdleModePrice.objects.create(
+        platform=platform,
+        unit="hour",
+        amount=Decimal("0.10"),
+        currency="CNY",
+        observed_at=NOW,
+        description="0.5 vCPU, 2 GB RAM",
+        source=source,
+    )
+    page = client.get(reverse("platforms:detail", args=[platform.slug])).content.decode()
+    rules = page[page.index('id="billing-heading"') :]
+    assert "per second" in rules
+    assert "0.01 CNY" in rules
+    assert "0.10 CNY" in rules and "0.5 vCPU, 2 GB RAM" in rules
+    assert "after 15 days" in rules
+    assert "not stated" in rules  # start-up billing, storage while stopped, system disk
+    assert "compute points (算力点)" in rules
+    assert "No source states what a credit is worth in CNY." in page
