@@ -19,6 +19,11 @@ MEMORY_TOLERANCE = Decimal("0.05")
 FORM_FACTOR_WORDS = ("pcie", "sxm", "nvl")
 
 
+def _is_form_of(alias: str, key: str) -> bool:
+    """`alias` is `key` followed by a form-factor word: a form of the same card."""
+    return alias.startswith(key) and alias[len(key) :].startswith(FORM_FACTOR_WORDS)
+
+
 class Unresolved(ValueError):
     """An accelerator name that matches no accelerator, or more than one."""
 
@@ -31,15 +36,18 @@ class AcceleratorResolver:
     """Turns a catalog's GPU name (and per-GPU memory, where stated) into an accelerator.
 
     The rule, in order:
-    1. Candidates: accelerators with an alias that is the name, or starts with it followed by
-       anything but a digit ("A100" finds "A100 80GB PCIe"; "A10" never finds "A100"), whose VRAM
-       agrees with the stated memory (within 5 %).
+    1. Candidates: accelerators with an alias that is the name, or the name followed by a
+       form-factor word ("A100" finds "A100-SXM4-80GB" and "A100-PCIE-40GB"), whose VRAM agrees
+       with the stated memory (within 5 %). Any other continuation names another model, never a
+       form of this one: "L40" is not "L40S", "RTX 3080" not "RTX 3080 Ti", "A10" not "A100".
     2. A form-factor word (pcie, sxm, nvl) in the instance type or GPU string that exactly one
        candidate's slug carries picks that one (Lambda's gpu_1x_h100_pcie is the PCIe H100).
     3. Else `<name>-<memory>gb` as an alias ("A100" with 40 GiB per GPU -> "A100-40GB"), else the
        name itself as an alias, when its VRAM agrees with the stated memory.
-    4. Else the only candidate. Several (an 80 GB "H100" with no form factor) or none raise
-       Unresolved naming the name and memory: nothing is guessed.
+    4. Else the only candidate. Several or none raise Unresolved naming the name and memory:
+       nothing is guessed. A name the platforms use without its form ("H100") or memory ("A100")
+       is an alias of its own accelerator row, whose figures are the lower of the forms it may be
+       (fixtures/accelerators.json, "form not stated"), so such a row is kept, not dropped.
     """
 
     def __init__(self) -> None:
@@ -78,9 +86,7 @@ class AcceleratorResolver:
         candidates = {
             accelerator.pk: accelerator
             for alias, accelerator in self.by_alias.items()
-            if alias.startswith(key)
-            and not alias[len(key) : len(key) + 1].isdigit()
-            and fits(accelerator)
+            if (alias == key or _is_form_of(alias, key)) and fits(accelerator)
         }
         by_form = [
             accelerator

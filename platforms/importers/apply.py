@@ -7,7 +7,7 @@ and the database's constraints have the last word on anything that changed in be
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import date, datetime
 from typing import TYPE_CHECKING
 
@@ -16,7 +16,7 @@ from django.utils import timezone
 from platforms import services
 from platforms.models import PriceObservation, Source
 
-from .plan import PlannedOffering
+from .plan import PlannedOffering, PlannedPlatformPrice
 from .registry import FORMAT_LABELS
 
 if TYPE_CHECKING:
@@ -34,8 +34,11 @@ def apply(
     source_url: str,
     created_by: User | None,
     tick: Callable[[list[int]], None],
+    platform_prices: Sequence[PlannedPlatformPrice] = (),
 ) -> list[Source]:
     """Write a checked plan inside the caller's transaction; returns the sources it recorded.
+
+    `platform_prices`: storage and no-GPU-mode prices (native CSV), written after the offerings.
 
     Raises IntegrityError or ValidationError when the catalogue changed since the plan was made.
     """
@@ -82,4 +85,11 @@ def apply(
         for seen_at, seen_again in seen.items():
             services.price_observations_seen(observations=seen_again, seen_at=seen_at)
         tick([line for planned in batch for line in planned.row.lines])
+    if platform_prices:
+        for platform_price in platform_prices:
+            platform_price.price.source = source_for(
+                platform_price.source_url, platform_price.price.observed_at
+            )
+        services.platform_prices_create(prices=[p.price for p in platform_prices])
+        tick([p.line for p in platform_prices])
     return list(sources.values())

@@ -1,28 +1,43 @@
 """Our own CSV format, for staff who copy prices from a platform's price page (docs/native-csv.md).
 
-One row per offering and billing unit: an offering sold by the hour and by the month is two rows
-with the same `offering_key`, whose other columns must agree. Unknown column names are an error, so
-a misspelt column is never silently ignored.
+One row per offering, billing unit, price tier and date: an offering sold by the hour and by the
+month is two rows with the same `offering_key`, whose other columns must agree; the same unit on
+several dates is a dated series, kept as history. A row whose `record` is `storage` or
+`no_gpu_mode` is a platform's storage or no-GPU-mode price, so one file holds a platform's whole
+price page. Unknown column names are an error, so a misspelt column is never silently ignored.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import datetime
 from typing import TypeVar
 
-from platforms.models import BillingUnit, Currency, DeliveryForm, Interconnect, SharingMode
+from platforms.models import (
+    BillingUnit,
+    Currency,
+    DeliveryForm,
+    Interconnect,
+    PriceTier,
+    SharingMode,
+    StorageKind,
+    StorageUnit,
+)
 
 from .interconnect import interconnect_for
 from .rows import (
+    IdleModeRow,
     OfferRow,
     Parsed,
     PriceRow,
     RowError,
+    StorageRow,
     bool_value,
     choice_value,
     decimal_value,
     merge_duplicates,
     observed_at_value,
+    optional_bool_value,
     parse_rows,
     price_value,
     ram_value,
@@ -41,6 +56,7 @@ REQUIRED = (
 )
 OPTIONAL = (
     "platform",
+    "name_zh",
     "gpu_memory_gib",
     "vcpus",
     "ram_gib",
@@ -54,15 +70,113 @@ OPTIONAL = (
     "interruptible",
     "observed_at",
     "source_url",
+    "tier",
+    "record",
+    "storage_kind",
+    "free_gb",
+    "billed_when_stopped",
 )
 COLUMNS = REQUIRED + OPTIONAL
+
+# What a row records: an offering's price (the default), or a platform's storage or no-GPU price.
+OFFERING, STORAGE, NO_GPU_MODE = "offering", "storage", "no_gpu_mode"
+RECORDS = (OFFERING, STORAGE, NO_GPU_MODE)
+# Columns only an offering row fills; a storage or no-GPU row leaves them empty.
+OFFERING_ONLY = (
+    "offering_key",
+    "accelerator",
+    "gpu_count",
+    "gpu_memory_gib",
+    "vcpus",
+    "ram_gib",
+    "disk_gb",
+    "delivery_form",
+    "sharing_mode",
+    "interconnect",
+    "pooled_vram_gib",
+    "mig_profile",
+    "region",
+    "interruptible",
+    "tier",
+)
+STORAGE_ONLY = ("storage_kind", "free_gb", "billed_when_stopped")
 
 T = TypeVar("T")
 
 
 def parse(text: str) -> Parsed:
-    parsed = parse_rows(text, required=REQUIRED, allowed=COLUMNS, offers=_offers)
+    platform_rows: list[StorageRow | IdleModeRow] = []
+
+    def rows(line: int, row: dict[str, str]) -> list[OfferRow]:
+        record = row.get("record", "").lower() or OFFERING
+        if record not in RECORDS:
+            raise RowError(f"record must be one of {', '.join(RECORDS)}, not {row['record']!r}")
+        if record == OFFERING:
+            _unused(row, STORAGE_ONLY, record)
+            return _offers(line, row)
+        _unused(row, OFFERING_ONLY if record == STORAGE else OFFERING_ONLY + STORAGE_ONLY, record)
+        platform_rows.append(_storage(line, row) if record == STORAGE else _idle_mode(line, row))
+        return []
+
+    parsed = parse_rows(text, required=REQUIRED, allowed=COLUMNS, offers=rows)
+    parsed.storage = [r for r in platform_rows if isinstance(r, StorageRow)]
+    parsed.idle_modes = [r for r in platform_rows if isinstance(r, IdleModeRow)]
     return merge_duplicates(parsed, same_unit="error")
+
+
+def _unused(row: dict[str, str], columns: tuple[str, ...], record: str) -> None:
+    """Columns another kind of row fills must be empty: a value there is a mistake, not noise."""
+    stated = [column for column in columns if row.get(column)]
+    if stated:
+        article = "an" if record[0] in "aeiou" else "a"
+        raise RowError(f"{article} {record} row leaves {', '.join(stated)} empty")
+
+
+def _dated(row: dict[str, str]) -> tuple[datetime | None, str]:
+    observed_at = _named("observed_at", observed_at_value, row) if row.get("observed_at") else None
+    return observed_at, _named("source_url", url_value, row)
+
+
+def _storage(line: int, row: dict[str, str]) -> StorageRow:
+    kind = choice_value(row, "storage_kind", StorageKind)
+    unit = choice_value(row, "billing_unit", StorageUnit)
+    currency = choice_value(row, "currency", Currency)
+    if kind is None or unit is None or currency is None:
+        raise RowError("a storage row needs storage_kind, billing_unit and currency")
+    observed_at, source_url = _dated(row)
+    return StorageRow(
+        line=line,
+        platform_slug=row.get("platform", ""),
+        kind=kind,
+        unit=unit,
+        amount=price_value(row, "amount"),
+        currency=currency,
+        free_gb=whole_number(row, "free_gb", required=False),
+        billed_when_stopped=optional_bool_value(row, "billed_when_stopped"),
+        notes=row.get("name", ""),
+        notes_zh=row.get("name_zh", ""),
+        observed_at=observed_at,
+        source_url=source_url,
+    )
+
+
+def _idle_mode(line: int, row: dict[str, str]) -> IdleModeRow:
+    unit = choice_value(row, "billing_unit", BillingUnit)
+    currency = choice_value(row, "currency", Currency)
+    if unit is None or currency is None:
+        raise RowError("billing_unit and currency are required")
+    observed_at, source_url = _dated(row)
+    return IdleModeRow(
+        line=line,
+        platform_slug=row.get("platform", ""),
+        unit=unit,
+        amount=price_value(row, "amount"),
+        currency=currency,
+        description=row.get("name", ""),
+        description_zh=row.get("name_zh", ""),
+        observed_at=observed_at,
+        source_url=source_url,
+    )
 
 
 def _named(column: str, read: Callable[[str], T], row: dict[str, str]) -> T:
@@ -81,8 +195,8 @@ def _offers(line: int, row: dict[str, str]) -> list[OfferRow]:
     currency = choice_value(row, "currency", Currency)
     if unit is None or currency is None:
         raise RowError("billing_unit and currency are required")
-    observed_at = _named("observed_at", observed_at_value, row) if row.get("observed_at") else None
-    source_url = _named("source_url", url_value, row)
+    observed_at, source_url = _dated(row)
+    tier = choice_value(row, "tier", PriceTier) or PriceTier.LIST
     gpu_count = whole_number(row, "gpu_count")
     interconnect = choice_value(row, "interconnect", Interconnect)
     bandwidth = None
@@ -100,6 +214,7 @@ def _offers(line: int, row: dict[str, str]) -> list[OfferRow]:
             lines=[line],
             external_id=row["offering_key"],
             name=row["name"],
+            name_zh=row.get("name_zh") or None,
             accelerator_name=row["accelerator"],
             gpu_count=gpu_count,
             gpu_memory_gib=decimal_value(row, "gpu_memory_gib", required=False),
@@ -111,6 +226,7 @@ def _offers(line: int, row: dict[str, str]) -> list[OfferRow]:
                     currency=currency,
                     observed_at=observed_at,
                     source_url=source_url,
+                    tier=tier,
                 )
             ],
             vcpus=whole_number(row, "vcpus", required=False),

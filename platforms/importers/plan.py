@@ -19,15 +19,25 @@ from django.db.models import OuterRef, Subquery
 from django.utils import timezone
 
 from platforms import services
-from platforms.models import Accelerator, DeliveryForm, Offering, Platform, PriceObservation
+from platforms.models import (
+    Accelerator,
+    DeliveryForm,
+    IdleModePrice,
+    Offering,
+    Platform,
+    PriceObservation,
+    PriceTier,
+    StoragePrice,
+)
 
 from .accelerators import AcceleratorResolver, Unresolved
 from .report import Change, ImportReport
-from .rows import OfferRow, PriceRow, RowProblem
+from .rows import IdleModeRow, OfferRow, PriceRow, RowProblem, StorageRow
 
 # Written only when a row states them (name, accelerator, GPU count, region and spot always are):
 # a catalog that says nothing about interconnect must not undo a correction made in the admin.
 WHEN_STATED = (
+    "name_zh",
     "vcpus",
     "ram_gib",
     "disk_gb",
@@ -113,7 +123,12 @@ def plan(
 
     existing = existing_offerings({(p.pk, row.external_id) for row, p, _ in ready})
     times = {
-        (existing[(p.pk, row.external_id)].pk, price.unit, price.observed_at or observed_at)
+        (
+            existing[(p.pk, row.external_id)].pk,
+            price.unit,
+            price.tier,
+            price.observed_at or observed_at,
+        )
         for row, p, _ in ready
         if (p.pk, row.external_id) in existing
         for price in row.prices
@@ -149,21 +164,25 @@ def existing_offerings(keys: set[tuple[int, str]]) -> dict[tuple[int, str], Offe
     return found
 
 
-def previous_observations(
-    keys: set[tuple[int, str, datetime]],
-) -> dict[tuple[int, str, datetime], PriceObservation]:
-    """Per (offering, unit, time): the latest observation at or before that time.
+PriceKey = tuple[int, str, str, datetime]
+
+
+def previous_observations(keys: set[PriceKey]) -> dict[PriceKey, PriceObservation]:
+    """Per (offering, unit, tier, time): the latest observation at or before that time.
 
     One query per distinct time in the file (a catalog snapshot has one), not per offering.
     """
     found = {}
     by_time: dict[datetime, set[int]] = defaultdict(set)
-    for offering_id, _unit, when in keys:
+    for offering_id, _unit, _tier, when in keys:
         by_time[when].add(offering_id)
     for when, offering_ids in by_time.items():
         latest = (
             PriceObservation.objects.filter(
-                offering=OuterRef("offering"), unit=OuterRef("unit"), observed_at__lte=when
+                offering=OuterRef("offering"),
+                unit=OuterRef("unit"),
+                tier=OuterRef("tier"),
+                observed_at__lte=when,
             )
             .order_by("-observed_at")
             .values("observed_at")[:1]
@@ -173,7 +192,8 @@ def previous_observations(
             for observation in PriceObservation.objects.filter(
                 offering_id__in=ids[start : start + KEYS_PER_QUERY], observed_at=Subquery(latest)
             ):
-                found[(observation.offering_id, observation.unit, when)] = observation
+                key = (observation.offering_id, observation.unit, observation.tier, when)
+                found[key] = observation
     return found
 
 
@@ -183,7 +203,7 @@ def plan_offering(
     accelerator: Accelerator,
     offering: Offering | None,
     observed_at: datetime,
-    previous: dict[tuple[int, str, datetime], PriceObservation],
+    previous: dict[PriceKey, PriceObservation],
     report: ImportReport,
     *,
     now: datetime,
@@ -224,10 +244,39 @@ def plan_offering(
         return None
 
     prices = []
-    for price in row.prices:
+    # A dated series in one file: each price is compared with the one before it, in the file or
+    # stored, whichever is later, so the series becomes history in date order.
+    in_file: dict[tuple[str, str], PlannedPrice] = {}
+    dated = sorted(row.prices, key=lambda p: (p.unit, p.tier, p.observed_at or observed_at))
+    for price in dated:
         when = price.observed_at or observed_at
-        prior = None if is_new else previous.get((offering.pk, price.unit, when))
-        label = f"{price.amount:f} {price.currency}/{price.unit}"
+        series = (price.unit, price.tier)
+        prior = None if is_new else previous.get((offering.pk, price.unit, price.tier, when))
+        earlier = in_file.get(series)
+        if earlier is not None and earlier.observed_at == when:
+            report.errors.append(
+                RowProblem(
+                    row.line,
+                    "duplicate price",
+                    f"two {price.unit} prices for {row.external_id!r} on {when:%Y-%m-%d}",
+                )
+            )
+            return None
+        label = f"{_show(price.amount)} {price.currency}/{price.unit}"
+        if price.tier != PriceTier.LIST:
+            label += f" ({price.tier})"
+        if earlier is not None and (prior is None or earlier.observed_at >= prior.observed_at):
+            # The file's own earlier price is the one before: the same again moves its last
+            # sighting (a new observation's, or the stored one it re-saw) forward.
+            seen = earlier.observation
+            if (seen.amount, seen.currency) == (price.amount, price.currency):
+                if earlier.is_new:
+                    seen.last_seen_at = when
+                else:
+                    prices.append(PlannedPrice(price, when, seen, is_new=False))
+                details.append(f"{label} unchanged, seen again {when:%Y-%m-%d}")
+                continue
+            prior = None
         if prior is not None and (prior.amount, prior.currency) == (price.amount, price.currency):
             if when > prior.last_seen_at:
                 try:
@@ -235,7 +284,9 @@ def plan_offering(
                 except ValidationError as exc:
                     _refuse(report, row, "invalid price", exc)
                     return None
-                prices.append(PlannedPrice(price, when, prior, is_new=False))
+                planned_again = PlannedPrice(price, when, prior, is_new=False)
+                prices.append(planned_again)
+                in_file[series] = planned_again
                 details.append(f"{label} unchanged, seen again {when:%Y-%m-%d}")
             continue
         if prior is not None and prior.observed_at == when:
@@ -243,7 +294,7 @@ def plan_offering(
                 RowProblem(
                     row.line,
                     "conflicting price",
-                    f"{row.external_id!r} already has {prior.amount:f} {prior.currency}/"
+                    f"{row.external_id!r} already has {_show(prior.amount)} {prior.currency}/"
                     f"{price.unit} observed at {when:%Y-%m-%d %H:%M}; history is not rewritten",
                 )
             )
@@ -252,6 +303,7 @@ def plan_offering(
             unit=price.unit,
             amount=price.amount,
             currency=price.currency,
+            tier=price.tier,
             observed_at=when,
             last_seen_at=when,
         )
@@ -260,8 +312,11 @@ def plan_offering(
         except ValidationError as exc:
             _refuse(report, row, "invalid price", exc)
             return None
-        prices.append(PlannedPrice(price, when, observation, is_new=True))
-        was = "" if prior is None else f" (was {prior.amount:f} {prior.currency})"
+        planned_price = PlannedPrice(price, when, observation, is_new=True)
+        prices.append(planned_price)
+        in_file[series] = planned_price
+        before = prior if prior is not None or earlier is None else earlier.observation
+        was = "" if before is None else f" (was {_show(before.amount)} {before.currency})"
         details.append(f"price {label}{was}")
 
     added = [p for p in prices if p.is_new]
@@ -275,6 +330,127 @@ def plan_offering(
     report.prices_seen += len(prices) - len(added)
     change = Change(action, platform.slug, row.external_id, list(row.lines), details)
     return PlannedOffering(row, offering, is_new, changed, prices, change)
+
+
+@dataclass
+class PlannedPlatformPrice:
+    """A new storage or no-GPU-mode price of a platform; its source is set when it is written."""
+
+    line: int
+    price: StoragePrice | IdleModePrice
+    source_url: str
+
+
+def plan_platform_prices(
+    storage: list[StorageRow],
+    idle_modes: list[IdleModeRow],
+    *,
+    report: ImportReport,
+    platform: Platform | None,
+    observed_at: datetime,
+) -> list[PlannedPlatformPrice]:
+    """The storage and no-GPU-mode prices to add. As with offering prices, a price that differs
+    from the one before it (in the file or stored) is added, the same price again changes nothing,
+    and a different price for a moment that already has one is an error: history is not
+    rewritten."""
+    if not storage and not idle_modes:
+        return []
+    now = timezone.now()
+    rows: list[StorageRow | IdleModeRow] = [*storage, *idle_modes]
+    slugs = {row.platform_slug for row in rows if row.platform_slug}
+    platforms = {p.slug: p for p in Platform.objects.filter(slug__in=slugs)}
+    if platform is not None:
+        platforms.setdefault(platform.slug, platform)
+    stored: dict[tuple[int, str], list[StoragePrice | IdleModePrice]] = defaultdict(list)
+    ids = [p.pk for p in platforms.values()]
+    for kept in StoragePrice.objects.filter(platform_id__in=ids):
+        stored[(kept.platform_id, kept.kind)].append(kept)
+    for idle in IdleModePrice.objects.filter(platform_id__in=ids):
+        stored[(idle.platform_id, NO_GPU_SERIES)].append(idle)
+
+    planned: list[PlannedPlatformPrice] = []
+    for row in sorted(rows, key=lambda r: r.observed_at or observed_at):
+        target = platforms.get(row.platform_slug) if row.platform_slug else platform
+        if target is None:
+            report.errors.append(
+                RowProblem(
+                    row.line,
+                    "unknown platform",
+                    f"no platform with slug {row.platform_slug!r}"
+                    if row.platform_slug
+                    else "no platform: give --platform or a platform column",
+                )
+            )
+            continue
+        when = row.observed_at or observed_at
+        price: StoragePrice | IdleModePrice
+        if isinstance(row, StorageRow):
+            series = (target.pk, row.kind)
+            price = StoragePrice(
+                platform=target,
+                kind=row.kind,
+                unit=row.unit,
+                amount=row.amount,
+                currency=row.currency,
+                free_gb=row.free_gb or 0,
+                billed_when_stopped=row.billed_when_stopped,
+                notes=row.notes[:300],
+                notes_zh=row.notes_zh[:300],
+                observed_at=when,
+            )
+        else:
+            series = (target.pk, NO_GPU_SERIES)
+            price = IdleModePrice(
+                platform=target,
+                unit=row.unit,
+                amount=row.amount,
+                currency=row.currency,
+                description=row.description[:200],
+                description_zh=row.description_zh[:200],
+                observed_at=when,
+            )
+        before = [p for p in stored[series] if p.observed_at <= when]
+        prior = max(before, key=lambda p: p.observed_at, default=None)
+        if prior is not None and _same_price(prior, price):
+            continue
+        if prior is not None and prior.observed_at == when:
+            report.errors.append(
+                RowProblem(
+                    row.line,
+                    "conflicting price",
+                    f"{target.slug} already has a {_series_name(price)} price observed at "
+                    f"{when:%Y-%m-%d %H:%M}; history is not rewritten",
+                )
+            )
+            continue
+        try:
+            services.price_date_check(moment=when, now=now)
+            price.full_clean(exclude=["source"], validate_unique=False, validate_constraints=False)
+        except ValidationError as exc:
+            for field_name, messages in exc.message_dict.items():
+                report.errors.append(
+                    RowProblem(row.line, "invalid price", f"{field_name}: {' '.join(messages)}")
+                )
+            continue
+        stored[series].append(price)
+        planned.append(PlannedPlatformPrice(row.line, price, row.source_url))
+        report.platform_prices_added += 1
+    return planned
+
+
+# The no-GPU-mode prices of a platform are one series, beside its storage kinds.
+NO_GPU_SERIES = "no_gpu_mode"
+
+
+def _same_price(a: StoragePrice | IdleModePrice, b: StoragePrice | IdleModePrice) -> bool:
+    same = (a.unit, a.amount, a.currency) == (b.unit, b.amount, b.currency)
+    if isinstance(a, StoragePrice) and isinstance(b, StoragePrice):
+        return same and (a.free_gb, a.billed_when_stopped) == (b.free_gb, b.billed_when_stopped)
+    return same
+
+
+def _series_name(price: StoragePrice | IdleModePrice) -> str:
+    return price.kind if isinstance(price, StoragePrice) else NO_GPU_SERIES
 
 
 def default_delivery_form(platform: Platform) -> str:

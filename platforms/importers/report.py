@@ -37,6 +37,8 @@ class ImportReport:
     merged: int = 0
     prices_added: int = 0
     prices_seen: int = 0
+    # Storage and no-GPU-mode prices of platforms (native CSV rows with a `record`).
+    platform_prices_added: int = 0
     applied: bool = False
     sources: list[Source] = field(default_factory=list)
 
@@ -80,6 +82,8 @@ class ImportReport:
             f"unchanged {self.unchanged}",
             f"prices {verb}added {self.prices_added}, re-seen {self.prices_seen}",
         ]
+        if self.platform_prices_added:
+            lines.append(f"storage and no-GPU-mode prices {verb}added {self.platform_prices_added}")
         if self.merged:
             lines.append(
                 f"merged {self.merged} rows into an earlier row's offering "

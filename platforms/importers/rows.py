@@ -21,11 +21,11 @@ from django.core.validators import URLValidator
 from django.db import models
 from django.utils import timezone
 
-from platforms.models import normalise_alias
+from platforms.models import PriceObservation, PriceTier, normalise_alias
 
-# Prices are stored to 4 decimal places (PriceObservation.amount); catalogs print more digits
-# (AWS spot "13.020600") that are almost always trailing zeros.
-PRICE_PLACES = Decimal("0.0001")
+# Prices keep the places PriceObservation.amount stores (six: a per-second $0.000164 is exact);
+# catalogs print more digits (AWS spot "13.0206000") that are almost always trailing zeros.
+PRICE_PLACES = Decimal(1).scaleb(-PriceObservation._meta.get_field("amount").decimal_places)
 RAM_PLACES = Decimal("0.1")
 
 
@@ -62,6 +62,46 @@ class PriceRow:
     currency: str
     observed_at: datetime | None = None
     source_url: str = ""
+    tier: str = PriceTier.LIST
+
+    @property
+    def key(self) -> tuple[str, str, datetime | None]:
+        """What one file may state only once per offering: a unit's price for a tier on a date
+        (several dates make a series, kept as history)."""
+        return (self.unit, self.tier, self.observed_at)
+
+
+@dataclass(frozen=True)
+class StorageRow:
+    """A platform's storage price, from a native CSV row with `record` = storage."""
+
+    line: int
+    platform_slug: str
+    kind: str
+    unit: str
+    amount: Decimal
+    currency: str
+    free_gb: int | None = None
+    billed_when_stopped: bool | None = None
+    notes: str = ""
+    notes_zh: str = ""
+    observed_at: datetime | None = None
+    source_url: str = ""
+
+
+@dataclass(frozen=True)
+class IdleModeRow:
+    """A platform's no-GPU (idle) mode price, from a native CSV row with `record` = no_gpu_mode."""
+
+    line: int
+    platform_slug: str
+    unit: str
+    amount: Decimal
+    currency: str
+    description: str = ""
+    description_zh: str = ""
+    observed_at: datetime | None = None
+    source_url: str = ""
 
 
 @dataclass
@@ -93,6 +133,7 @@ class OfferRow:
     interconnect_bandwidth_gbps: float | None = None
     pooled_vram_gib: Decimal | None = None
     mig_profile: str | None = None
+    name_zh: str | None = None  # the name on Chinese pages; None: not stated
     # Other names of the hardware (instance type, the GPU string in GpuInfo): only used to tell
     # form factors apart when name and memory leave more than one accelerator.
     hint: str = ""
@@ -126,6 +167,9 @@ class Parsed:
     skipped: list[RowProblem] = field(default_factory=list)
     errors: list[RowProblem] = field(default_factory=list)
     merged: int = 0
+    # Platform-level prices a native CSV may carry besides offerings (a whole price page).
+    storage: list[StorageRow] = field(default_factory=list)
+    idle_modes: list[IdleModeRow] = field(default_factory=list)
 
 
 # --- reading CSV cells --------------------------------------------------------------------------
@@ -263,6 +307,11 @@ def bool_value(row: dict[str, str], column: str) -> bool:
     raise RowError(f"{column} must be true or false, not {row[column]!r}")
 
 
+def optional_bool_value(row: dict[str, str], column: str) -> bool | None:
+    """True, False, or None when the cell is empty (not stated)."""
+    return None if row.get(column, "") == "" else bool_value(row, column)
+
+
 def observed_at_value(value: date | datetime | str) -> datetime:
     """A date means the start of that day in the site's time zone; a datetime without a zone too."""
     if isinstance(value, str):
@@ -300,17 +349,23 @@ def merge_duplicates(parsed: Parsed, *, same_unit: str) -> Parsed:
 
     `same_unit="lowest"` (catalogs listing one instance type per availability zone): the lowest
     price per billing unit wins and the folded rows are counted as merged. `same_unit="error"`
-    (native CSV, one row per billing unit): two prices for one unit are an error. Rows whose
+    (native CSV, one row per billing unit, tier and date): two prices for one unit, tier and date
+    are an error; the same unit and tier on several dates is a series, kept as history. Rows whose
     hardware disagrees are an error either way: one key cannot be two offerings.
     """
     merged: dict[tuple[str, str], OfferRow] = {}
+    # The line each price of a merged offering came from, for the duplicate's message.
+    price_lines: dict[tuple[str, str], dict[tuple[str, str, datetime | None], int]] = {}
     for row in parsed.rows:
         key = (row.platform_slug, row.external_id)
         first = merged.get(key)
         if first is None:
             merged[key] = replace(row, lines=list(row.lines), prices=list(row.prices))
             continue
-        if first.hardware() != row.hardware() or first.name != row.name:
+        if first.hardware() != row.hardware() or (first.name, first.name_zh) != (
+            row.name,
+            row.name_zh,
+        ):
             parsed.errors.append(
                 RowProblem(
                     row.line,
@@ -319,24 +374,29 @@ def merge_duplicates(parsed: Parsed, *, same_unit: str) -> Parsed:
                 )
             )
             continue
-        prices = {price.unit: i for i, price in enumerate(first.prices)}
+        prices = {price.key: i for i, price in enumerate(first.prices)}
+        lines = price_lines.setdefault(key, dict.fromkeys(prices, first.line))
         for price in row.prices:
-            if price.unit not in prices:
+            if price.key not in prices:
+                prices[price.key] = len(first.prices)
                 first.prices.append(price)
+                lines[price.key] = row.line
                 continue
             if same_unit == "error":
+                what = price.unit if price.tier == PriceTier.LIST else f"{price.unit} {price.tier}"
+                dated = "" if price.observed_at is None else f" dated {price.observed_at:%Y-%m-%d}"
                 parsed.errors.append(
                     RowProblem(
                         row.line,
                         "duplicate price",
-                        f"a {price.unit} price for {row.external_id!r} is already on line "
-                        f"{first.line}",
+                        f"a {what} price{dated} for {row.external_id!r} is already on line "
+                        f"{lines.get(price.key, first.line)}",
                     )
                 )
                 continue
-            kept = first.prices[prices[price.unit]]
+            kept = first.prices[prices[price.key]]
             if (price.currency, price.amount) < (kept.currency, kept.amount):
-                first.prices[prices[price.unit]] = price
+                first.prices[prices[price.key]] = price
         if row.line not in first.lines:
             first.lines.append(row.line)
     parsed.rows = list(merged.values())

@@ -16,7 +16,7 @@ from platforms import services
 from platforms.models import Platform
 
 from .apply import apply
-from .plan import plan
+from .plan import plan, plan_platform_prices
 from .registry import parser_for
 from .report import ImportReport
 from .rows import RowError, RowProblem, url_value
@@ -80,12 +80,23 @@ def offers_import(
             strict=strict,
             tick=lambda lines: counter.tick("checking", lines),
         )
+        platform_prices = plan_platform_prices(
+            parsed.storage,
+            parsed.idle_modes,
+            report=report,
+            platform=platform,
+            observed_at=observed_at,
+        )
+        counter.tick(
+            "checking", [r.line for r in parsed.storage] + [r.line for r in parsed.idle_modes]
+        )
         report.errors.sort(key=lambda problem: problem.line)
         report.skipped.sort(key=lambda problem: problem.line)
         if dry_run or report.errors:
             return report
         # Writing covers the lines that make offerings, not the skipped ones.
-        counter.start("writing", len({line for item in planned for line in item.row.lines}))
+        lines = {line for item in planned for line in item.row.lines}
+        counter.start("writing", len(lines | {item.line for item in platform_prices}))
         try:
             report.sources = apply(
                 planned,
@@ -94,6 +105,7 @@ def offers_import(
                 source_url=source_url,
                 created_by=created_by,
                 tick=lambda lines: counter.tick("writing", lines),
+                platform_prices=platform_prices,
             )
         except (IntegrityError, ValidationError) as exc:
             # Someone wrote the same offerings between our reads and our writes. The whole

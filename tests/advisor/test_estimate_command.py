@@ -47,8 +47,8 @@ def test_it_reads_stdin_for_a_dash() -> None:
         ('{"tasks": [{"kind": "lora"}]}', "tasks[0].model: give a model preset or params"),
         ("{not json", "file: not valid JSON"),
         (
-            '{"tasks": [{"kind": "fixed", "vram_gib": 1, "on": {"accelerator": "V100"}}]}',
-            "tasks[0].on.accelerator: unknown accelerator 'V100'",
+            '{"tasks": [{"kind": "fixed", "vram_gib": 1, "on": {"accelerator": "P100"}}]}',
+            "tasks[0].on.accelerator: unknown accelerator 'P100'",
         ),
     ],
 )

@@ -79,10 +79,10 @@ def test_a_preview_shows_what_would_change_and_writes_nothing(client, importer, 
 
     assert response.status_code == 200
     report = response.context["report"]
-    assert (report.dry_run, report.created, report.skipped_rows) == (True, 255, 153)
+    assert (report.dry_run, report.created, report.skipped_rows) == (True, 374, 34)
     page = response.content.decode()
     assert "Preview: nothing has been written" in page
-    assert "offerings would be created 255, updated 0, unchanged 0" in page
+    assert "offerings would be created 374, updated 0, unchanged 0" in page
     assert "gpu_1x_a100@us-east-1" in page
     assert "CPU-only instance (no GPU)" in page and "2-35" in page
     assert 'name="apply"' in page
@@ -103,17 +103,17 @@ def test_confirming_the_preview_imports_the_file_in_a_background_job(
     assert len(started) == 1
     assert response.status_code == 302
     assert response.url == reverse("admin:platforms_offering_import_job", args=[job.pk])
-    assert (job.status, job.created_by, job.created, job.rows) == ("succeeded", importer, 255, 408)
+    assert (job.status, job.created_by, job.created, job.rows) == ("succeeded", importer, 374, 408)
     assert job.text == ""  # the file is not kept once applied
-    assert Offering.objects.filter(platform=lambda_cloud).count() == 255
+    assert Offering.objects.filter(platform=lambda_cloud).count() == 374
     observation = PriceObservation.objects.get(offering__external_id="gpu_1x_a100@us-east-1")
     assert observation.created_by == importer
     assert timezone.localtime(observation.observed_at).date().isoformat() == "2026-11-01"
     page = client.get(response.url).content.decode()
     assert "The file was imported." in page
     assert (
-        "SkyPilot catalog (vms.csv) vms.csv: 408 rows</li><li>offerings created 255, updated 0, "
-        "unchanged 0</li><li>prices added 255, re-seen 0"
+        "SkyPilot catalog (vms.csv) vms.csv: 408 rows</li><li>offerings created 374, updated 0, "
+        "unchanged 0</li><li>prices added 374, re-seen 0"
     ) in page
     assert 'id="job-refresh"' not in page
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from platforms.models import Accelerator, AcceleratorAlias, Offering
+from platforms.models import Offering
 
 from .conftest import run, sample
 
@@ -15,12 +15,12 @@ HEADER = (
 )
 
 
-def test_the_gpuhunt_sample_skips_the_cpu_row_and_imports_the_a10(aws):
+def test_the_gpuhunt_sample_skips_the_cpu_row_and_imports_the_a10_and_the_h100(aws):
     report = run(sample(GPUHUNT), "gpuhunt", aws)
 
     assert report.ok and report.total_rows == 3
-    assert report.created == 1
-    offering = Offering.objects.get()
+    assert report.created == 2
+    offering = Offering.objects.get(interruptible=False)
     assert offering.external_id == "test-instance@eu-west-1"
     assert offering.accelerator.slug == "a10-24gb"
     assert (offering.gpu_count, offering.vcpus, offering.ram_gib, offering.disk_gb) == (
@@ -32,29 +32,18 @@ def test_the_gpuhunt_sample_skips_the_cpu_row_and_imports_the_a10(aws):
     assert offering.interruptible is False
     price = offering.prices.get()
     assert (price.unit, price.amount, price.currency) == ("hour", Decimal("1"), "USD")
-    assert report.skipped_by_reason() == [
-        ("CPU-only instance (gpu_count 0)", 1, "2"),
-        (
-            "ambiguous accelerator 'H100' with 80 GiB per GPU: could be h100-pcie-80gb, "
-            "h100-sxm-80gb",
-            1,
-            "4",
-        ),
-    ]
+    # The 8x H100 row names no form (PCIe or SXM): kept on the "form not stated" H100.
+    assert report.skipped_by_reason() == [("CPU-only instance (gpu_count 0)", 1, "2")]
 
 
 def test_a_gpuhunt_spot_row_becomes_an_interruptible_offering_with_its_own_key(aws):
-    AcceleratorAlias.objects.create(
-        accelerator=Accelerator.objects.get(slug="h100-sxm-80gb"), alias="H100", normalised="h100"
-    )
-
     run(sample(GPUHUNT), "gpuhunt", aws)
 
     spot = Offering.objects.get(external_id="test-instance@eu-west-1:spot")
     assert (spot.interruptible, spot.gpu_count, spot.accelerator.slug) == (
         True,
         8,
-        "h100-sxm-80gb",
+        "h100-80gb",
     )
     assert spot.prices.get().amount == Decimal("12")
 

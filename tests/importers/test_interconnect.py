@@ -19,7 +19,7 @@ import pytest
 from platforms.importers import gpuhunt, native, skypilot
 from platforms.importers.interconnect import families, family_for, interconnect_for
 from platforms.importers.rows import OfferRow
-from platforms.models import Accelerator, AcceleratorAlias, Offering
+from platforms.models import Offering
 
 from .conftest import DAY_2, run, sample
 
@@ -49,14 +49,6 @@ def by_instance(rows: list[OfferRow]) -> dict[str, set[tuple[str | None, float |
             (row.interconnect, row.interconnect_bandwidth_gbps)
         )
     return found
-
-
-@pytest.fixture
-def h100_is_sxm(accelerators):
-    """AWS p5 is the SXM H100; the seed table leaves a bare "H100" ambiguous (PCIe or SXM)."""
-    AcceleratorAlias.objects.create(
-        accelerator=Accelerator.objects.get(slug="h100-sxm-80gb"), alias="H100", normalised="h100"
-    )
 
 
 # --- the table -----------------------------------------------------------------------------------
@@ -194,7 +186,7 @@ def test_aws_g5_and_g6_rows_in_the_skypilot_format_are_pcie_not_nvlink():
     }
 
 
-def test_importing_the_aws_sample_stores_nvlink_on_the_nvswitch_offerings(aws, h100_is_sxm):
+def test_importing_the_aws_sample_stores_nvlink_on_the_nvswitch_offerings(aws):
     report = run(sample(AWS), "skypilot", aws)
 
     assert report.ok

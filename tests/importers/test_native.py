@@ -7,9 +7,9 @@ from decimal import Decimal
 import pytest
 
 from platforms.importers import observed_at_value
-from platforms.models import Offering, PriceObservation, Source
+from platforms.models import IdleModePrice, Offering, PriceObservation, Source, StoragePrice
 
-from .conftest import DAY_1, make_platform, run, sample
+from .conftest import DAY_1, DAY_2, make_platform, run, sample
 
 HEADER = "offering_key,name,accelerator,gpu_count,billing_unit,amount,currency"
 
@@ -114,7 +114,7 @@ def test_every_bad_value_in_a_native_file_is_reported_with_its_line(chinese_plat
         (5, "observed_at: not a date (YYYY-MM-DD) or a date and time (ISO 8601): 'last week'"),
         (6, "source_url: not a web address (http or https): 'www.autodl.com'"),
         (7, "gpu_count must be >= 1"),
-        (8, "amount: Ensure that there are no more than 12 digits in total."),
+        (8, "amount: Ensure that there are no more than 14 digits in total."),
         (9, "name is empty"),
     ]
     assert Offering.objects.count() == 0
@@ -148,3 +148,174 @@ def test_memory_per_gpu_picks_the_modified_48_gb_4090(chinese_platforms):
 
     slugs = dict(Offering.objects.values_list("external_id", "accelerator__slug"))
     assert slugs == {"rtx4090-48g": "rtx-4090-48gb", "rtx4090-24g": "rtx-4090-24gb"}
+
+
+# --- tiers, dated series, per-second prices, Chinese names ---------------------------------------
+
+SERIES_HEADER = f"{HEADER},name_zh,tier,observed_at"
+
+
+def test_a_tier_column_stores_member_prices_beside_the_list_price(chinese_platforms):
+    """AutoDL, 2026-10-04 (libtv 03): RTX 4090 list 1.98, member 1.88 (95 % of list)."""
+    text = (
+        f"{SERIES_HEADER}\n"
+        "adl-4090,RTX 4090 24GB,RTX 4090,1,hour,1.98,CNY,,list,2026-10-04\n"
+        "adl-4090,RTX 4090 24GB,RTX 4090,1,hour,1.88,CNY,,member,2026-10-04\n"
+    )
+    report = run(text, "native", chinese_platforms["autodl"])
+
+    assert report.ok, report.errors
+    prices = PriceObservation.objects.current().order_by("tier")
+    assert [(p.tier, p.amount) for p in prices] == [
+        ("list", Decimal("1.98")),
+        ("member", Decimal("1.88")),
+    ]
+
+
+def test_a_dated_series_in_one_file_becomes_history_in_date_order(chinese_platforms):
+    """RunPod Secure H100 SXM (runpod.io/pricing): 3.49 on 2026-09-25, 3.99 on 2026-11-09; the
+    same 3.99 listed again on 2026-11-15 only moves its last sighting."""
+    text = (
+        f"{SERIES_HEADER}\n"
+        "rp-h100,H100 SXM,H100 SXM,1,hour,3.99,USD,,,2026-11-15\n"
+        "rp-h100,H100 SXM,H100 SXM,1,hour,3.49,USD,,,2026-09-25\n"
+        "rp-h100,H100 SXM,H100 SXM,1,hour,3.99,USD,,,2026-11-09\n"
+    )
+    report = run(text, "native", chinese_platforms["autodl"], day=DAY_2)
+
+    assert report.ok, report.errors
+    assert (report.created, report.prices_added) == (1, 2)
+    history = PriceObservation.objects.order_by("observed_at")
+    assert [p.amount for p in history] == [Decimal("3.49"), Decimal("3.99")]
+    assert history.last().last_seen_at == observed_at_value("2026-11-15")
+    # The same file again changes nothing.
+    again = run(text, "native", chinese_platforms["autodl"], day=DAY_2)
+    assert (again.prices_added, PriceObservation.objects.count()) == (0, 2)
+
+
+def test_a_series_after_a_stored_price_is_compared_with_the_latest_before_each_date(
+    chinese_platforms,
+):
+    autodl = chinese_platforms["autodl"]
+    run(f"{SERIES_HEADER}\nk,K,RTX 4090,1,hour,2.19,CNY,,,2026-04-29\n", "native", autodl)
+    text = (
+        f"{SERIES_HEADER}\n"
+        "k,K,RTX 4090,1,hour,2.19,CNY,,,2026-06-01\n"
+        "k,K,RTX 4090,1,hour,1.98,CNY,,,2026-10-04\n"
+    )
+    report = run(text, "native", autodl, day=DAY_2)
+
+    assert (report.prices_added, report.prices_seen) == (1, 1)
+    first, second = PriceObservation.objects.order_by("observed_at")
+    assert first.last_seen_at == observed_at_value("2026-06-01")
+    assert second.amount == Decimal("1.98")
+
+
+def test_two_prices_for_one_unit_tier_and_date_are_an_error(chinese_platforms):
+    text = (
+        f"{SERIES_HEADER}\n"
+        "k,K,RTX 4090,1,hour,1.98,CNY,,member,2026-10-04\n"
+        "k,K,RTX 4090,1,hour,1.88,CNY,,member,2026-10-04\n"
+    )
+    report = run(text, "native", chinese_platforms["autodl"])
+
+    assert [(p.line, p.reason) for p in report.errors] == [(3, "duplicate price")]
+    assert report.errors[0].message == (
+        "a hour member price dated 2026-10-04 for 'k' is already on line 2"
+    )
+
+
+def test_a_per_second_price_is_stored_as_listed(chinese_platforms):
+    """Modal's T4: $0.000164 a second (modal.com/pricing), six decimal places."""
+    text = f"{HEADER}\nmd-t4,NVIDIA T4,T4,1,second,0.000164,USD\n"
+    run(text, "native", chinese_platforms["autodl"])
+
+    price = PriceObservation.objects.get()
+    assert (price.unit, price.amount) == ("second", Decimal("0.000164"))
+    assert price.offering.accelerator.slug == "t4-16gb"
+
+
+def test_name_zh_is_stored_and_kept_when_a_later_file_leaves_it_empty(chinese_platforms):
+    autodl = chinese_platforms["autodl"]
+    run(
+        f"{SERIES_HEADER}\nk,RTX 4090 spot,RTX 4090,1,hour,1.19,CNY,RTX 4090 抢占式,,\n",
+        "native",
+        autodl,
+    )
+    run(f"{SERIES_HEADER}\nk,RTX 4090 spot,RTX 4090,1,hour,1.19,CNY,,,\n", "native", autodl)
+
+    assert Offering.objects.get().name_zh == "RTX 4090 抢占式"
+
+
+# --- a platform's whole price page: storage and no-GPU-mode rows ---------------------------------
+
+PAGE_HEADER = (
+    "record,offering_key,name,name_zh,accelerator,gpu_count,storage_kind,free_gb,"
+    "billed_when_stopped,billing_unit,amount,currency,observed_at,source_url"
+)
+
+
+def test_storage_and_no_gpu_rows_are_priced_beside_the_offerings(chinese_platforms):
+    """AutoDL's page (libtv 03, 2026-10-04): the 4090 at 1.98 an hour, file storage above 20 GB
+    at ¥0.01 per GB-day, no-GPU mode at ¥0.10 an hour."""
+    text = (
+        f"{PAGE_HEADER}\n"
+        ",adl-4090,RTX 4090 24GB,,RTX 4090,1,,,,hour,1.98,CNY,2026-10-04,https://www.autodl.com/home\n"
+        "storage,,File storage,文件存储,,,shared,20,true,gb_day,0.01,CNY,2026-10-04,\n"
+        "no_gpu_mode,,0.5 vCPU and 2 GB RAM,0.5 vCPU、2 GB 内存,,,,,,hour,0.10,CNY,2026-10-04,\n"
+    )
+    report = run(text, "native", chinese_platforms["autodl"])
+
+    assert report.ok, report.errors
+    assert (report.created, report.platform_prices_added) == (1, 2)
+    assert "storage and no-GPU-mode prices added 2" in report.summary_lines()
+    storage = StoragePrice.objects.get()
+    assert (storage.kind, storage.unit, storage.amount, storage.free_gb) == (
+        "shared",
+        "gb_day",
+        Decimal("0.01"),
+        20,
+    )
+    assert (storage.billed_when_stopped, storage.notes_zh) == (True, "文件存储")
+    assert storage.source.kind == "import"
+    idle = IdleModePrice.objects.get()
+    assert (idle.unit, idle.amount, idle.description) == (
+        "hour",
+        Decimal("0.1"),
+        "0.5 vCPU and 2 GB RAM",
+    )
+    # Importing the page again adds nothing; a new storage price on a later date is history.
+    assert run(text, "native", chinese_platforms["autodl"]).platform_prices_added == 0
+    later = text.replace("gb_day,0.01,CNY,2026-10-04", "gb_day,0.012,CNY,2026-11-01")
+    assert run(later, "native", chinese_platforms["autodl"], day=DAY_2).platform_prices_added == 1
+    assert StoragePrice.objects.count() == 2
+
+
+def test_storage_rows_are_checked_like_price_rows(chinese_platforms):
+    text = (
+        f"{PAGE_HEADER}\n"
+        "storage,,Disk,,,,tape,,,gb_day,0.01,CNY,,\n"
+        "storage,,Disk,,RTX 4090,,data_disk,,,gb_day,0.01,CNY,,\n"
+        "storage,,Disk,,,,data_disk,,,hour,0.01,CNY,,\n"
+        "rent,,Disk,,,,data_disk,,,gb_day,0.01,CNY,,\n"
+        ",k,K,,RTX 4090,1,data_disk,,,hour,1.88,CNY,,\n"
+    )
+    report = run(text, "native", chinese_platforms["autodl"])
+
+    assert [(p.line, p.message) for p in report.errors] == [
+        (2, "storage_kind must be one of system_disk, data_disk, shared, not 'tape'"),
+        (3, "a storage row leaves accelerator empty"),
+        (4, "billing_unit must be one of gb_hour, gb_day, gb_month, tb_month, not 'hour'"),
+        (5, "record must be one of offering, storage, no_gpu_mode, not 'rent'"),
+        (6, "an offering row leaves storage_kind empty"),
+    ]
+    assert not StoragePrice.objects.exists() and not Offering.objects.exists()
+
+
+def test_a_different_storage_price_for_a_stored_moment_is_an_error(chinese_platforms):
+    text = f"{PAGE_HEADER}\nstorage,,Disk,,,,data_disk,,,gb_day,0.01,CNY,2026-10-04,\n"
+    run(text, "native", chinese_platforms["autodl"])
+    report = run(text.replace("0.01", "0.02"), "native", chinese_platforms["autodl"])
+
+    assert [p.reason for p in report.errors] == ["conflicting price"]
+    assert StoragePrice.objects.get().amount == Decimal("0.01")

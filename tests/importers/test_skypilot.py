@@ -8,7 +8,7 @@ import pytest
 
 from platforms.importers.rows import RowError
 from platforms.importers.skypilot import gpu_info, memory_per_gpu_gib, parse
-from platforms.models import Accelerator, AcceleratorAlias, Offering, PriceObservation, Source
+from platforms.models import Offering, PriceObservation, Source
 
 from .conftest import run, sample
 
@@ -29,17 +29,12 @@ def test_the_lambda_sample_imports_the_gpu_instances_and_counts_the_rest(lambda_
 
     assert report.ok and report.applied
     assert report.total_rows == 408
-    # 15 GPU instance types the accelerator table knows, in 17 regions each.
-    assert report.created == 255
-    assert Offering.objects.filter(platform=lambda_cloud).count() == 255
-    assert PriceObservation.objects.count() == 255
-    assert report.skipped_by_reason() == [
-        ("unknown accelerator 'A6000' with 48 GiB per GPU", 51, "70-120"),
-        ("CPU-only instance (no GPU)", 34, "2-35"),
-        ("unknown accelerator 'V100' with 16 GiB per GPU", 34, "36-69"),
-        ("unknown accelerator 'RTX6000' with 24 GiB per GPU", 17, "206-222"),
-        ("unknown accelerator 'GH200' with 96 GiB per GPU", 17, "393-409"),
-    ]
+    # Every one of the 22 GPU instance types, in 17 regions each: the A6000, V100, RTX6000
+    # (Quadro RTX 6000) and GH200 rows resolve since the table has those cards.
+    assert report.created == 374
+    assert Offering.objects.filter(platform=lambda_cloud).count() == 374
+    assert PriceObservation.objects.count() == 374
+    assert report.skipped_by_reason() == [("CPU-only instance (no GPU)", 34, "2-35")]
     assert not Offering.objects.filter(external_id__startswith="cpu_").exists()
 
 
@@ -53,6 +48,10 @@ def test_the_lambda_sample_imports_the_gpu_instances_and_counts_the_rest(lambda_
         ("gpu_8x_a100_80gb_sxm4@us-east-1", "a100-80gb", 8, 240, "1800.0", "22.3200"),
         ("gpu_1x_b200_sxm6@us-east-1", "b200-180gb", 1, 26, "360.0", "6.9900"),
         ("gpu_1x_a10@us-east-1", "a10-24gb", 1, 30, "200.0", "1.2900"),
+        ("gpu_8x_v100@us-east-1", "v100-16gb", 8, 92, "448.0", "6.32"),
+        ("gpu_1x_rtx6000@us-east-1", "quadro-rtx-6000-24gb", 1, 14, "46.0", "0.69"),
+        ("gpu_4x_a6000@us-east-1", "rtx-a6000-48gb", 4, 56, "400.0", "4.36"),
+        ("gpu_1x_gh200@us-east-1", "gh200-96gb", 1, 64, "432.0", "2.29"),
     ],
 )
 def test_hand_checked_lambda_rows_become_these_offerings_and_prices(
@@ -177,21 +176,13 @@ def test_without_the_gib_rule_the_runpod_rows_would_match_no_accelerator(runpod)
 # --- AWS -----------------------------------------------------------------------------------------
 
 
-@pytest.fixture
-def h100_is_sxm(accelerators):
-    """AWS p5 is the SXM H100; the seed table leaves a bare "H100" ambiguous (PCIe or SXM)."""
-    AcceleratorAlias.objects.create(
-        accelerator=Accelerator.objects.get(slug="h100-sxm-80gb"), alias="H100", normalised="h100"
-    )
-
-
 def test_aws_prices_are_per_instance_of_eight_gpus(aws):
     run(sample(AWS), "skypilot", aws)
 
     p4d = Offering.objects.get(external_id="p4d.24xlarge@us-east-1")
     assert (p4d.accelerator.slug, p4d.gpu_count, p4d.vcpus) == ("a100-40gb", 8, 96)
-    # 21.957642 USD per instance-hour (stored to 4 places), not per GPU.
-    assert price_of(p4d).amount == Decimal("21.9576")
+    # 21.957642 USD per instance-hour (stored to 6 places, as listed), not per GPU.
+    assert price_of(p4d).amount == Decimal("21.957642")
     assert p4d.ram_gib == Decimal("1152.0")
 
 
@@ -220,7 +211,7 @@ def test_aws_rows_without_a_price_are_skipped_with_their_reason_and_lines(aws):
     assert not Offering.objects.filter(external_id__startswith="p5e.").exists()
 
 
-def test_an_empty_aws_spot_price_makes_no_spot_offering(aws, h100_is_sxm):
+def test_an_empty_aws_spot_price_makes_no_spot_offering(aws):
     run(sample(AWS), "skypilot", aws)
 
     # p5.4xlarge in us-east-1: six zones, all with an empty SpotPrice.
@@ -231,15 +222,15 @@ def test_an_empty_aws_spot_price_makes_no_spot_offering(aws, h100_is_sxm):
     )
 
 
-def test_without_an_alias_the_aws_h100_is_reported_as_ambiguous_not_guessed(aws):
+def test_the_aws_h100_whose_form_is_not_stated_is_kept_on_the_form_not_stated_row(aws):
+    """AWS's catalog names the p5 GPU "H100" with no PCIe/SXM word: the row is kept, on the H100
+    row whose figures are the lower of the two forms, not guessed as SXM nor dropped."""
     report = run(sample(AWS), "skypilot", aws)
 
-    reasons = {reason: (n, lines) for reason, n, lines in report.skipped_by_reason()}
-    ambiguous = "ambiguous accelerator 'H100' with 80 GiB per GPU: could be h100-pcie-80gb, " + (
-        "h100-sxm-80gb"
-    )
-    assert reasons[ambiguous] == (53, "125-177")
-    assert not Offering.objects.filter(external_id__startswith="p5.").exists()
+    assert not any("H100" in reason for reason, _n, _lines in report.skipped_by_reason())
+    p5 = Offering.objects.filter(external_id__startswith="p5.")
+    assert p5.exists()
+    assert set(p5.values_list("accelerator__slug", flat=True)) == {"h100-80gb"}
 
 
 def test_the_extra_arch_column_is_ignored_and_columns_are_found_by_name(aws):

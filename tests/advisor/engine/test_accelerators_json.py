@@ -108,10 +108,34 @@ def test_aliases_are_unique_across_accelerators_after_normalising(rows) -> None:
             assert owner.setdefault(key, row["slug"]) == row["slug"], (label, owner[key])
 
 
-def test_ambiguous_bare_names_are_not_aliases(rows) -> None:
-    """Bare "A100" (40 or 80 GB) and "H100" (SXM or PCIe) are resolved by importers with memory."""
-    labels = {normalise_name(a) for row in rows for a in row["aliases"]}
-    assert {"a100", "h100"}.isdisjoint(labels)
+def test_bare_names_are_aliases_only_of_their_form_not_stated_rows(rows) -> None:
+    """Bare "A100" (40 or 80 GB), "H100" (SXM or PCIe) and "V100" (16 or 32 GB) name rows of their
+    own whose figures are the lower of the forms they may be, never one of the forms: a listing
+    that does not say is planned on what every form can do (NVIDIA H100 datasheet: SXM 3,350 GB/s
+    and 989 dense BF16 TFLOPS, PCIe 2,000 GB/s and 756)."""
+    owner = {normalise_name(a): row["slug"] for row in rows for a in row["aliases"]}
+    assert owner["a100"] == "a100-memory-not-stated"
+    assert owner["h100"] == "h100-80gb"
+    assert owner["v100"] == "v100-memory-not-stated"
+    by_slug = {row["slug"]: row for row in rows}
+    for unstated, forms in {
+        "h100-80gb": ("h100-sxm-80gb", "h100-pcie-80gb"),
+        "a100-memory-not-stated": ("a100-40gb", "a100-80gb"),
+        "v100-memory-not-stated": ("v100-16gb", "v100-32gb"),
+    }.items():
+        for figure in ("vram_gib", "memory_bandwidth_gbps", "bf16_tflops", "fp32_tflops"):
+            lowest = min(by_slug[form][figure] for form in forms)
+            assert by_slug[unstated][figure] == lowest, (unstated, figure)
+
+
+def test_a_model_whose_name_extends_another_is_a_row_of_its_own(rows) -> None:
+    """L40 and L40S are different cards (NVIDIA's L40/L40S datasheet: 181.05 against 362.05 dense
+    BF16 TFLOPS, 300 against 350 W): neither name is an alias of the other."""
+    by_slug = {row["slug"]: row for row in rows}
+    l40, l40s = by_slug["l40-48gb"], by_slug["l40s-48gb"]
+    assert (l40["bf16_tflops"], l40["tdp_w"]) == (181.05, 300)
+    assert (l40s["bf16_tflops"], l40s["tdp_w"]) == (362.05, 350)
+    assert "l40" not in {normalise_name(a) for a in l40s["aliases"]}
 
 
 def test_mig_profiles_are_consistent_with_the_slots(rows) -> None:
@@ -218,13 +242,13 @@ def test_names_resolve_case_and_separator_insensitively(name: str, slug: str) ->
 
 def test_an_unknown_name_names_the_field_and_lists_close_matches() -> None:
     with pytest.raises(InvalidWorkload) as caught:
-        resolve_accelerator("A100", load_accelerators(), field="tasks[0].on.accelerator")
+        resolve_accelerator("A100 48G", load_accelerators(), field="tasks[0].on.accelerator")
     assert caught.value.field == "tasks[0].on.accelerator"
     assert caught.value.code is Code.UNKNOWN_ACCELERATOR_DID_YOU_MEAN
-    assert caught.value.detail.params["name"] == "A100"
+    assert caught.value.detail.params["name"] == "A100 48G"
     suggestions = caught.value.detail.params["suggestions"]
     assert isinstance(suggestions, tuple) and {"a100-40gb", "a100-80gb"} <= set(suggestions)
-    assert caught.value.message.startswith("unknown accelerator 'A100'; did you mean ")
+    assert caught.value.message.startswith("unknown accelerator 'A100 48G'; did you mean ")
 
 
 def test_an_unknown_name_with_nothing_close_has_no_hint() -> None:
@@ -240,7 +264,8 @@ def test_an_unknown_name_with_nothing_close_has_no_hint() -> None:
 def test_unambiguous_catalog_names_from_the_skypilot_samples_resolve() -> None:
     """AcceleratorName values with one meaning in shared/data/skypilot-v8-*-vms.csv.
 
-    Bare "A100" and "H100" are ambiguous there: Lambda sells H100 PCIe and SXM5 both as "H100".
+    Bare "A100" and "H100" name the "not stated" rows (Lambda sells H100 PCIe and SXM5 both as
+    "H100"): importers pick a form from the instance type or memory first.
     """
     accelerators = load_accelerators()
     resolved = {

@@ -151,7 +151,7 @@ def test_a_card_without_a_bandwidth_figure_gives_a_warning_not_a_number() -> Non
 @pytest.mark.parametrize(
     ("on", "field"),
     [
-        ({"accelerator": "A100"}, "tasks[0].on.accelerator"),
+        ({"accelerator": "A100 48G"}, "tasks[0].on.accelerator"),
         ({"accelerator": "a100-80gb", "mig_profile": "3g.20gb"}, "tasks[0].on.mig_profile"),
         ({"accelerator": "l40s-48gb", "mig_profile": "1g.10gb"}, "tasks[0].on.mig_profile"),
     ],

@@ -231,7 +231,7 @@ def errors() -> Iterator[AdvisorError]:
         with pytest.raises(AdvisorError) as caught:
             parse_scenario(data)
         yield caught.value
-    for name in ("A100", "zzz"):
+    for name in ("A100 48G", "zzz"):
         with pytest.raises(AdvisorError) as caught:
             resolve_accelerator(name, ACCELERATORS)
         yield caught.value
