@@ -1,11 +1,17 @@
-"""Loads the seed catalogue (fixtures/accelerators.json and fixtures/catalogue.json).
+"""Loads the seed catalogue: fixtures/accelerators.json, fixtures/catalogue.json, and the sourced
+price files in fixtures/prices-2026/ (native CSV, imported through the same `offers_import` as any
+price file, so their dated rows become real price history; fixtures/prices-2026/README.md says
+where each row came from).
 
 Idempotent and conservative: rows are looked up by their natural keys and created when missing;
-existing rows are never overwritten, so staff edits survive a second `make run`.
+existing rows are never overwritten, so staff edits survive a second `make run`. A price file is
+imported once per version of its content (its import Source names the file and a hash of it), so
+a second run does not re-state its values over staff edits, and a changed file is imported again.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass, field
 from datetime import date, datetime
@@ -15,10 +21,12 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
+from django.utils import timezone
 
 from .models import (
     Accelerator,
     AcceleratorAlias,
+    BillingRules,
     ExchangeRate,
     MigProfile,
     Offering,
@@ -31,6 +39,14 @@ from .models import (
 )
 
 FIXTURES = Path(settings.BASE_DIR) / "fixtures"
+# The sourced 2026 price files, in the order they are imported: older observations first, so each
+# later file's prices become history after them (fixtures/prices-2026/README.md).
+PRICE_FILES = (
+    "prices-2026/history.csv",
+    "prices-2026/latest.csv",
+    "prices-2026/needs-accelerators.csv",
+    "prices-2026/platform-prices.csv",
+)
 ACCELERATOR_SOURCE = {
     "title": "GPU specification table: public datasheets, NVIDIA MIG guide, measured NCCL figures",
     "title_zh": "GPU 规格表：公开数据手册、NVIDIA MIG 指南、实测 NCCL 数据",
@@ -46,9 +62,9 @@ ACCELERATOR_SOURCE = {
 class SeedReport:
     created: dict[str, int] = field(default_factory=dict)
 
-    def add(self, kind: str, was_created: bool) -> None:
-        if was_created:
-            self.created[kind] = self.created.get(kind, 0) + 1
+    def add(self, kind: str, was_created: bool, count: int = 1) -> None:
+        if was_created and count:
+            self.created[kind] = self.created.get(kind, 0) + count
 
     def __str__(self) -> str:
         if not self.created:
@@ -59,6 +75,10 @@ class SeedReport:
 
 def _date(value: str | None) -> date | None:
     return date.fromisoformat(value) if value else None
+
+
+def _decimal(value: str | None) -> Decimal | None:
+    return Decimal(value) if value else None
 
 
 def load_accelerators(report: SeedReport, path: Path | None = None) -> dict[str, Accelerator]:
@@ -223,6 +243,8 @@ def _offering(
             "disk_gb": row.get("disk_gb"),
             "delivery_form": row["delivery_form"],
             "sharing_mode": row.get("sharing_mode", "exclusive"),
+            "pooled_vram_gib": _decimal(row.get("pooled_vram_gib")),
+            "mig_profile": row.get("mig_profile", ""),
             "interconnect": row.get("interconnect", "pcie"),
             "network": row.get("network", ""),
             "network_gbps": row.get("network_gbps"),
@@ -242,11 +264,75 @@ def _offering(
             defaults={
                 "amount": Decimal(price["amount"]),
                 "currency": price["currency"],
+                "tier": price.get("tier", "list"),
                 "last_seen_at": observed_at,
                 "source": sources[price["source"]],
             },
         )
         report.add("prices", created)
+
+
+BILLING_FIELDS = (
+    "metering_seconds",
+    "min_charge_currency",
+    "startup_billed",
+    "idle_mode",
+    "storage_billed_while_stopped",
+    "release_after_stopped_days",
+    "release_after_expiry_days",
+    "system_disk_kept_on_delete",
+    "idle_shutdown_seconds",
+    "credit_name",
+    "credit_name_en",
+    "notes",
+    "notes_zh",
+)
+
+
+def _billing_rules(row: dict[str, Any], sources: dict[str, Source], report: SeedReport) -> None:
+    defaults: dict[str, Any] = {
+        name: row[name] for name in BILLING_FIELDS if row.get(name) is not None
+    }
+    if row.get("min_charge") is not None:
+        defaults["min_charge"] = Decimal(row["min_charge"])
+    _, created = BillingRules.objects.get_or_create(
+        platform=Platform.objects.get(slug=row["platform"]),
+        defaults={**defaults, "source": sources[row["source"]]},
+    )
+    report.add("billing rules", created)
+
+
+class SeedError(RuntimeError):
+    """A committed seed file that does not import cleanly: a bug in the repository's data."""
+
+
+def load_price_file(name: str, report: SeedReport) -> None:
+    """Import one native-CSV price file through `offers_import`, once per version of its content.
+
+    Strict: an accelerator the table lacks is an error, so every sourced row is loaded or the
+    seed fails loudly.
+    """
+    # Imported here: the importers import the models, and this module is imported by apps early.
+    from .importers import offers_import
+
+    path = FIXTURES / name
+    data = path.read_bytes()
+    label = f"fixtures/{name}@{hashlib.sha256(data).hexdigest()[:8]}"
+    if Source.objects.filter(title__startswith=f"Import of {label} ").exists():
+        return
+    result = offers_import(
+        text=data.decode("utf-8"),
+        fmt="native",
+        filename=label,
+        observed_at=timezone.now(),
+        strict=True,
+    )
+    if not result.ok:
+        problems = "; ".join(str(problem) for problem in result.errors[:10])
+        raise SeedError(f"{name} does not import: {problems}")
+    report.add("offerings", True, result.created)
+    report.add("prices", True, result.prices_added)
+    report.add("storage and no-GPU-mode prices", True, result.platform_prices_added)
 
 
 @transaction.atomic
@@ -259,6 +345,10 @@ def load_seed(catalogue: Path | None = None, accelerators: Path | None = None) -
         platform = _platform(row, sources, report)
         for offering in row.get("offerings", []):
             _offering(platform, offering, accelerator_rows, sources, report)
+    for rules in data.get("billing_rules", []):
+        _billing_rules(rules, sources, report)
+    for name in PRICE_FILES:
+        load_price_file(name, report)
     for rate in data.get("exchange_rates", []):
         _, created = ExchangeRate.objects.get_or_create(
             base=rate["base"],

@@ -6,7 +6,9 @@ from django.contrib.auth.models import User
 
 from platforms.models import Offering
 
-TRACES = """el => el.data.map(t => ({offering: t.meta.offering, unit: t.meta.unit, y: t.y}))"""
+TRACES = """el => el.data.map(t => ({
+    offering: t.meta.offering, unit: t.meta.unit, tier: t.meta.tier, y: t.y
+}))"""
 
 
 def test_the_price_history_chart_renders(page):
@@ -37,7 +39,14 @@ def test_a_price_entered_in_the_admin_appears_on_the_history_chart(page):
     chart = page.locator("#price-history-chart")
     chart.locator(".main-svg").first.wait_for()
     traces = chart.evaluate(TRACES)
-    (hourly,) = [t for t in traces if t["offering"] == offering.pk and t["unit"] == "hour"]
-    # The seed's 2.19 and 1.88, then the new price (held until now).
-    assert hourly["y"][:3] == [2.19, 1.88, 1.66]
+    (hourly,) = [
+        t
+        for t in traces
+        if t["offering"] == offering.pk and t["unit"] == "hour" and t["tier"] == "list"
+    ]
+    # The seed's list prices 2.19 (2026-04) and 1.98 (2026-10-04), then the new price (held until
+    # now); the member price 1.88 is a line of its own.
+    assert hourly["y"][:3] == [2.19, 1.98, 1.66]
     assert hourly["y"][-1] == 1.66
+    (member,) = [t for t in traces if t["offering"] == offering.pk and t["tier"] == "member"]
+    assert member["y"][0] == 1.88

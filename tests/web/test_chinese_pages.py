@@ -21,6 +21,7 @@ shows it.
 
 from __future__ import annotations
 
+import functools
 import re
 import warnings
 from html.parser import HTMLParser
@@ -32,6 +33,7 @@ from django.urls import reverse
 from django.utils.deprecation import RemovedInDjango60Warning
 
 from advisor import presets
+from advisor.engine.hardware import load_accelerators
 from advisor.engine.presets import MODEL_PRESETS, PRESET_INFO
 from platforms.models import Accelerator, AcceleratorAlias, MigProfile, Platform
 from tests.conftest import NOW
@@ -58,6 +60,7 @@ TECHNICAL_TERMS = {
 # Names the catalogue's texts cite that are not platforms, accelerators or model presets.
 NAMES = {
     "NVIDIA",
+    "HGX",  # NVIDIA's 8-GPU board ("NVIDIA HGX H100 (8 GPUs)", CoreWeave's and Nebius' names)
     "GitHub",
     "CFETS",  # the China Foreign Exchange Trade System, source of the exchange rates
     "Korthikanti",  # the activation-memory formula's author (Korthikanti et al., 2022)
@@ -152,6 +155,8 @@ def catalogue_names() -> list[str]:
     names.update(Accelerator.objects.values_list("name", flat=True))
     names.update(Accelerator.objects.values_list("vendor", flat=True))
     names.update(AcceleratorAlias.objects.values_list("alias", flat=True))
+    # Every alias as the table writes it: the database keeps one spelling per normalised form.
+    names.update(alias for spec in load_accelerators().values() for alias in spec.aliases)
     names.update(MigProfile.objects.values_list("name", flat=True))
     names.update(MODEL_PRESETS)
     names.update(info.name for info in PRESET_INFO.values())
@@ -171,9 +176,15 @@ def is_symbol(word: str, before: str) -> bool:
     )
 
 
+@functools.lru_cache(maxsize=4)
+def _names_pattern(names: tuple[str, ...]) -> re.Pattern[str]:
+    # Longest first, and never inside a longer word: the alias "T4" is not the "T4" of "INT4".
+    alternatives = "|".join(re.escape(name) for name in names)
+    return re.compile(rf"(?<![A-Za-z0-9])(?:{alternatives})(?![A-Za-z0-9])")
+
+
 def english_words(block: str, names: list[str]) -> list[str]:
-    for name in names:
-        block = block.replace(name, " ")
+    block = _names_pattern(tuple(names)).sub(" ", block)
     words = []
     for match in LATIN_WORD.finditer(block):
         word = match.group()
