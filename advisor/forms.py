@@ -25,7 +25,7 @@ from advisor.engine import vocab
 from advisor.engine.presets import MODEL_PRESETS, PRESET_INFO
 from advisor.engine.scenario import MAX_TASKS
 from platforms import choices
-from platforms.models import Platform
+from platforms.models import Platform, PriceTier
 
 # The closed sets come from advisor/engine/vocab.py, labelled in platforms/choices.py.
 KIND_CHOICES = choices.TaskKind.choices
@@ -290,6 +290,16 @@ class ConstraintsForm(forms.Form):
         help_text=_("Datasets and checkpoints, priced with each platform's storage."),
         **_number(),
     )
+    price_tier = forms.ChoiceField(
+        label=_("Your price tier"),
+        required=False,
+        choices=PriceTier.choices,
+        initial=PriceTier.LIST,
+        help_text=_(
+            "Member, student or enterprise prices where a platform states them; list prices "
+            "elsewhere."
+        ),
+    )
     platforms = forms.MultipleChoiceField(
         label=_("Platforms"),
         required=False,
@@ -326,6 +336,8 @@ class ConstraintsForm(forms.Form):
             out["deadline_hours"] = d["deadline_hours"]
         if d["storage_gb"]:
             out["storage_gb"] = d["storage_gb"]
+        if d.get("price_tier") and d["price_tier"] != PriceTier.LIST:
+            out["price_tier"] = d["price_tier"]
         for key in self.CHECKBOXES:
             if d[key]:
                 out[key] = True

@@ -2,20 +2,21 @@
 engine. Views, the API and the `advise` command all come through here (one code path).
 
 Query budget per call, whatever the size of the catalogue: accelerators (3: rows, aliases, MIG
-profiles), platforms, offerings, current prices and their sources (4), exchange rates (1), storage
-prices (1).
+profiles), platforms (with their billing rules and latest no-GPU-mode price), offerings, current
+prices and their sources (4), exchange rates (1), storage prices (1).
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
+from decimal import Decimal
 from typing import Any, cast
 
 from django.conf import settings
-from django.db.models import Prefetch
+from django.db.models import OuterRef, Prefetch, Subquery
 from django.utils import timezone
 
 from advisor.engine import vocab
@@ -27,6 +28,7 @@ from advisor.engine.ranking import Advice, advise
 from advisor.engine.scenario import parse_scenario
 from advisor.engine.types import (
     AcceleratorSpec,
+    BillingRulesSpec,
     ExchangeRateSpec,
     OfferingSpec,
     PriceSpec,
@@ -36,7 +38,9 @@ from advisor.engine.types import (
 from platforms.models import (
     Accelerator,
     AcceleratorAlias,
+    BillingRules,
     ExchangeRate,
+    IdleModePrice,
     MigProfile,
     Offering,
     Platform,
@@ -105,9 +109,19 @@ def accelerator_specs() -> dict[str, AcceleratorSpec]:
 
 
 def _price_spec(
-    row: dict[str, Any], sources: Mapping[int, tuple[str, str]], stale_before: datetime
+    row: dict[str, Any],
+    sources: Mapping[int, tuple[str, str]],
+    stale_before: datetime,
+    rules: BillingRulesSpec | None = None,
 ) -> PriceSpec:
     label, kind = sources[row["source_id"]]
+    # The platform's metering step and minimum charge apply to its pay-as-you-go prices; prepaid
+    # plans are bought in whole units (docs/billing-rules.md).
+    granularity, min_charge = None, Decimal("0")
+    if rules is not None and vocab.BillingUnit(row["unit"]).metered:
+        granularity = rules.metering_seconds
+        if rules.min_charge is not None and rules.min_charge_currency == row["currency"]:
+            min_charge = rules.min_charge
     return PriceSpec(
         unit=row["unit"],
         amount=row["amount"],
@@ -116,6 +130,47 @@ def _price_spec(
         source=label,
         source_kind=kind,
         stale=row["last_seen_at"] < stale_before,
+        granularity_seconds=granularity,
+        min_charge=min_charge,
+        tier=vocab.PriceTier(row["tier"]),
+    )
+
+
+def _tier_prices(rows: list[dict[str, Any]], tier: str) -> list[dict[str, Any]]:
+    """Per billing unit, the renter's tier's price where the platform states one, else the list
+    price: an AutoDL member is quoted 1.88, anyone else 1.98."""
+    chosen: dict[str, dict[str, Any]] = {}
+    for row in rows:
+        kept = chosen.get(row["unit"])
+        if kept is None or (row["tier"] == tier and kept["tier"] != tier):
+            chosen[row["unit"]] = row
+    return list(chosen.values())
+
+
+def _billing_rules(platform: Platform) -> BillingRulesSpec | None:
+    """The platform's rules (read with it) and its latest no-GPU-mode price (annotated on it)."""
+    try:
+        rules = platform.billing_rules
+    except BillingRules.DoesNotExist:
+        return None
+    # idle_*: catalogue_platforms()' annotations on the platform query, not in the model's type.
+    idle = getattr(platform, "idle_amount", None), getattr(platform, "idle_unit", None)
+    currency = getattr(platform, "idle_currency", None)
+    return BillingRulesSpec(
+        metering_seconds=rules.metering_seconds,
+        min_charge=rules.min_charge,
+        min_charge_currency=rules.min_charge_currency,
+        startup_billed=rules.startup_billed,
+        idle_mode=rules.idle_mode,
+        idle_mode_price=idle[0],
+        idle_mode_unit=idle[1] or "",
+        idle_mode_currency=currency or "",
+        storage_billed_while_stopped=rules.storage_billed_while_stopped,
+        release_after_stopped_days=rules.release_after_stopped_days,
+        release_after_expiry_days=rules.release_after_expiry_days,
+        system_disk_kept_on_delete=rules.system_disk_kept_on_delete,
+        idle_shutdown_seconds=rules.idle_shutdown_seconds,
+        credit_name=rules.credit_name,
     )
 
 
@@ -136,7 +191,27 @@ _OFFERING_COLUMNS = (
     "interruptible",
     "region",
 )
-_PRICE_COLUMNS = ("offering_id", "unit", "amount", "currency", "last_seen_at", "source_id")
+_PRICE_COLUMNS = (
+    "offering_id",
+    "unit",
+    "tier",
+    "amount",
+    "currency",
+    "last_seen_at",
+    "source_id",
+)
+
+
+def catalogue_platforms() -> list[Platform]:
+    """Every platform with its billing rules and latest no-GPU-mode price: one query."""
+    idle = IdleModePrice.objects.filter(platform=OuterRef("pk")).order_by("-observed_at")
+    return list(
+        Platform.objects.select_related("source", "billing_rules").annotate(
+            idle_amount=Subquery(idle.values("amount")[:1]),
+            idle_unit=Subquery(idle.values("unit")[:1]),
+            idle_currency=Subquery(idle.values("currency")[:1]),
+        )
+    )
 
 
 def offering_specs(
@@ -144,29 +219,43 @@ def offering_specs(
     *,
     now: datetime,
     platforms: tuple[str, ...] = (),
+    tier: str = vocab.PriceTier.LIST,
+    catalogue: list[Platform] | None = None,
 ) -> list[OfferingSpec]:
     """Every listed offering with its current prices, as engine inputs.
 
     Plain rows, not model instances: a catalogue of 10,000 offerings is 10,000 specs, and building
     model instances for them (with platform, accelerator and source objects) cost over a second.
-    Four queries: platforms, offerings, current prices (driven per offering, not per
-    observation), and the sources those prices cite.
+    Four queries: platforms (with billing rules; none when `catalogue` is given), offerings,
+    current prices of the list and the renter's `tier` (driven per offering, not per
+    observation), and the sources those prices cite. Per offering and billing unit the tier's
+    price is used where there is one, else the list price.
     """
     offerings = Offering.objects.filter(is_active=True).order_by()
     if platforms:
         offerings = offerings.filter(platform__slug__in=platforms)
-    platform_of = {p.pk: p for p in Platform.objects.select_related("source")}
+    platform_of = {p.pk: p for p in (catalogue if catalogue is not None else catalogue_platforms())}
+    rules_of = {pk: _billing_rules(p) for pk, p in platform_of.items()}
     rows = list(offerings.values(*_OFFERING_COLUMNS))
     prices: dict[int, list[dict[str, Any]]] = defaultdict(list)
-    current = PriceObservation.objects.current_by_offering(offerings).order_by()
+    tiers = (vocab.PriceTier.LIST, tier)
+    current = PriceObservation.objects.current_by_offering(offerings, tiers=tiers).order_by()
     for price in current.values(*_PRICE_COLUMNS):
         prices[price["offering_id"]].append(price)
+    if tier != vocab.PriceTier.LIST:
+        prices = defaultdict(list, {pk: _tier_prices(group, tier) for pk, group in prices.items()})
     cited = Source.objects.in_bulk({p["source_id"] for group in prices.values() for p in group})
     sources = {pk: (str(source), source.kind) for pk, source in cited.items()}
     stale_before = vocab.stale_before(now, settings.PRICE_STALE_AFTER_DAYS)
     return [
         _offering_spec(
-            row, platform_of[row["platform_id"]], accelerators, prices, sources, stale_before
+            row,
+            platform_of[row["platform_id"]],
+            accelerators,
+            prices,
+            sources,
+            stale_before,
+            rules_of[row["platform_id"]],
         )
         for row in rows
     ]
@@ -179,6 +268,7 @@ def _offering_spec(
     prices: Mapping[int, list[dict[str, Any]]],
     sources: Mapping[int, tuple[str, str]],
     stale_before: datetime,
+    rules: BillingRulesSpec | None = None,
 ) -> OfferingSpec:
     accelerator = accelerators[row["accelerator__slug"]]
     nvlink = row["interconnect"] == "nvlink"
@@ -204,7 +294,10 @@ def _offering_spec(
         region=row["region"],
         retention_after_expiry=platform.retention_after_expiry,
         vendor_claim="vendor_claim" in (row["source__kind"], platform.source.kind),
-        prices=tuple(_price_spec(p, sources, stale_before) for p in prices.get(row["pk"], ())),
+        prices=tuple(
+            _price_spec(p, sources, stale_before, rules) for p in prices.get(row["pk"], ())
+        ),
+        billing_rules=rules,
     )
 
 
@@ -248,6 +341,8 @@ class Catalogue:
     offerings: list[OfferingSpec]
     rates: list[ExchangeRateSpec]
     storage: list[StoragePriceSpec]
+    # Every platform, slug -> name, so the advice can name those it could not price.
+    platforms: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -261,6 +356,13 @@ class AdviceReport:
     now: datetime
     advice: Advice | None = None
     no_fit: NoFit | None = None
+
+    @property
+    def unpriced_platforms(self) -> tuple[tuple[str, str], ...]:
+        """The platforms in scope with no current price, as (slug, name): said, not dropped."""
+        if self.advice is not None:
+            return self.advice.unpriced_platforms
+        return self.no_fit.unpriced_platforms if self.no_fit is not None else ()
 
 
 # Placements depend only on the tasks and the offering's shape, never on prices or time: one
@@ -280,11 +382,19 @@ def estimate_scenario(data: Any) -> Estimate:
 
 def load_catalogue(scenario: Scenario, *, now: datetime) -> Catalogue:
     accelerators = accelerator_specs()
+    platforms = catalogue_platforms()
     return Catalogue(
         accelerators=accelerators,
-        offerings=offering_specs(accelerators, now=now, platforms=scenario.constraints.platforms),
+        offerings=offering_specs(
+            accelerators,
+            now=now,
+            platforms=scenario.constraints.platforms,
+            tier=scenario.constraints.price_tier,
+            catalogue=platforms,
+        ),
         rates=exchange_rates(),
         storage=storage_specs(),
+        platforms={p.slug: str(p) for p in platforms},
     )
 
 
@@ -309,6 +419,7 @@ def advise_scenario(data: Any, *, now: datetime | None = None) -> AdviceReport:
             rates=catalogue.rates,
             storage_prices=catalogue.storage,
             stale_after_days=settings.PRICE_STALE_AFTER_DAYS,
+            platforms=catalogue.platforms,
         )
     except NoFit as error:
         return replace(report, no_fit=error)

@@ -24,7 +24,14 @@ from advisor import charts, forms, messages, presets
 from advisor.engine.billing import cents
 from advisor.engine.errors import AdvisorError
 from advisor.engine.estimate import Estimate
-from advisor.engine.ranking import TIE_FRACTION, Advice, Comparison, Recommendation, TaskServing
+from advisor.engine.ranking import (
+    TIE_FRACTION,
+    Advice,
+    Comparison,
+    Recommendation,
+    TaskServing,
+    unpriced_message,
+)
 from advisor.engine.serving import ServingEstimate
 from advisor.engine.types import GiB
 from advisor.engine.vocab import BillingUnit, CostBasis, PlacementMode
@@ -43,6 +50,8 @@ class Outcome:
     report: AdviceReport
     no_fit: str = ""
     checks: list[dict[str, Any]] = field(default_factory=list)
+    # The platforms in scope with no current price, named (the engine's PLATFORMS_NOT_PRICED).
+    unpriced: str = ""
 
 
 def _advise(form: forms.ScenarioForm) -> Outcome | None:
@@ -57,6 +66,9 @@ def _advise(form: forms.ScenarioForm) -> Outcome | None:
         outcome.no_fit = messages.render(report.no_fit.detail)
         if report.no_fit.field:
             form.add_engine_error(report.no_fit.field, outcome.no_fit)
+    unpriced = unpriced_message(report.unpriced_platforms)
+    if unpriced is not None:
+        outcome.unpriced = messages.render(unpriced)
     outcome.checks = presets.premise_checks(form.preset, scenario, report.estimate)
     return outcome
 

@@ -5,11 +5,13 @@
 use them, so the JSON is written once and documented by the same classes in the OpenAPI schema.
 Every reason, warning, note, formula, fit verdict and suggestion is `{"code", "params",
 "message"}` with the message in the active language (the API's `Accept-Language`, English by
-default); money is a string with two decimals, sizes are bytes.
+default); money is a string with two decimals (a price with the six it is stored with), sizes
+are bytes.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from decimal import ROUND_HALF_UP
 from typing import Any, TypedDict, cast
 
@@ -20,6 +22,7 @@ from advisor import messages
 from advisor.engine import vocab
 from advisor.engine.messages import Code, Message
 from platforms.choices import values
+from platforms.models import PriceObservation
 
 COMPONENTS = ("weights", "gradients", "optimizer", "activations", "kv_cache", "overhead")
 GiB = 2**30
@@ -32,6 +35,12 @@ class _Money(TypedDict):
 
 
 MONEY: _Money = {"max_digits": None, "decimal_places": 2, "rounding": ROUND_HALF_UP}
+# A price keeps the digits the catalogue stores it with (a per-second $0.000164, not $0.00).
+PRICE: _Money = {
+    "max_digits": None,
+    "decimal_places": PriceObservation._meta.get_field("amount").decimal_places,
+    "rounding": ROUND_HALF_UP,
+}
 
 
 class MessageSerializer(serializers.Serializer[Any]):
@@ -255,7 +264,7 @@ class PlanSerializer(serializers.Serializer[Any]):
     units = serializers.ListField(
         child=serializers.CharField(), help_text="The unit each instance is billed by."
     )
-    price = serializers.DecimalField(**MONEY, allow_null=True)
+    price = serializers.DecimalField(**PRICE, allow_null=True)
     basis = serializers.ChoiceField(
         choices=values(vocab.CostBasis), help_text="What `cost` covers: the whole job or a month."
     )
@@ -389,6 +398,15 @@ class RejectionSerializer(serializers.Serializer[Any]):
         return {"code": code.value, "message": messages.render(Message(code)), "count": count}
 
 
+class UnpricedPlatformSerializer(serializers.Serializer[Any]):
+    slug = serializers.CharField()
+    name = serializers.CharField()
+
+
+def unpriced_platforms(platforms: Sequence[tuple[str, str]]) -> list[dict[str, str]]:
+    return [{"slug": slug, "name": name} for slug, name in platforms]
+
+
 class AdviceReportSerializer(serializers.Serializer[Any]):
     """`POST /api/v1/advise/` and `manage.py advise`: the memory plan and the ranking."""
 
@@ -414,6 +432,18 @@ class AdviceReportSerializer(serializers.Serializer[Any]):
         help_text="Offering ids on the cost/time Pareto front.",
     )
     recommendations = RecommendationSerializer(many=True, source="advice.recommendations")
+    unpriced_platforms = serializers.SerializerMethodField(
+        help_text="Platforms in scope with no current price: not ranked, and said so."
+    )
+    unpriced = MessageSerializer(
+        source="advice.unpriced_message",
+        allow_null=True,
+        help_text="The note naming them (code platforms_not_priced); null when there are none.",
+    )
+
+    @extend_schema_field(UnpricedPlatformSerializer(many=True))
+    def get_unpriced_platforms(self, report: Any) -> list[dict[str, str]]:
+        return unpriced_platforms(report.advice.unpriced_platforms)
 
     @extend_schema_field(RejectionSerializer(many=True))
     def get_rejected(self, report: Any) -> list[dict[str, object]]:

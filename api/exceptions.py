@@ -29,6 +29,7 @@ from rest_framework.settings import api_settings
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from advisor.engine.errors import AdvisorError, NoFit
+from advisor.engine.ranking import unpriced_message
 from advisor.messages import as_json, render
 
 NON_FIELD = api_settings.NON_FIELD_ERRORS_KEY
@@ -48,6 +49,8 @@ def _as_drf_exception(exc: Exception) -> Exception:
         cls = NothingFits if isinstance(exc, NoFit) else exceptions.ValidationError
         drf: exceptions.APIException = cls({exc.field or NON_FIELD: [text]})
         drf.engine_message = exc.detail  # type: ignore[attr-defined]
+        if isinstance(exc, NoFit):
+            drf.unpriced_platforms = exc.unpriced_platforms  # type: ignore[attr-defined]
         return drf
     if isinstance(exc, DjangoValidationError):
         return exceptions.ValidationError(as_serializer_error(exc))
@@ -122,6 +125,12 @@ def error_body(exc: exceptions.APIException, status_code: int) -> dict[str, Any]
     engine_message = getattr(exc, "engine_message", None)
     if engine_message is not None:
         body["detail"] = as_json(engine_message)
+    # Nothing fits: the platforms in scope that could not be priced at all, named.
+    unpriced = getattr(exc, "unpriced_platforms", None)
+    if unpriced is not None:
+        body["unpriced_platforms"] = [{"slug": slug, "name": name} for slug, name in unpriced]
+        note = unpriced_message(unpriced)
+        body["unpriced"] = None if note is None else as_json(note)
     return body
 
 

@@ -41,3 +41,6 @@ class InvalidWorkload(AdvisorError):
 
 class NoFit(AdvisorError):
     """The scenario is valid, but nothing in the given hardware or catalogue can run it."""
+
+    # Platforms in scope with no current price at all, as (slug, name) (ranking.advise).
+    unpriced_platforms: tuple[tuple[str, str], ...] = ()

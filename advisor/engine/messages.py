@@ -269,6 +269,7 @@ class Code(StrEnum):
     NO_FIT = "no_fit"
     NO_FIT_NO_OFFERINGS = "no_fit_no_offerings"
     NO_FIT_CLOSEST = "no_fit_closest"
+    PLATFORMS_NOT_PRICED = "platforms_not_priced"
     OFFERING_ON_PLATFORM = "offering_on_platform"
     # estimate on given hardware (`on`)
     FIT_MIG_NO_P2P = "fit_mig_no_p2p"
@@ -683,6 +684,9 @@ TEMPLATES: dict[Code, str] = {
         "None of %(total)s offerings can run this scenario (no offerings given)."
     ),
     Code.NO_FIT_CLOSEST: gettext_noop("%(head)s Closest miss (%(reason)s): %(miss)s"),
+    Code.PLATFORMS_NOT_PRICED: gettext_noop(
+        "No current price for %(count)s platform(s), so they are not ranked: %(platforms)s"
+    ),
     Code.REJECT_COUNT: gettext_noop("%(reason)s: %(count)s"),
     Code.OFFERING_ON_PLATFORM: gettext_noop("%(offering)s on %(platform)s: %(detail)s"),
     Code.FIT_MIG_NO_P2P: gettext_noop(

@@ -206,6 +206,23 @@ class Advice:
     objective: str
     as_of: datetime
     cost_basis: CostBasis = CostBasis.MONTH
+    # Platforms in scope with no current price at all, as (slug, name): not ranked, and said so.
+    unpriced_platforms: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def unpriced_message(self) -> Message | None:
+        return unpriced_message(self.unpriced_platforms)
+
+
+def unpriced_message(platforms: Sequence[tuple[str, str]]) -> Message | None:
+    """The note that names the platforms nothing could be priced on (PLATFORMS_NOT_PRICED)."""
+    if not platforms:
+        return None
+    return msg(
+        Code.PLATFORMS_NOT_PRICED,
+        count=len(platforms),
+        platforms=tuple(name for _slug, name in platforms),
+    )
 
 
 @dataclass
@@ -385,15 +402,22 @@ def advise(
     stale_after_days: int = 30,
     limit: int = DEFAULT_LIMIT,
     placements: PlacementCache | None = None,
+    platforms: Mapping[str, str] | None = None,
 ) -> Advice:
     """Ranked recommendations for `scenario` over `offerings`; NoFit names the closest miss.
 
     `placements`: a cache the caller keeps across calls; without one, each call starts cold.
+    `platforms`: the catalogue's platforms (slug -> name), so that one without any offering is
+    reported as unpriced too; both the advice and NoFit list the platforms in scope that have no
+    current price (`unpriced_platforms`) instead of leaving them out silently.
     """
     ctx = _Context(scenario, accelerators, now, rates, storage_prices, stale_after_days, placements)
+    unpriced = _unpriced_platforms(ctx, offerings, platforms or {})
     candidates = [c for off in offerings if (c := _evaluate(ctx, off)) is not None]
     if not candidates:
-        raise NoFit(_no_fit_message(ctx, len(offerings)))
+        error = NoFit(_no_fit_message(ctx, len(offerings)))
+        error.unpriced_platforms = unpriced
+        raise error
     ordered = _fold_regions(_rank(candidates, scenario.objective))
     front = _pareto(ordered)
     shown = [(i, c) for i, c in enumerate(ordered) if i < limit or id(c) in front]
@@ -412,7 +436,30 @@ def advise(
         objective=scenario.objective,
         as_of=now,
         cost_basis=ctx.basis,
+        unpriced_platforms=unpriced,
     )
+
+
+def _unpriced_platforms(
+    ctx: _Context, offerings: Sequence[OfferingSpec], platforms: Mapping[str, str]
+) -> tuple[tuple[str, str], ...]:
+    """Platforms in scope (the chosen ones, else all) none of whose offerings has a current price
+    (with `fresh_only`, a price that is not stale), by name."""
+    names = dict(platforms)
+    priced: set[str] = set()
+    for off in offerings:
+        names.setdefault(off.platform, off.platform_name)
+        if off.platform not in priced and (
+            _current(ctx, off.prices) if ctx.c.fresh_only else off.prices
+        ):
+            priced.add(off.platform)
+    chosen = set(ctx.c.platforms)
+    missing = [
+        (slug, name)
+        for slug, name in names.items()
+        if slug not in priced and (not chosen or slug in chosen)
+    ]
+    return tuple(sorted(missing, key=lambda item: (item[1], item[0])))
 
 
 # ------------------------------------------------------------------------------------ per offering

@@ -36,7 +36,10 @@ from advisor.presets import PRESETS
 from advisor.services import accelerator_specs, advise_scenario
 from tests.conftest import NOW
 
-AUTODL_4090_HOURLY = Decimal("1.88")  # AutoDL price list, 2026-10-01 (seed catalogue)
+# AutoDL's RTX 4090 list price, 2026-10-04 (libtv 03, from autodl.com's price list); 1.88 is the
+# member price (95 % of list), which a scenario gets with price_tier "member".
+AUTODL_4090_HOURLY = Decimal("1.98")
+AUTODL_4090_MEMBER = Decimal("1.88")
 AUTODL_4090D_MONTHLY = Decimal("946")
 AUTODL_DISK_PER_GB_DAY = Decimal("0.0066")  # AutoDL paid data disk, 2026-08 (seed catalogue)
 
@@ -92,9 +95,10 @@ def lora(**extra: Any) -> dict[str, Any]:
 def test_a_one_off_job_is_costed_for_its_run_and_the_hourly_4090_beats_the_monthly_4090d(
     client, seed, frozen
 ):
-    """A LoRA job of 5e7 tokens on AutoDL takes about 10 h on an RTX 4090: ¥1.88/h × its hours
-    (per-second metering, AutoDL's billing docs), about ¥18, where the 4090D's only plan is a
-    ¥946 month. The month plan is costed for what it is (one month) and ranks last."""
+    """A LoRA job of 5e7 tokens on AutoDL takes about 10 h on an RTX 4090: ¥1.98/h (the list
+    price) × its hours (per-second metering, AutoDL's billing docs), about ¥19, where the 4090D's
+    only plan is a ¥946 month. The month plan is costed for what it is (one month) and ranks
+    last."""
     scenario = {
         "tasks": [lora(tokens=5e7)],
         "constraints": {"platforms": ["autodl"]},
@@ -123,7 +127,7 @@ def test_a_one_off_job_is_costed_for_its_run_and_the_hourly_4090_beats_the_month
 
 def test_a_recurring_job_is_costed_per_month_with_its_runs(client, seed, frozen):
     """The same job 30 times a month: 30 × ~10 h = ~300 busy hours, still below the 4090's
-    break-even with its month plan (¥1052 / ¥1.88 = 560 h), so the hour plan wins at ~¥560."""
+    break-even with its month plan (¥1052 / ¥1.98 = 531 h), so the hour plan wins at ~¥590."""
     scenario = {
         "tasks": [lora(tokens=5e7, jobs_per_month=30)],
         "constraints": {"platforms": ["autodl"]},
@@ -134,7 +138,30 @@ def test_a_recurring_job_is_costed_per_month_with_its_runs(client, seed, frozen)
     assert advice.cost_basis == "month"
     rec = next(r for r in advice.recommendations if r.offering_name == "RTX 4090 24GB")
     assert rec.plan.unit == "hour"
-    assert float(rec.monthly_cost) == pytest.approx(30 * 1.88 * rec.time_hours, abs=0.05)
+    assert float(rec.monthly_cost) == pytest.approx(30 * 1.98 * rec.time_hours, abs=0.05)
+
+
+def test_a_member_is_quoted_the_member_price_where_one_is_stated(client, seed, frozen):
+    """AutoDL members pay 95 % of list (libtv 03, 2026-10-04; AutoDL search report, 2026-08-06):
+    ¥1.88 an hour for the RTX 4090 instead of ¥1.98. An offering with no member price (the
+    4090D's month plan) keeps its list price."""
+    scenario = {
+        "tasks": [lora(tokens=5e7)],
+        "constraints": {"platforms": ["autodl"], "price_tier": "member"},
+        "objective": "cost",
+    }
+    ranking_everywhere(client, scenario)
+    advice = service(scenario).advice
+    recs = {r.offering_name: r for r in advice.recommendations}
+    hourly = recs["RTX 4090 24GB"]
+    assert hourly.plan.price == AUTODL_4090_MEMBER
+    assert float(hourly.cost) == pytest.approx(
+        float(AUTODL_4090_MEMBER) * hourly.time_hours, abs=0.01
+    )
+    assert recs["RTX 4090D 24GB"].cost == AUTODL_4090D_MONTHLY
+    listed = service({**scenario, "constraints": {"platforms": ["autodl"]}}).advice
+    list_hourly = next(r for r in listed.recommendations if r.offering_name == "RTX 4090 24GB")
+    assert list_hourly.plan.price == AUTODL_4090_HOURLY
 
 
 # 2 ------------------------------------------------------------------------------------------
@@ -221,9 +248,10 @@ def test_tasks_share_a_card_only_when_the_instance_has_no_free_gpu(client, seed,
 
 @pytest.fixture
 def aws(seed):
-    from tests.importers.conftest import make_platform, run, sample
+    from platforms.models import Platform
+    from tests.importers.conftest import run, sample
 
-    platform = make_platform("aws", "AWS", ["cloud_vm"])
+    platform = Platform.objects.get(slug="aws")  # seeded, so that its catalog imports as is
     run(sample("skypilot-v8-aws-vms.csv"), "skypilot", platform, day=NOW.date())
     return platform
 
@@ -249,7 +277,12 @@ def test_nvswitch_machines_from_the_aws_sample_scale_and_pass_require_nvlink(cli
     }
     ranking_everywhere(client, scenario)
     advice = service(scenario).advice
-    assert Code.REJECT_NO_NVLINK not in advice.rejected
+    # Only the one-GPU sizes (p3.2xlarge's V100, p5.4xlarge's H100), which state no NVLink, are
+    # left out by require_nvlink.
+    from platforms.models import Offering
+
+    single = Offering.objects.filter(platform=aws, gpu_count=1).count()
+    assert advice.rejected[Code.REJECT_NO_NVLINK] == single
     families = {r.offering_name.split(".")[0] for r in advice.recommendations}
     assert "p6-b200" in families
     for rec in advice.recommendations:
@@ -292,7 +325,9 @@ def test_the_same_offer_in_several_regions_is_one_recommendation(client, aws, fr
 def test_stale_prices_are_shown_with_their_age_unless_fresh_only(client, seed, frozen):
     """The article's training + inference preset, with the seed's May 2026 prices (older than
     the 90-day rule on 2026-11-20): answered by default, each stale price flagged with its age;
-    `fresh_only` leaves them out, and then nothing fits (a 422 naming the reason)."""
+    `fresh_only` leaves them out. The 2026-10/11 prices of other platforms still answer it;
+    restricted to 智星云 and 恒源云, whose only prices are the article's, nothing fits (a 422
+    naming the reason and the two platforms it could not price)."""
     scenario = PRESETS["training-inference"].scenario
     assert "include_stale" not in scenario["constraints"]
     ids = ranking_everywhere(client, scenario)
@@ -303,19 +338,29 @@ def test_stale_prices_are_shown_with_their_age_unless_fresh_only(client, seed, f
         if stale:
             assert stale[0].params["age"].value == rec.price_age_days > 90
     fresh = {**scenario, "constraints": {**scenario["constraints"], "fresh_only": True}}
-    assert service(fresh).advice is None
-    status, body = api(fresh)
+    fresh_advice = service(fresh).advice
+    assert fresh_advice is not None
+    assert not any(rec.stale for rec in fresh_advice.recommendations)
+    only_old = {
+        **scenario,
+        "constraints": {**fresh["constraints"], "platforms": ["zhixingyun", "hengyuanyun"]},
+    }
+    assert service(only_old).advice is None
+    status, body = api(only_old)
     assert status == 422
     assert "reject_no_current_price" in json.dumps(body)
+    assert {p["slug"] for p in body["error"]["unpriced_platforms"]} == {"zhixingyun", "hengyuanyun"}
+    assert body["error"]["unpriced"]["code"] == "platforms_not_priced"
 
 
 def test_at_equal_cost_a_fresh_price_ranks_before_a_stale_one(client, seed, frozen):
-    """AutoDL's RTX 3090 (¥1.32/h, seen 2026-10-01) and 恒源云's RTX 4090 (¥1.32/h, seen
-    2026-05-26, stale): the same monthly cost for a 20 GiB service, so the fresh one is #1 and
-    the two are called tied, the stale price being what tells them apart."""
+    """AutoDL's RTX 3090 at its member price (¥1.32/h, seen 2026-10-04; list ¥1.39) and 恒源云's
+    RTX 4090 (¥1.32/h, seen 2026-05-26, stale): the same monthly cost for a 20 GiB service, so
+    the fresh one is #1 and the two are called tied, the stale price being what tells them
+    apart."""
     scenario = {
         "tasks": [{"name": "api", "kind": "fixed", "vram_gib": 20, "hours_per_month": 200}],
-        "constraints": {"platforms": ["autodl", "hengyuanyun"]},
+        "constraints": {"platforms": ["autodl", "hengyuanyun"], "price_tier": "member"},
         "objective": "cost",
     }
     ranking_everywhere(client, scenario)
@@ -334,12 +379,14 @@ def test_at_equal_cost_a_fresh_price_ranks_before_a_stale_one(client, seed, froz
 def test_every_recommendation_carries_storage_assumed_at_the_median_where_unknown(
     client, seed, frozen
 ):
-    """500 GB kept: AutoDL's data disk is 500 × ¥0.0066/GB·day × 30 = ¥99 a month; 共绩 has no
+    """500 GB kept: AutoDL's data disk is 500 × ¥0.0066/GB·day × 30 = ¥99 a month; 矩池云 has no
     storage price, so the median of the platforms that have one is assumed and flagged, never
     zero, and the two are compared like with like."""
+    from platforms.models import StoragePrice
+
     scenario = {
         "tasks": [{"name": "api", "kind": "fixed", "vram_gib": 20}],
-        "constraints": {"platforms": ["autodl", "gongji"], "storage_gb": 500},
+        "constraints": {"platforms": ["autodl", "matpool"], "storage_gb": 500},
         "objective": "cost",
     }
     ranking_everywhere(client, scenario)
@@ -348,16 +395,17 @@ def test_every_recommendation_carries_storage_assumed_at_the_median_where_unknow
     autodl = next(r for r in advice.recommendations if r.platform == "autodl")
     assert not autodl.storage_assumed
     assert autodl.storage_cost == 500 * AUTODL_DISK_PER_GB_DAY * 30
-    gongji = next(r for r in advice.recommendations if r.platform == "gongji")
-    assert gongji.storage_assumed
-    assert Code.WARN_STORAGE_ASSUMED in {w.code for w in gongji.warnings}
+    matpool = next(r for r in advice.recommendations if r.platform == "matpool")
+    assert matpool.storage_assumed
+    assert Code.WARN_STORAGE_ASSUMED in {w.code for w in matpool.warnings}
+    priced = sorted(set(StoragePrice.objects.values_list("platform__slug", flat=True)))
     known = [
         min(r.storage_cost for r in recs)
-        for platform in ("autodl", "zhixingyun", "hengyuanyun")
+        for platform in priced
         if (recs := _storage_alone(platform))
     ]
-    assert gongji.storage_cost == statistics.median(known)
-    assert gongji.cost == gongji.plan.converted + gongji.storage_cost
+    assert matpool.storage_cost == statistics.median(known)
+    assert matpool.cost == matpool.plan.converted + matpool.storage_cost
 
 
 def _storage_alone(platform: str) -> list[Any]:
@@ -387,7 +435,8 @@ def test_spot_capacity_is_not_proposed_for_an_always_on_service_unless_allowed(
     ranking_everywhere(client, service_scenario)
     advice = service(service_scenario).advice
     assert not any("pre-emptible" in r.offering_name for r in advice.recommendations)
-    assert advice.rejected[Code.REJECT_INTERRUPTIBLE_SERVICE] == 1
+    # Its pre-emptible RTX 4090 and H800 (libtv 03/04, 2026-10-04).
+    assert advice.rejected[Code.REJECT_INTERRUPTIBLE_SERVICE] == 2
     allowed = {
         **service_scenario,
         "constraints": {"platforms": ["gongji"], "allow_interruptible": True},

@@ -268,7 +268,7 @@ def test_advice_is_exactly_this_body(anon_client, openapi, catalogue, frozen):
                 "plan": {
                     "unit": "hour",
                     "units": ["hour"],
-                    "price": "60.00",
+                    "price": "60.000000",
                     "basis": "month",
                     "cost": "6000.00",
                     "monthly": "6000.00",
@@ -354,8 +354,8 @@ def test_advice_is_exactly_this_body(anon_client, openapi, catalogue, frozen):
                         "code": "reason_break_even",
                         "params": {
                             "prepaid_unit": "month",
-                            "prepaid": {"amount": "28000.0000", "currency": "CNY"},
-                            "metered": {"amount": "60.0000", "currency": "CNY", "per": "hour"},
+                            "prepaid": {"amount": "28000.000000", "currency": "CNY"},
+                            "metered": {"amount": "60.000000", "currency": "CNY", "per": "hour"},
                             "hours": {"value": 466.6666666666667, "unit": "hours"},
                         },
                         "message": "The month plan (28,000.00 CNY) beats 60.00 CNY/hour "
@@ -365,6 +365,9 @@ def test_advice_is_exactly_this_body(anon_client, openapi, catalogue, frozen):
                 "warnings": [],
             }
         ],
+        # Every platform of this catalogue has a current price.
+        "unpriced_platforms": [],
+        "unpriced": None,
     }
 
 

@@ -54,7 +54,11 @@ def test_the_70b_case_says_it_does_not_fit_and_still_shows_its_memory_plan(page)
     open_preset(page, "The 70B medical fine-tune case")
     expect(page.get_by_role("alert")).to_contain_text("None of")
     expect(page.locator(".premise-wrong").first).to_contain_text("not 140 GB")
-    expect(page.locator(".task-plan [data-total]")).to_have_text("149.35")
+    # The page's figure is the engine's plan, rounded half up to two decimals.
+    task = parse_scenario(PRESETS["medical-70b"].scenario).tasks[0]
+    gib = Decimal(task_memory(task).per_gpu.total) / 2**30
+    shown = gib.quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)
+    expect(page.locator(".task-plan [data-total]")).to_have_text(f"{shown:,}")
     expect(page.locator("#chart-memory .main-svg").first).to_be_visible()
 
 
@@ -91,11 +95,12 @@ def test_the_advisor_page_fits_a_375_px_screen(mobile_page):
 
 
 def test_the_billing_chart_marks_the_tables_monthly_figure_for_two_instances(page):
-    """Rendering + simulation: AutoDL's L20 needs 2 instances, 600 h each at 2.88 CNY/h; the
-    chart's marker reads 3,456.00, the table's figure, not one instance's 1,728.00."""
+    """Rendering + simulation: AutoDL's MTT S4000 (its list price of 2026-10-04, libtv 03) needs
+    2 instances, 600 h each at 1.96 CNY/h; the chart's marker reads 2,352.00, the table's figure,
+    not one instance's 1,176.00."""
     open_preset(page, "Rendering + simulation")
     first = page.locator("table.recommendations tbody tr").first
-    expect(first.locator("[data-cost]")).to_have_text("3,456.00")
+    expect(first.locator("[data-cost]")).to_have_text("2,352.00")
     chart = page.locator("#chart-break-even")
     chart.scroll_into_view_if_needed()
     expect(chart.locator(".main-svg").first).to_be_visible()
@@ -107,4 +112,4 @@ def test_the_billing_chart_marks_the_tables_monthly_figure_for_two_instances(pag
         }"""
     )
     tooltip = chart.locator(".hoverlayer .hovertext")
-    expect(tooltip.first).to_contain_text("600.0 h, 3,456.00 CNY")
+    expect(tooltip.first).to_contain_text("600.0 h, 2,352.00 CNY")

@@ -367,9 +367,11 @@ def test_the_page_figures_cover_the_whole_priced_catalogue(seed, frozen):
 
 @pytest.mark.parametrize("storage_gb", [0, 200])
 def test_the_billing_chart_meets_the_table_for_two_instances(seed, frozen, storage_gb):
-    """Rendering + simulation on the seed: AutoDL's L20 at 2.88 CNY/h needs 2 instances, each
-    busy 600 h: 2 × 600 × 2.88 = 3,456.00 a month, as the table says, storage apart (200 GB on
-    AutoDL's data disk: 39.60 more in the table, left out of the chart, whose axis says so)."""
+    """Rendering + simulation on the seed: AutoDL's MTT S4000 at 1.96 CNY/h (its list price of
+    2026-10-04, libtv 03) needs 2 instances, each busy 600 h: 2 × 600 × 1.96 = 2,352.00 a month,
+    as the table says, storage apart (200 GB on AutoDL's data disk: 39.60 more in the table, left
+    out of the chart, whose axis says so). None of the top three has a day or month price, so
+    the best-ranked one that has one (优云智算's RTX 4090 48GB) is charted too."""
     scenario = PRESETS["rendering-simulation"].scenario
     report = advise_scenario(
         {**scenario, "constraints": {"currency": "CNY", "storage_gb": storage_gb}}
@@ -378,13 +380,20 @@ def test_the_billing_chart_meets_the_table_for_two_instances(seed, frozen, stora
     figure = charts.advisor_figures(report)["break_even"]
     ranked = report.advice.recommendations
     charted = [t for t in figure["data"] if t["name"].endswith("in this scenario")]
-    assert [t["name"] for t in charted] == [f"#{r.rank} in this scenario" for r in ranked[:3]]
+    extra = next(r for r in ranked[3:] if r.offering_name == "RTX 4090 48GB")
+    assert [t["name"] for t in charted] == [
+        f"#{r.rank} in this scenario" for r in [*ranked[:3], extra]
+    ]
     top = ranked[0]
-    assert (top.platform_name, top.offering_name, top.instances) == ("AutoDL", "L20 48GB", 2)
+    assert (top.platform_name, top.offering_name, top.instances) == (
+        "AutoDL",
+        "Moore Threads MTT S4000 48GB",
+        2,
+    )
     storage = top.storage_cost or Decimal(0)
-    assert top.monthly_cost - storage == Decimal("3456.00")
+    assert top.monthly_cost - storage == Decimal("2352.00")
     assert storage == (Decimal("39.60") if storage_gb else 0)
-    for rec, marker in zip(ranked, charted, strict=False):
+    for rec, marker in zip([*ranked[:3], extra], charted, strict=True):
         assert rec.instances == 2
         [chosen] = [
             t
@@ -402,7 +411,8 @@ def test_the_billing_chart_meets_the_table_for_two_instances(seed, frozen, stora
 
 def test_the_billing_chart_shows_only_recommendations_of_the_table(seed, frozen):
     """4090 LoRA + SDXL: none of the top three has a monthly and an hourly price, so the
-    best-ranked one that has both (AutoDL's 4090, #9) is added: it is in the table too."""
+    best-ranked one that has both (优云智算's RTX 5090, by the 2026 price rows) is added: it is
+    in the table too."""
     report = advise_scenario(PRESETS["4090-lora-sdxl"].scenario)
     assert report.advice is not None
     figure = charts.advisor_figures(report)["break_even"]
@@ -410,8 +420,8 @@ def test_the_billing_chart_shows_only_recommendations_of_the_table(seed, frozen)
     named = {int(t["name"].split(" ")[0][1:]) for t in figure["data"] if t["name"].startswith("#")}
     assert named <= set(ranks) and {1, 2, 3} <= named and len(named) == 4
     [extra] = named - {1, 2, 3}
-    assert ranks[extra].offering_name == "RTX 4090 24GB"
-    assert any(t["name"].startswith("Break-even: AutoDL") for t in figure["data"])
+    assert ranks[extra].offering_name == "RTX 5090 32GB (14 vCPU, 64 GB RAM)"
+    assert any(t["name"].startswith("Break-even: 优云智算") for t in figure["data"])
 
 
 def test_each_job_is_billed_for_its_own_time_on_the_chart():
