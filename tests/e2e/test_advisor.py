@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+from decimal import ROUND_HALF_UP, Decimal
+
 from playwright.sync_api import expect
 
+from advisor.engine.memory import task_memory
+from advisor.engine.scenario import parse_scenario
+from advisor.presets import PRESETS
 from tests.e2e.conftest import assert_no_horizontal_scroll
 
 CHARTS = ("memory", "price-vram", "cost-time", "break-even")
