@@ -432,6 +432,14 @@ class AdviceReportSerializer(serializers.Serializer[Any]):
         help_text="Offering ids on the cost/time Pareto front.",
     )
     recommendations = RecommendationSerializer(many=True, source="advice.recommendations")
+    oldest_price_at = serializers.DateTimeField(
+        source="advice.oldest_price_at",
+        allow_null=True,
+        help_text="How fresh the answer is: when the oldest price it uses was seen.",
+    )
+    oldest_price_age_days = serializers.IntegerField(
+        source="advice.oldest_price_age_days", allow_null=True
+    )
     unpriced_platforms = serializers.SerializerMethodField(
         help_text="Platforms in scope with no current price: not ranked, and said so."
     )

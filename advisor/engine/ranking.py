@@ -208,6 +208,12 @@ class Advice:
     cost_basis: CostBasis = CostBasis.MONTH
     # Platforms in scope with no current price at all, as (slug, name): not ranked, and said so.
     unpriced_platforms: tuple[tuple[str, str], ...] = ()
+    # How fresh the answer is: when the oldest price the shown recommendations use was seen.
+    oldest_price_at: datetime | None = None
+
+    @property
+    def oldest_price_age_days(self) -> int | None:
+        return None if self.oldest_price_at is None else (self.as_of - self.oldest_price_at).days
 
     @property
     def unpriced_message(self) -> Message | None:
@@ -437,6 +443,7 @@ def advise(
         as_of=now,
         cost_basis=ctx.basis,
         unpriced_platforms=unpriced,
+        oldest_price_at=min((p.observed_at for _, c in shown for p in c.prices), default=None),
     )
 
 

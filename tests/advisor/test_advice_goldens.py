@@ -337,6 +337,14 @@ def test_stale_prices_are_shown_with_their_age_unless_fresh_only(client, seed, f
         assert rec.stale == bool(stale)
         if stale:
             assert stale[0].params["age"].value == rec.price_age_days > 90
+    # How fresh the answer is: the oldest price it uses, in the service, the API and the page.
+    advice = service(scenario).advice
+    oldest = max(r.price_age_days for r in advice.recommendations)
+    assert advice.oldest_price_age_days == oldest
+    status, body = api(scenario)
+    assert body["oldest_price_age_days"] == oldest
+    shown = page(client, scenario).content.decode()
+    assert f"{oldest} days ago" in shown and "data-oldest-price" in shown
     fresh = {**scenario, "constraints": {**scenario["constraints"], "fresh_only": True}}
     fresh_advice = service(fresh).advice
     assert fresh_advice is not None

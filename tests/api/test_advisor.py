@@ -366,6 +366,8 @@ def test_advice_is_exactly_this_body(anon_client, openapi, catalogue, frozen):
             }
         ],
         # Every platform of this catalogue has a current price.
+        "oldest_price_at": "2026-11-15T20:00:00+08:00",
+        "oldest_price_age_days": 5,
         "unpriced_platforms": [],
         "unpriced": None,
     }
