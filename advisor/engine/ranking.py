@@ -783,13 +783,9 @@ def _group_costs(ctx: _Context, price: PriceSpec, bill: _Bill) -> list[float]:
 
 
 def _plan_cost(ctx: _Context, prices: Sequence[PriceSpec], bill: _Bill) -> float:
-    """A chosen plan (one price per group) priced for `bill`'s usage, as a float."""
-    total = 0.0
-    for p, (u, n) in zip(prices, bill.groups, strict=True):
-        units = float(period_units(p.unit, granularity(p), u.hours, u.months, u.active_days))
-        amount = max(p.amount_float * units, float(p.min_charge)) if units else 0.0
-        total += amount * ctx.float_rate(p.currency) * n
-    return total
+    """A chosen plan (one price per group) priced for `bill`'s usage, as a float: each group's
+    cost from _group_costs, which reads the bill's cached units."""
+    return sum(_group_costs(ctx, p, bill)[g] for g, p in enumerate(prices))
 
 
 def _exact_plan(
