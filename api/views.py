@@ -20,7 +20,7 @@ from drf_spectacular.utils import (
 )
 from rest_framework import exceptions, status, viewsets
 from rest_framework.decorators import action
-from rest_framework.permissions import AllowAny, BasePermission, IsAdminUser
+from rest_framework.permissions import AllowAny, BasePermission
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.serializers import BaseSerializer, as_serializer_error
@@ -55,6 +55,7 @@ from .filters import (
 )
 from .pagination import CataloguePagination
 from .parsers import StrictJSONParser
+from .permissions import AdminModelPermissions
 from .schema import ApiAutoSchema, ErrorSerializer
 from .serializers import (
     AcceleratorSerializer,
@@ -185,7 +186,8 @@ class OfferingViewSet(CatalogueViewSet[Offering]):
 
     def get_permissions(self) -> list[BasePermission]:
         if self.action == "add_price":
-            return [IsAdminUser()]
+            # As in the admin: staff with platforms.add_priceobservation.
+            return [AdminModelPermissions(PriceObservation)]
         return [AllowAny()]
 
     @extend_schema(
@@ -217,7 +219,7 @@ class OfferingViewSet(CatalogueViewSet[Offering]):
         request=PriceObservationCreateSerializer,
         responses={201: PriceObservationSerializer},
         operation_id="offerings_add_price",
-        summary="Add an observed price (staff only)",
+        summary="Add an observed price (staff with the permission to add prices)",
         description="Appends to the offering's price history; the history is never rewritten. "
         "A second price for the same offering, unit and `observed_at` is a 400.",
     )
@@ -236,7 +238,7 @@ class OfferingViewSet(CatalogueViewSet[Offering]):
                 tier=data.get("tier", "list"),
                 source=data.get("source") or manual_source(),
                 observed_at=data.get("observed_at"),
-                # IsAdminUser: the user is logged-in staff.
+                # AdminModelPermissions: the user is logged-in staff.
                 created_by=cast("User", request.user),
             )
         except DjangoValidationError as error:

@@ -15,6 +15,7 @@ import pytest
 import schemathesis
 import time_machine
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Permission
 from django.core.cache import cache
 from drf_spectacular.generators import SchemaGenerator
 from drf_spectacular.renderers import OpenApiJsonRenderer
@@ -70,7 +71,9 @@ def user_client(db) -> APIClient:
 
 @pytest.fixture
 def staff_client(db) -> APIClient:
+    """Staff who keep prices: the admin's permission to add them, which the API asks for too."""
     user = get_user_model().objects.create_user("keeper", password="pw-keeper-123", is_staff=True)
+    user.user_permissions.add(Permission.objects.get(codename="add_priceobservation"))
     return _client_for(user)
 
 
