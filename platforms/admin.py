@@ -57,6 +57,27 @@ def staff_user(request: HttpRequest) -> User:
     return cast("User", request.user)
 
 
+class CatalogueAdminMixin:
+    """Every admin write of catalogue data gives the catalogue a new version first, in the
+    admin's transaction (services.catalogue_changed): the advisor's kept inputs are rebuilt."""
+
+    def save_model(self, request: HttpRequest, obj: Any, form: Any, change: bool) -> None:
+        services.catalogue_changed()
+        super().save_model(request, obj, form, change)  # type: ignore[misc]
+
+    def save_related(self, request: HttpRequest, form: Any, formsets: Any, change: bool) -> None:
+        services.catalogue_changed()
+        super().save_related(request, form, formsets, change)  # type: ignore[misc]
+
+    def delete_model(self, request: HttpRequest, obj: Any) -> None:
+        services.catalogue_changed()
+        super().delete_model(request, obj)  # type: ignore[misc]
+
+    def delete_queryset(self, request: HttpRequest, queryset: Any) -> None:
+        services.catalogue_changed()
+        super().delete_queryset(request, queryset)  # type: ignore[misc]
+
+
 class SuperuserEditsHistoryMixin:
     """Observations are history: staff add new ones; only superusers may change or delete."""
 
@@ -265,7 +286,7 @@ class OfferImportForm(forms.Form):
 
 
 @admin.register(Offering)
-class OfferingAdmin(admin.ModelAdmin[Offering]):
+class OfferingAdmin(CatalogueAdminMixin, admin.ModelAdmin[Offering]):
     form = OfferingAdminForm
     list_display = [
         "name",
@@ -464,7 +485,9 @@ class OfferingAdmin(admin.ModelAdmin[Offering]):
 
 
 @admin.register(PriceObservation)
-class PriceObservationAdmin(SuperuserEditsHistoryMixin, admin.ModelAdmin[PriceObservation]):
+class PriceObservationAdmin(
+    CatalogueAdminMixin, SuperuserEditsHistoryMixin, admin.ModelAdmin[PriceObservation]
+):
     list_display = ["offering", *HISTORY_FIELDS]
     list_filter = ["unit", "tier", "currency", "offering__platform", "source__kind"]
     search_fields = ["offering__name", "offering__platform__name", "source__title"]
@@ -479,7 +502,17 @@ class PriceObservationAdmin(SuperuserEditsHistoryMixin, admin.ModelAdmin[PriceOb
         if not change:
             obj.created_by = staff_user(request)
             obj.last_seen_at = obj.last_seen_at or obj.observed_at
-        super().save_model(request, obj, form, change)
+        # Through the service, which re-points the current prices of its key before and after.
+        was = (
+            PriceObservation.objects.filter(pk=obj.pk).values_list("offering_id", "unit", "tier")
+        ).first()
+        services.price_observation_update(observation=obj, was=was)
+
+    def delete_model(self, request: HttpRequest, obj: PriceObservation) -> None:
+        services.price_observations_delete(observations=PriceObservation.objects.filter(pk=obj.pk))
+
+    def delete_queryset(self, request: HttpRequest, queryset: Any) -> None:
+        services.price_observations_delete(observations=queryset)
 
     def get_exclude(self, request: HttpRequest, obj: PriceObservation | None = None) -> list[str]:
         return ["last_seen_at"] if obj is None else []
@@ -516,7 +549,7 @@ class CreditRateInline(admin.TabularInline[CreditRate, Platform]):
 
 
 @admin.register(Platform)
-class PlatformAdmin(admin.ModelAdmin[Platform]):
+class PlatformAdmin(CatalogueAdminMixin, admin.ModelAdmin[Platform]):
     list_display = [
         "name",
         "name_en",
@@ -551,7 +584,7 @@ class MigProfileInline(admin.TabularInline[MigProfile, Accelerator]):
 
 
 @admin.register(Accelerator)
-class AcceleratorAdmin(admin.ModelAdmin[Accelerator]):
+class AcceleratorAdmin(CatalogueAdminMixin, admin.ModelAdmin[Accelerator]):
     list_display = [
         "name",
         "slug",
@@ -570,14 +603,14 @@ class AcceleratorAdmin(admin.ModelAdmin[Accelerator]):
 
 
 @admin.register(Source)
-class SourceAdmin(admin.ModelAdmin[Source]):
+class SourceAdmin(CatalogueAdminMixin, admin.ModelAdmin[Source]):
     list_display = ["title", "publisher", "kind", "confidence", "published_on", "retrieved_on"]
     list_filter = ["kind", "confidence"]
     search_fields = ["title", "title_zh", "url", "publisher"]
 
 
 @admin.register(StoragePrice)
-class StoragePriceAdmin(admin.ModelAdmin[StoragePrice]):
+class StoragePriceAdmin(CatalogueAdminMixin, admin.ModelAdmin[StoragePrice]):
     list_display = [
         "platform",
         "kind",
@@ -594,7 +627,7 @@ class StoragePriceAdmin(admin.ModelAdmin[StoragePrice]):
 
 
 @admin.register(ExchangeRate)
-class ExchangeRateAdmin(admin.ModelAdmin[ExchangeRate]):
+class ExchangeRateAdmin(CatalogueAdminMixin, admin.ModelAdmin[ExchangeRate]):
     list_display = ["base", "quote", "rate", "as_of", "source"]
     list_filter = ["base", "quote"]
     search_fields = ["source__title"]
@@ -603,7 +636,7 @@ class ExchangeRateAdmin(admin.ModelAdmin[ExchangeRate]):
 
 
 @admin.register(PlatformFact)
-class PlatformFactAdmin(admin.ModelAdmin[PlatformFact]):
+class PlatformFactAdmin(CatalogueAdminMixin, admin.ModelAdmin[PlatformFact]):
     list_display = ["platform", "attribute", "value", "value_zh", "source"]
     list_filter = ["attribute", "platform"]
     search_fields = ["value", "value_zh", "platform__name"]

@@ -408,15 +408,22 @@ class MigProfile(models.Model):
 
 class OfferingQuerySet(models.QuerySet["Offering"]):
     def for_catalog(self) -> OfferingQuerySet:
-        """Offerings with platform, accelerator and current prices: three queries in all."""
+        """Offerings with platform, accelerator and current prices: three queries in all.
+
+        The current prices come from the stored pointers (CurrentPrice), with their observations
+        and sources, as `current_price_list`; `platforms.selectors.current_prices_by_unit` reads
+        them.
+        """
         return (
             self.filter(is_active=True)
             .select_related("platform", "accelerator", "source")
             .prefetch_related(
                 models.Prefetch(
-                    "prices",
-                    queryset=PriceObservation.objects.current().select_related("source"),
-                    to_attr="current_prices",
+                    "current_price_rows",
+                    queryset=CurrentPrice.objects.select_related(
+                        "observation", "observation__source"
+                    ),
+                    to_attr="current_price_list",
                 )
             )
         )
@@ -557,54 +564,39 @@ class Offering(models.Model):
     def total_vram_gib(self) -> Decimal:
         return self.vram_per_gpu_gib * self.gpu_count
 
+    @property
+    def current_prices(self) -> list[PriceObservation]:
+        """The current observation per billing unit and tier: from for_catalog()'s prefetch
+        (`current_price_list`) where the offering came from it, else one query."""
+        rows: list[CurrentPrice] | None = getattr(self, "current_price_list", None)
+        if rows is None:
+            rows = list(self.current_price_rows.select_related("observation__source"))
+        return [row.observation for row in rows]
+
 
 class PriceObservationQuerySet(models.QuerySet["PriceObservation"]):
     def current(self) -> PriceObservationQuerySet:
-        """The latest observation per (offering, billing unit, price tier), in one query: a
-        member price does not replace the list price, each tier has its own history.
+        """The latest observation per (offering, billing unit, price tier): a member price does not
+        replace the list price, each tier has its own history.
 
-        Served by the index `price_offer_unit_tier_latest` (offering, unit, tier, -observed_at).
+        Read from the stored pointers (CurrentPrice, kept by the write services), so the cost
+        follows the size of the catalogue, never the length of the price history.
         """
-        latest = (
-            PriceObservation.objects.filter(
-                offering=OuterRef("offering"), unit=OuterRef("unit"), tier=OuterRef("tier")
-            )
-            .order_by("-observed_at")
-            .values("observed_at")[:1]
-        )
-        return self.filter(observed_at=Subquery(latest))
+        return self.filter(current_row__isnull=False)
 
     def current_by_offering(
         self,
         offerings: models.QuerySet[Offering] | None = None,
         tiers: Iterable[str] | None = None,
     ) -> PriceObservationQuerySet:
-        """current(), driven from offerings × billing units × tiers instead of from every
-        observation; `tiers` (default: all) limits the tiers read (the advisor reads the list
-        price and the renter's own tier).
-
-        One index seek (`price_offer_unit_tier_latest`) per (offering, unit, tier), so the cost
-        follows the size of the catalogue, not the length of the price history: for whole-catalogue
-        loads (the advisor). Measured on 10,000 offerings with 1,000,000 observations: 0.3 s on
-        Postgres against 7.5 s for current(); for a page of offerings current() is as good.
-        """
-        offerings = Offering.objects.all() if offerings is None else offerings
-        wanted = PriceTier.values if tiers is None else list(dict.fromkeys(tiers))
-        latest_ids = [
-            offerings.order_by()
-            .annotate(
-                latest=Subquery(
-                    PriceObservation.objects.filter(offering=OuterRef("pk"), unit=unit, tier=tier)
-                    .order_by("-observed_at")
-                    .values("pk")[:1]
-                )
-            )
-            .values("latest")
-            for unit in BillingUnit.values
-            for tier in wanted
-        ]
-        first, *rest = latest_ids
-        return self.filter(pk__in=first.union(*rest, all=True))
+        """current() of `offerings` (default: all) in `tiers` (default: all), driven from the
+        stored pointers of those offerings: one index range per offering."""
+        rows = CurrentPrice.objects.all()
+        if offerings is not None:
+            rows = rows.filter(offering__in=offerings.order_by().values("pk"))
+        if tiers is not None:
+            rows = rows.filter(tier__in=list(dict.fromkeys(tiers)))
+        return self.filter(pk__in=rows.values("observation_id"))
 
     def stale(self, days: int | None = None) -> PriceObservationQuerySet:
         """Prices last seen more than `days` (default PRICE_STALE_AFTER_DAYS) days ago."""
@@ -656,7 +648,7 @@ class PriceObservation(models.Model):
         verbose_name = _("price observation")
         get_latest_by = "observed_at"
         indexes = [
-            # "Latest price per (offering, unit, tier)": PriceObservationQuerySet.current().
+            # "Latest price per (offering, unit, tier)": the services re-pointing CurrentPrice.
             models.Index(
                 F("offering"),
                 F("unit"),
@@ -712,6 +704,74 @@ class PriceObservation(models.Model):
         """Last seen more than PRICE_STALE_AFTER_DAYS days ago (the engine's rule too)."""
         now = now or timezone.now()
         return vocab.is_stale(self.last_seen_at, now, settings.PRICE_STALE_AFTER_DAYS)
+
+
+class CurrentPrice(models.Model):
+    """The current price of an offering per billing unit and price tier, stored: a pointer to its
+    latest observation, kept by every write of prices (platforms.services), so that pages and lists
+    read current prices with an index lookup whatever the price history holds.
+
+    `amount`, `currency` and `observed_at` repeat the observation's (which never change once
+    written; a superuser's correction goes through `price_observation_update`, which re-points):
+    the explorer and the list API filter and order on them without a join.
+    """
+
+    offering = models.ForeignKey(
+        Offering,
+        on_delete=models.CASCADE,
+        related_name="current_price_rows",
+        verbose_name=_("offering"),
+    )
+    unit = models.CharField(_("billing unit"), max_length=10, choices=BillingUnit.choices)
+    tier = models.CharField(_("price tier"), max_length=12, choices=PriceTier.choices)
+    observation = models.OneToOneField(
+        PriceObservation,
+        on_delete=models.CASCADE,
+        related_name="current_row",
+        verbose_name=_("observation"),
+    )
+    amount = models.DecimalField(_("amount"), max_digits=14, decimal_places=6)
+    currency = models.CharField(_("currency"), max_length=3, choices=Currency.choices)
+    observed_at = models.DateTimeField(_("observed at"))
+
+    class Meta:
+        verbose_name = _("current price")
+        constraints = [
+            # Also the index of "the current price of these offerings in this unit and tier": the
+            # explorer, the list API and the advisor's catalogue.
+            models.UniqueConstraint(
+                fields=["offering", "unit", "tier"],
+                name="currentprice_one_per_offering_unit_tier",
+                violation_error_message=_(
+                    "This offering already has a current price for this unit and tier."
+                ),
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.offering_id} {self.unit} {self.tier}: {self.observation_id}"
+
+
+class CatalogueVersion(models.Model):
+    """One row naming the catalogue's state: every write of catalogue data (prices, offerings,
+    platforms, accelerators, rates, storage, sources) changes `token` in its own transaction
+    (`platforms.services.catalogue_changed`), so a process that keeps engine inputs built from the
+    catalogue (advisor.services) knows, with one cheap query, whether they are still the
+    database's. In the database, so every gunicorn worker sees the same version.
+
+    `token` is random rather than a counter: a rolled-back write must never leave a number that a
+    later, different write would reuse. `number` counts the changes, for people.
+    """
+
+    number = models.BigIntegerField(_("changes"), default=0)
+    token = models.CharField(_("token"), max_length=32)
+    changed_at = models.DateTimeField(_("changed at"), default=timezone.now)
+
+    class Meta:
+        verbose_name = _("catalogue version")
+
+    def __str__(self) -> str:
+        return f"catalogue version {self.number} ({self.token})"
 
 
 class StoragePriceQuerySet(models.QuerySet["StoragePrice"]):

@@ -37,6 +37,7 @@ from .models import (
     StoragePrice,
     normalise_alias,
 )
+from .services import catalogue_changed, current_prices_advance
 
 FIXTURES = Path(settings.BASE_DIR) / "fixtures"
 # The sourced 2026 price files, in the order they are imported: older observations first, so each
@@ -257,7 +258,7 @@ def _offering(
     report.add("offerings", created)
     for price in row.get("prices", []):
         observed_at = datetime.fromisoformat(price["observed_at"])
-        _, created = PriceObservation.objects.get_or_create(
+        observation, created = PriceObservation.objects.get_or_create(
             offering=offering,
             unit=price["unit"],
             observed_at=observed_at,
@@ -269,6 +270,8 @@ def _offering(
                 "source": sources[price["source"]],
             },
         )
+        if created:
+            current_prices_advance(observations=[observation])
         report.add("prices", created)
 
 
@@ -337,6 +340,7 @@ def load_price_file(name: str, report: SeedReport) -> None:
 
 @transaction.atomic
 def load_seed(catalogue: Path | None = None, accelerators: Path | None = None) -> SeedReport:
+    catalogue_changed()
     report = SeedReport()
     accelerator_rows = load_accelerators(report, accelerators)
     data = json.loads((catalogue or FIXTURES / "catalogue.json").read_text(encoding="utf-8"))

@@ -189,10 +189,14 @@ def platform_billing(platform: Platform) -> PlatformBilling:
 UNIT_ORDER = {unit.value: i for i, unit in enumerate(vocab.BillingUnit)}
 
 
+# Price tiers in vocab's declaration order: the list price first.
+TIER_ORDER = {tier.value: i for i, tier in enumerate(vocab.PriceTier)}
+
+
 def current_prices_by_unit(offering: Offering) -> list[PriceObservation]:
-    # `current_prices`: for_catalog()'s Prefetch(to_attr=...), unknown to the model's type.
-    current: list[PriceObservation] = offering.current_prices  # type: ignore[attr-defined]
-    return sorted(current, key=lambda p: UNIT_ORDER[p.unit])
+    """The offering's current prices from the shortest billing unit to the longest, the list
+    price before the other tiers."""
+    return sorted(offering.current_prices, key=lambda p: (UNIT_ORDER[p.unit], TIER_ORDER[p.tier]))
 
 
 # Hours in one billing unit, for prices per hour. A month is 30 days (720 h) and a week 168 h: the

@@ -3,21 +3,30 @@
 Prices are only ever added (`price_observation_create`, `price_observations_create`); the history
 is never rewritten. The bulk forms are what an import of thousands of rows calls: the same rules as
 the single ones, checked without a query per row, one insert per batch.
+
+Every write here keeps two things right in its own transaction: the stored current prices
+(CurrentPrice, re-pointed by `current_prices_advance` or `current_prices_recompute`) and the
+catalogue's version (`catalogue_changed`, which every write calls first: the version row is the
+first lock a catalogue write takes, so concurrent writers queue on it instead of deadlocking).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import uuid
+from collections.abc import Iterable, Sequence
 from datetime import date, datetime, timedelta
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from django.core.exceptions import ValidationError
-from django.db import transaction
+from django.db import connection, transaction
+from django.db.models import F, QuerySet
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from .models import (
+    CatalogueVersion,
+    CurrentPrice,
     IdleModePrice,
     Offering,
     PriceObservation,
@@ -38,6 +47,97 @@ _OBSERVATION_RELATIONS = ["offering", "source", "created_by"]
 _OFFERING_RELATIONS = ["platform", "accelerator", "source"]
 # Rows per `pk IN (...)`: below SQLite's oldest limit on query parameters (999).
 _IDS_PER_QUERY = 500
+
+
+# (offering id, billing unit, price tier): what a current price is the current price of.
+PriceKey = tuple[int, str, str]
+
+
+def catalogue_changed() -> None:
+    """Give the catalogue a new version inside the caller's transaction (CatalogueVersion): the
+    advisor's kept engine inputs are rebuilt at the next request of every worker. Call it before
+    the write it announces (see the module's docstring)."""
+    token = uuid.uuid4().hex
+    moved = CatalogueVersion.objects.filter(pk=1).update(
+        number=F("number") + 1, token=token, changed_at=timezone.now()
+    )
+    if not moved:
+        # A database emptied by hand (or by a test's flush): start the row again.
+        CatalogueVersion.objects.bulk_create(
+            [CatalogueVersion(pk=1, number=1, token=token)], ignore_conflicts=True
+        )
+
+
+def catalogue_version() -> str | None:
+    """The catalogue's current version token (one primary-key read); None without the row."""
+    return CatalogueVersion.objects.filter(pk=1).values_list("token", flat=True).first()
+
+
+_CURRENT_FIELDS = ("offering", "unit", "tier", "observation", "amount", "currency", "observed_at")
+
+
+def current_prices_advance(*, observations: Iterable[PriceObservation]) -> None:
+    """Point each (offering, unit, tier) of the new, saved `observations` at the newest of them,
+    where that is newer than its current price: one upsert per batch, whose condition is checked
+    by the database against the row it locks, so two concurrent writers never move a current
+    price back in time. An older observation (a dated series imported late) joins the history
+    without becoming current."""
+    newest: dict[PriceKey, PriceObservation] = {}
+    for observation in observations:
+        key = (observation.offering_id, observation.unit, observation.tier)
+        known = newest.get(key)
+        if known is None or observation.observed_at > known.observed_at:
+            newest[key] = observation
+    if not newest:
+        return
+    table = connection.ops.quote_name(CurrentPrice._meta.db_table)
+    fields = [CurrentPrice._meta.get_field(name) for name in _CURRENT_FIELDS]
+    columns = ", ".join(connection.ops.quote_name(f.column) for f in fields)
+    updates = ", ".join(
+        f"{name} = excluded.{name}"
+        for name in (connection.ops.quote_name(f.column) for f in fields[3:])
+    )
+    observed = connection.ops.quote_name("observed_at")
+    rows = [
+        (o.offering_id, o.unit, o.tier, o.pk, o.amount, o.currency, o.observed_at)
+        for o in newest.values()
+    ]
+    limit = connection.features.max_query_params or 10_000
+    per_batch = max(1, min(500, limit // len(fields)))
+    placeholders = "(" + ", ".join(["%s"] * len(fields)) + ")"
+    with connection.cursor() as cursor:
+        for start in range(0, len(rows), per_batch):
+            batch = rows[start : start + per_batch]
+            params = [
+                field.get_db_prep_save(value, connection)
+                for row in batch
+                for field, value in zip(fields, row, strict=True)
+            ]
+            cursor.execute(
+                f"INSERT INTO {table} ({columns}) VALUES "
+                + ", ".join([placeholders] * len(batch))
+                + f" ON CONFLICT (offering_id, unit, tier) DO UPDATE SET {updates}"
+                f" WHERE excluded.{observed} > {table}.{observed}",
+                params,
+            )
+
+
+def current_prices_recompute(*, keys: Iterable[PriceKey]) -> None:
+    """Point each (offering, unit, tier) at its latest observation again, read from the history:
+    after a correction or a deletion, which may make an older observation current (or none)."""
+    wanted = sorted(set(keys))
+    if not wanted:
+        return
+    # Every pointer first: an observation that moved to another key is pointed to only once.
+    for offering_id, unit, tier in wanted:
+        CurrentPrice.objects.filter(offering_id=offering_id, unit=unit, tier=tier).delete()
+    latest = [
+        PriceObservation.objects.filter(offering_id=offering_id, unit=unit, tier=tier)
+        .order_by("-observed_at")
+        .first()
+        for offering_id, unit, tier in wanted
+    ]
+    current_prices_advance(observations=[o for o in latest if o is not None])
 
 
 def price_date_check(*, moment: datetime, now: datetime | None = None) -> None:
@@ -85,6 +185,7 @@ def price_observation_create(
     now = timezone.now()
     observed_at = observed_at or now
     price_date_check(moment=observed_at, now=now)
+    catalogue_changed()
     observation = PriceObservation(
         offering=offering,
         unit=unit,
@@ -98,7 +199,29 @@ def price_observation_create(
     )
     observation.full_clean()
     observation.save()
+    current_prices_advance(observations=[observation])
     return observation
+
+
+@transaction.atomic
+def price_observation_update(*, observation: PriceObservation, was: PriceKey | None) -> None:
+    """Save a superuser's correction of a past observation (the admin's) and re-point the current
+    prices it may move: those of its key before (`was`, None for a new one) and after."""
+    catalogue_changed()
+    observation.save()
+    keys = [(observation.offering_id, observation.unit, observation.tier)]
+    current_prices_recompute(keys=[*keys, was] if was is not None else keys)
+
+
+@transaction.atomic
+def price_observations_delete(*, observations: QuerySet[PriceObservation]) -> int:
+    """Delete observations (a superuser's, in the admin) and re-point the current prices of their
+    keys at what is left of each history; returns how many went."""
+    catalogue_changed()
+    keys = set(observations.values_list("offering_id", "unit", "tier"))
+    deleted, _ = observations.delete()
+    current_prices_recompute(keys=keys)
+    return deleted
 
 
 @transaction.atomic
@@ -113,13 +236,16 @@ def price_observations_create(
     (IntegrityError).
     """
     now = timezone.now()
+    catalogue_changed()
     for observation in observations:
         # An import's dated series may already have seen the same price again later.
         seen = observation.last_seen_at
         observed = observation.observed_at
         observation.last_seen_at = max(seen, observed) if seen else observed
         price_observation_check(observation=observation, now=now)
-    return PriceObservation.objects.bulk_create(observations)
+    created = PriceObservation.objects.bulk_create(observations)
+    current_prices_advance(observations=created)
+    return created
 
 
 def price_observation_seen(*, observation: PriceObservation, seen_at: datetime) -> bool:
@@ -127,14 +253,19 @@ def price_observation_seen(*, observation: PriceObservation, seen_at: datetime) 
     return price_observations_seen(observations=[observation], seen_at=seen_at) > 0
 
 
+@transaction.atomic
 def price_observations_seen(*, observations: Sequence[PriceObservation], seen_at: datetime) -> int:
     """Note that unchanged prices were still listed at `seen_at`; returns how many moved.
 
     `last_seen_at` only ever moves forward, also against a concurrent write of a later sighting.
+    The current price a sighting refreshes stays the same observation: no pointer moves.
     """
     price_date_check(moment=seen_at)
     behind = [observation for observation in observations if seen_at > observation.last_seen_at]
     ids = [observation.pk for observation in behind]
+    if ids:
+        # A price seen again is no longer stale: the advisor's inputs change.
+        catalogue_changed()
     moved = 0
     for start in range(0, len(ids), _IDS_PER_QUERY):
         moved += PriceObservation.objects.filter(
@@ -152,6 +283,7 @@ def platform_prices_create(
     """Add storage and no-GPU-mode prices (append-only series), each with its platform and source
     saved; all or none. Values and dates are checked as for offering prices."""
     now = timezone.now()
+    catalogue_changed()
     for price in prices:
         price_date_check(moment=price.observed_at, now=now)
         price.full_clean(exclude=["platform", "source"], validate_unique=False)
@@ -174,6 +306,7 @@ def offering_check(*, offering: Offering) -> None:
 @transaction.atomic
 def offerings_create(*, offerings: Sequence[Offering]) -> list[Offering]:
     """Add many offerings, each with its platform, accelerator and source saved; all or none."""
+    catalogue_changed()
     for offering in offerings:
         offering_check(offering=offering)
     return Offering.objects.bulk_create(offerings)
@@ -182,7 +315,9 @@ def offerings_create(*, offerings: Sequence[Offering]) -> list[Offering]:
 def offering_update(*, offering: Offering, fields: Sequence[str]) -> None:
     """Save the named fields of an existing offering after checking its values."""
     offering_check(offering=offering)
-    offering.save(update_fields=list(fields))
+    with transaction.atomic():
+        catalogue_changed()
+        offering.save(update_fields=list(fields))
 
 
 def manual_source() -> Source:

@@ -9,6 +9,7 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 
+from platforms import services
 from platforms.models import (
     Accelerator,
     AcceleratorAlias,
@@ -79,10 +80,13 @@ def test_it_rejects_two_observations_for_the_same_offering_unit_tier_and_time(of
 
 def test_it_accepts_a_member_price_beside_the_list_price_at_the_same_time(offering, source):
     """AutoDL on 2026-10-04: RTX 4090 list 1.98, member 1.88 (95 % of list), the same moment."""
-    price(offering, source, amount=Decimal("1.98")).save()
+    listed = price(offering, source, amount=Decimal("1.98"))
+    listed.save()
     member = price(offering, source, amount=Decimal("1.88"), tier="member")
     member.full_clean()
     member.save()
+    # Saved by hand, not through a write service: the stored current prices are ours to point.
+    services.current_prices_advance(observations=[listed, member])
     assert PriceObservation.objects.current().count() == 2
 
 
