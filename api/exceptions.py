@@ -7,16 +7,19 @@
 messages; it is empty when the error is not about a field. The engine's `InvalidWorkload` (and any
 plain `AdvisorError`) is a 400 naming its field; `NoFit` is a 422: the scenario is valid, but
 nothing in the catalogue (or the named hardware) can run it. Both carry the engine's message as
-`detail`: `{"code", "params", "message"}`, the message in the request's language. Anything else
-unexpected is left to Django, so a bug is a logged 500 and a failing test rather than a polite
-message.
+`detail`: `{"code", "params", "message"}`, the message in the request's language. A database that
+cannot be reached (down, frozen past its timeouts) is a 503 `database_unavailable` with
+`Retry-After`, logged with its traceback. Anything else unexpected is left to Django, so a bug is a
+logged 500 and a failing test rather than a polite message.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator
 from typing import Any
 
+from django.conf import settings
 from django.core.exceptions import NON_FIELD_ERRORS
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.core.exceptions import ValidationError as DjangoValidationError
@@ -31,6 +34,9 @@ from rest_framework.views import exception_handler as drf_exception_handler
 from advisor.engine.errors import AdvisorError, NoFit
 from advisor.engine.ranking import unpriced_message
 from advisor.messages import as_json, render
+from ops.db import database_unavailable
+
+logger = logging.getLogger(__name__)
 
 NON_FIELD = api_settings.NON_FIELD_ERRORS_KEY
 
@@ -39,6 +45,24 @@ class NothingFits(exceptions.APIException):
     status_code = status.HTTP_422_UNPROCESSABLE_ENTITY
     default_detail = _("Nothing in the catalogue can run this scenario.")
     default_code = "no_fit"
+
+
+class DatabaseUnavailable(exceptions.APIException):
+    status_code = status.HTTP_503_SERVICE_UNAVAILABLE
+    default_detail = _("The database is unavailable. Please try again shortly.")
+    default_code = "database_unavailable"
+
+
+class ServerError(exceptions.APIException):
+    status_code = status.HTTP_500_INTERNAL_SERVER_ERROR
+    default_detail = _("Something went wrong on our side. It has been logged.")
+    default_code = "server_error"
+
+
+def body_for(exc: exceptions.APIException) -> dict[str, Any]:
+    """The whole body for `exc`, for the site's 500 handler (ops.views), which answers the errors
+    raised outside a DRF view (a 503 when the database is down, else a 500) in this shape."""
+    return {"error": error_body(exc, exc.status_code)}
 
 
 def _as_drf_exception(exc: Exception) -> Exception:
@@ -58,6 +82,8 @@ def _as_drf_exception(exc: Exception) -> Exception:
         return exceptions.NotFound()
     if isinstance(exc, DjangoPermissionDenied):
         return exceptions.PermissionDenied()
+    if database_unavailable(exc):
+        return DatabaseUnavailable()
     return exc
 
 
@@ -136,9 +162,13 @@ def error_body(exc: exceptions.APIException, status_code: int) -> dict[str, Any]
 
 def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     """REST_FRAMEWORK["EXCEPTION_HANDLER"]: DRF's handler (headers, rollback), then our shape."""
+    if database_unavailable(exc):
+        logger.error("database unavailable", exc_info=exc, extra={"event": "database_down"})
     exc = _as_drf_exception(exc)
     response = drf_exception_handler(exc, context)
     if response is None or not isinstance(exc, exceptions.APIException):
         return response
     response.data = {"error": error_body(exc, response.status_code)}
+    if isinstance(exc, DatabaseUnavailable):
+        response["Retry-After"] = str(settings.RETRY_AFTER_S)
     return response

@@ -10,3 +10,7 @@ urlpatterns = [
     path("advisor/", include("advisor.urls")),
     path("", include("platforms.urls")),
 ]
+
+# A database that is down is a 503 (page or API shape), anything else the 500 page; both name the
+# request id. /healthz and /readyz are answered by ops.health.HealthMiddleware.
+handler500 = "ops.views.server_error"

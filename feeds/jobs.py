@@ -123,6 +123,26 @@ def _finish(job: ImportJob) -> None:
     job.text = ""  # up to 20 MB: not kept once applied or refused
     job.save()
     cache.delete(PROGRESS_KEY.format(pk=job.pk))
+    ok = job.status == JobStatus.SUCCEEDED
+    logger.log(
+        logging.INFO if ok else logging.WARNING,
+        "import job %s (%s): %s%s",
+        job.pk,
+        job.filename,
+        job.status,
+        f", {job.error_code}" if job.error_code else "",
+        extra={
+            "event": "import_job",
+            "job": job.pk,
+            "file": job.filename,
+            "outcome": job.status,
+            "rows": job.rows,
+            "created": job.created,
+            "updated": job.updated,
+            "errors": job.errors,
+            "error_code": job.error_code,
+        },
+    )
 
 
 @dataclass(frozen=True)

@@ -154,8 +154,31 @@ def run_finish(run: FeedRun, *, ok: bool, seen_at: datetime | None = None) -> No
         )
     else:
         feeds.update(consecutive_failures=F("consecutive_failures") + 1, last_status=run.status)
-    logger.info(
-        "feed %s: run %s %s after %s attempt(s)", run.feed.name, run.pk, run.status, run.attempts
+    logger.log(
+        logging.INFO if ok else logging.WARNING,
+        "feed %s: run %s %s after %s attempt(s)%s",
+        run.feed.name,
+        run.pk,
+        run.status,
+        run.attempts,
+        f": {run.error_text}" if not ok and run.error_code else "",
+        extra={
+            "event": "feed_run",
+            "feed": run.feed.name,
+            "run": run.pk,
+            "outcome": run.status,
+            "trigger": run.trigger,
+            "attempts": run.attempts,
+            "http_status": run.http_status,
+            "bytes": run.bytes,
+            "rows": run.rows,
+            "created": run.created,
+            "updated": run.updated,
+            "prices_added": run.prices_added,
+            "errors": run.errors,
+            "error_code": run.error_code,
+            "duration_ms": round((now - run.started_at).total_seconds() * 1000, 1),
+        },
     )
 
 

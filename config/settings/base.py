@@ -6,13 +6,20 @@ ALLOWED_HOSTS come from the environment; see .env.example.
 
 from __future__ import annotations
 
+from datetime import timedelta
 from pathlib import Path
 
-import dj_database_url
 import django_stubs_ext
 import plotly
 from django.utils.translation import gettext_lazy as _
 
+from ops.logging import logging_config
+
+from .database import DB_CLIENT_TIMEOUT_S as DB_CLIENT_TIMEOUT_S
+from .database import DB_CONNECT_TIMEOUT_S as DB_CONNECT_TIMEOUT_S
+from .database import DB_LOCK_TIMEOUT_S as DB_LOCK_TIMEOUT_S
+from .database import DB_STATEMENT_TIMEOUT_S as DB_STATEMENT_TIMEOUT_S
+from .database import database
 from .env import env, envbool, envint, envlist
 
 # Lets generic classes be subscripted at run time as in their stubs: admin.ModelAdmin[Offering].
@@ -42,10 +49,18 @@ INSTALLED_APPS = [
     "advisor",
     "api",
     "feeds",
+    "ops",
+    "knox",
+    "axes",
 ]
 
 MIDDLEWARE = [
+    # First: every later layer (error pages included) and every log line knows the request id.
+    "ops.middleware.RequestIdMiddleware",
+    # /healthz and /readyz, before HTTPS redirects and host checks.
+    "ops.health.HealthMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    "ops.middleware.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "corsheaders.middleware.CorsMiddleware",
@@ -55,6 +70,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Last: it turns a locked-out login (AxesBackend) into the lockout page.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -79,13 +96,25 @@ TEMPLATES = [
 WSGI_APPLICATION = "config.wsgi.application"
 ASGI_APPLICATION = "config.asgi.application"
 
+# Timeouts and health checks: config/settings/database.py.
 DATABASES = {
-    "default": dj_database_url.parse(
-        env("DATABASE_URL", f"sqlite:///{BASE_DIR / 'var' / 'db.sqlite3'}"),
-        conn_max_age=envint("DB_CONN_MAX_AGE", 60),
-    )
+    "default": database(env("DATABASE_URL", f"sqlite:///{BASE_DIR / 'var' / 'db.sqlite3'}"))
 }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# Admin login: django-axes counts failed logins per user and per client address (the address as
+# the throttles read it, below); AXES_FAILURE_LIMIT failures lock either for AXES_COOLOFF_MINUTES.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = envint("AXES_FAILURE_LIMIT", 5)
+AXES_COOLOFF_TIME = timedelta(minutes=envint("AXES_COOLOFF_MINUTES", 15))
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_CLIENT_IP_CALLABLE = "api.authentication.client_address"
+AXES_LOCKOUT_CALLABLE = "ops.views.admin_lockout"
+AXES_RESET_ON_SUCCESS = True
+AXES_VERBOSE = False
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
@@ -115,10 +144,14 @@ STORAGES = {
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
 }
 
+# Redis (Django's own RedisCache on the `redis` package) is shared by every worker: the API's
+# throttle counters live here, so production requires it (prod.py).
 CACHES = {
     "default": {
         "BACKEND": "django.core.cache.backends.redis.RedisCache",
         "LOCATION": env("REDIS_URL"),
+        # A cache that does not answer fails fast instead of holding the request.
+        "OPTIONS": {"socket_connect_timeout": 2, "socket_timeout": 2},
     }
     if env("REDIS_URL")
     else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
@@ -135,6 +168,8 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TASK_IGNORE_RESULT = True  # outcomes are kept in the database (FeedRun, ImportJob)
 CELERY_TASK_DEFAULT_QUEUE = env("CELERY_TASK_DEFAULT_QUEUE", "celery")
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+# Workers log through LOGGING (JSON lines in production) instead of Celery's own handlers.
+CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 CELERY_TIMEZONE = TIME_ZONE
 # Beat only wakes a task that starts the feeds that are due; the feeds' schedules are data.
 FEED_CHECK_INTERVAL_S = envint("FEED_CHECK_INTERVAL_S", 60)
@@ -161,8 +196,10 @@ FEED_RUN_STALE_S = envint("FEED_RUN_STALE_S", 3600)
 
 REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    # Tokens are stored hashed, expire and can be revoked (django-rest-knox; `manage.py
+    # api_token`); failed attempts are throttled per client (api/authentication.py).
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.TokenAuthentication",
+        "api.authentication.TokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.AllowAny"],
@@ -175,7 +212,12 @@ REST_FRAMEWORK = {
     "DEFAULT_THROTTLE_RATES": {
         "anon": env("API_ANON_RATE", "120/min"),
         "user": env("API_USER_RATE", "1200/min"),
+        "auth_failure": env("API_AUTH_FAILURE_RATE", "10/min"),
     },
+    # Proxies in front that append the client's address to X-Forwarded-For; with none (the
+    # default) the header is ignored and the client is the connection's address, so a made-up
+    # header cannot pass for another client.
+    "NUM_PROXIES": envint("NUM_PROXIES", 0),
     # Every API error in one shape: {"error": {"status", "code", "message", "fields"}}.
     "EXCEPTION_HANDLER": "api.exceptions.api_exception_handler",
 }
@@ -194,3 +236,40 @@ SPECTACULAR_SETTINGS = {
 CORS_ALLOWED_ORIGINS = envlist("CORS_ALLOWED_ORIGINS", "")
 
 LOGIN_URL = "admin:login"
+
+# API tokens (django-rest-knox): only a SHA-512 digest is stored, the token is shown once.
+REST_KNOX = {
+    "TOKEN_TTL": timedelta(days=envint("API_TOKEN_DAYS", 90)),
+    "AUTH_HEADER_PREFIX": "Token",
+    "AUTO_REFRESH": False,
+}
+
+# Logs: LOG_FORMAT json (production's default: one JSON object a line, with the request id) or
+# text; requests slower than SLOW_REQUEST_MS are warnings; LOG_REQUESTS logs every request.
+LOG_FORMAT = env("LOG_FORMAT", "text")
+LOG_LEVEL = env("LOG_LEVEL", "INFO").upper()
+LOGGING = logging_config(fmt=LOG_FORMAT, level=LOG_LEVEL)
+SLOW_REQUEST_MS = envint("SLOW_REQUEST_MS", 1000)
+LOG_REQUESTS = envbool("LOG_REQUESTS", False)
+
+# Seconds a 503 (database unavailable) tells clients to wait before retrying.
+RETRY_AFTER_S = envint("RETRY_AFTER_S", 30)
+
+# Only our own scripts, styles, images and fonts; no inline script or style (plotly's rules come
+# from static/css/plotly.css, see ops/plotly_css.py). The API's documentation pages (Swagger UI,
+# ReDoc: drf-spectacular's templates start them with an inline script, ReDoc sets inline styles
+# and starts a blob worker) alone get those; they show nothing but our own schema.
+CONTENT_SECURITY_POLICY = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; "
+    "font-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'self'; "
+    "form-action 'self'; frame-ancestors 'none'"
+)
+CONTENT_SECURITY_POLICY_DOCS_PATHS = ("/api/docs/", "/api/redoc/")
+CONTENT_SECURITY_POLICY_DOCS = (
+    "default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; "
+    "img-src 'self' data: blob:; font-src 'self'; connect-src 'self'; worker-src 'self' blob:; "
+    "object-src 'none'; base-uri 'self'; frame-ancestors 'none'"
+)
+
+# dumpdata/loaddata keep datetimes to the microsecond (ops/serializers/json.py).
+SERIALIZATION_MODULES = {"json": "ops.serializers.json", "jsonl": "ops.serializers.jsonl"}

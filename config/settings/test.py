@@ -11,7 +11,11 @@ STORAGES = {
 }
 REST_FRAMEWORK = {
     **REST_FRAMEWORK,
-    "DEFAULT_THROTTLE_RATES": {"anon": "100000/min", "user": "100000/min"},
+    "DEFAULT_THROTTLE_RATES": {
+        "anon": "100000/min",
+        "user": "100000/min",
+        "auth_failure": "100000/min",
+    },
 }
 CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 WHITENOISE_USE_FINDERS = True
@@ -20,3 +24,6 @@ WHITENOISE_AUTOREFRESH = True
 # (tests/feeds/test_worker.py) points its own app at Redis.
 CELERY_BROKER_URL = "memory://"
 CELERY_TASK_ALWAYS_EAGER = True
+# Django's test Client.login() authenticates without a request, which django-axes refuses; the
+# lockout tests (tests/ops/test_admin_lockout.py) turn it on.
+AXES_ENABLED = False

@@ -1,10 +1,12 @@
 """The import service: a catalog file is parsed, planned against the catalogue, and written in one
 transaction only when no row has an error. The command and the admin's "Import offers" page call
-`offers_import`.
+`offers_import`. Every import's outcome is logged (logger platforms.importers, event "import").
 """
 
 from __future__ import annotations
 
+import logging
+import time
 from collections.abc import Callable, Iterable
 from datetime import datetime
 from typing import TYPE_CHECKING
@@ -26,8 +28,70 @@ if TYPE_CHECKING:
 
 Progress = Callable[[str, int, int], None]
 
+logger = logging.getLogger("platforms.importers")
+
 
 def offers_import(
+    *,
+    text: str,
+    fmt: str,
+    filename: str,
+    observed_at: datetime,
+    platform: Platform | None = None,
+    source_url: str = "",
+    dry_run: bool = False,
+    strict: bool = False,
+    created_by: User | None = None,
+    progress: Progress | None = None,
+) -> ImportReport:
+    """Import a catalog file (`_offers_import`) and log its outcome: applied, refused (with its
+    first error) or checked (a dry run), with its counts and the milliseconds it took."""
+    started = time.perf_counter()
+    report = _offers_import(
+        text=text,
+        fmt=fmt,
+        filename=filename,
+        observed_at=observed_at,
+        platform=platform,
+        source_url=source_url,
+        dry_run=dry_run,
+        strict=strict,
+        created_by=created_by,
+        progress=progress,
+    )
+    outcome = "dry_run" if dry_run and report.ok else "applied" if report.applied else "refused"
+    fields = {
+        "event": "import",
+        "outcome": outcome,
+        "format": fmt,
+        "file": filename,
+        "rows": report.total_rows,
+        "created": report.created,
+        "updated": report.updated,
+        "unchanged": report.unchanged,
+        "skipped": report.skipped_rows,
+        "errors": len(report.errors),
+        "prices_added": report.prices_added,
+        "duration_ms": round((time.perf_counter() - started) * 1000, 1),
+    }
+    first = f"; first error: {report.errors[0]}" if report.errors else ""
+    logger.log(
+        logging.WARNING if outcome == "refused" else logging.INFO,
+        "import %s of %s (%s): %s rows, %s created, %s updated, %s errors%s",
+        outcome,
+        filename,
+        fmt,
+        report.total_rows,
+        report.created,
+        report.updated,
+        len(report.errors),
+        first,
+        extra=fields,
+    )
+    return report
+
+
+def _offers_import(
     *,
     text: str,
     fmt: str,

@@ -19,7 +19,7 @@ from django.contrib.auth.models import Permission
 from django.core.cache import cache
 from drf_spectacular.generators import SchemaGenerator
 from drf_spectacular.renderers import OpenApiJsonRenderer
-from rest_framework.authtoken.models import Token
+from knox.models import AuthToken
 from rest_framework.test import APIClient
 from werkzeug.test import TestResponse
 from werkzeug.wrappers import Request
@@ -54,7 +54,7 @@ def frozen():
 
 def _client_for(user) -> APIClient:
     client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
+    client.credentials(HTTP_AUTHORIZATION=f"Token {AuthToken.objects.create(user=user)[1]}")
     return client
 
 

@@ -12,7 +12,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Permission
 from django.test import Client
 from django.urls import reverse
-from rest_framework.authtoken.models import Token
+from knox.models import AuthToken
 from rest_framework.test import APIClient
 
 from platforms.models import PriceObservation
@@ -87,7 +87,7 @@ def test_staff_without_the_permission_to_add_prices_are_refused_as_the_admin_ref
     staff = get_user_model().objects.create_user("clerk", password="pw-clerk-123", is_staff=True)
     staff.user_permissions.add(Permission.objects.get(codename="view_priceobservation"))
     by_token = APIClient()
-    by_token.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=staff).key}")
+    by_token.credentials(HTTP_AUTHORIZATION=f"Token {AuthToken.objects.create(user=staff)[1]}")
     by_session = APIClient()
     by_session.force_login(staff)
     admin = Client()
@@ -115,7 +115,7 @@ def test_staff_given_the_permission_and_superusers_may_add_prices(db, offering):
     statuses = []
     for user, hour in ((keeper, "01"), (root, "02"), (outsider, "03")):
         client = APIClient()
-        client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
+        client.credentials(HTTP_AUTHORIZATION=f"Token {AuthToken.objects.create(user=user)[1]}")
         body = {**PRICE, "observed_at": f"2026-11-01T{hour}:00:00Z"}
         statuses.append(
             client.post(f"/api/v1/offerings/{offering.pk}/prices/", body, format="json").status_code
