@@ -41,11 +41,23 @@ class Confidence(models.TextChoices):
 
 
 class SourceKind(models.TextChoices):
-    VENDOR_CLAIM = "vendor_claim", _("vendor claim")
+    """Whose statement a fact is, and about whom (README, "Who says what about whom")."""
+
+    VENDOR_CLAIM = "vendor_claim", _("vendor claim")  # a platform about itself
+    COMPETITOR_CLAIM = "competitor_claim", _("competitor claim")  # a platform about another
+    DOCUMENTATION = "documentation", _("platform documentation")  # its own docs or price page
     THIRD_PARTY = "third_party", _("third party")
     MEASURED = "measured", _("measured")
     IMPORT = "import", _("import")
     MANUAL = "manual", _("manual")
+
+
+# The kinds that are a platform's own statement: they name the platform that made it (`speaker`).
+SPOKEN_BY_A_PLATFORM = (
+    SourceKind.VENDOR_CLAIM,
+    SourceKind.COMPETITOR_CLAIM,
+    SourceKind.DOCUMENTATION,
+)
 
 
 class DeliveryForm(models.TextChoices):
@@ -88,6 +100,18 @@ class Source(models.Model):
     published_on = models.DateField(_("published on"), null=True, blank=True)
     retrieved_on = models.DateField(_("retrieved on"), null=True, blank=True)
     kind = models.CharField(_("kind"), max_length=20, choices=SourceKind.choices)
+    speaker = models.ForeignKey(
+        "Platform",
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="statements",
+        verbose_name=_("whose statement"),
+        help_text=_(
+            "The platform that made the statement: for a vendor claim the platform it is about, "
+            "for a competitor claim another one, for documentation the platform's own."
+        ),
+    )
     confidence = models.CharField(
         _("confidence"), max_length=12, choices=Confidence.choices, default=Confidence.SECONDARY
     )
@@ -101,6 +125,15 @@ class Source(models.Model):
                 condition=_choices_check("kind", SourceKind),
                 name="source_kind_known",
                 violation_error_message=_("Unknown source kind."),
+            ),
+            models.CheckConstraint(
+                condition=Q(kind__in=[k.value for k in SPOKEN_BY_A_PLATFORM])
+                | Q(speaker__isnull=True),
+                name="source_speaker_only_for_platform_statements",
+                violation_error_message=_(
+                    "Only a platform's own statements (vendor claims, competitor claims, "
+                    "documentation) name the platform that made them."
+                ),
             ),
             models.CheckConstraint(
                 condition=_choices_check("confidence", Confidence),
@@ -130,6 +163,25 @@ class Source(models.Model):
     @property
     def is_vendor_claim(self) -> bool:
         return self.kind == SourceKind.VENDOR_CLAIM
+
+    @property
+    def is_competitor_claim(self) -> bool:
+        return self.kind == SourceKind.COMPETITOR_CLAIM
+
+    def who_about_whom(self, subject: Platform | None = None) -> str:
+        """Whose statement this is about `subject`, in words: "智星云 about itself (vendor
+        claim)", "智星云 about a competitor (competitor claim)", "third party"."""
+        label = str(self.get_kind_display())
+        speaker = self.speaker if self.speaker_id else None
+        if not speaker:
+            return label
+        if subject is not None and speaker.pk == subject.pk:
+            about = _("%(speaker)s about itself") % {"speaker": speaker.name}
+        elif subject is not None:
+            about = _("%(speaker)s about a competitor") % {"speaker": speaker.name}
+        else:
+            about = speaker.name
+        return _("%(about)s (%(kind)s)") % {"about": about, "kind": label}
 
 
 class Platform(models.Model):

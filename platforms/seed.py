@@ -164,6 +164,16 @@ def _sources(rows: list[dict[str, Any]], report: SeedReport) -> dict[str, Source
     return sources
 
 
+def _speakers(rows: list[dict[str, Any]], sources: dict[str, Source]) -> None:
+    """Whose statement each platform's own source is (vendor claim, competitor claim,
+    documentation): set once the platforms exist, and only where no one has set it."""
+    for row in rows:
+        source = sources[row["key"]]
+        if row.get("speaker") and source.speaker_id is None:
+            source.speaker = Platform.objects.get(slug=row["speaker"])
+            source.save(update_fields=["speaker"])
+
+
 def _platform(row: dict[str, Any], sources: dict[str, Source], report: SeedReport) -> Platform:
     fields = {
         key: row[key]
@@ -349,6 +359,7 @@ def load_seed(catalogue: Path | None = None, accelerators: Path | None = None) -
         platform = _platform(row, sources, report)
         for offering in row.get("offerings", []):
             _offering(platform, offering, accelerator_rows, sources, report)
+    _speakers(data["sources"], sources)
     for rules in data.get("billing_rules", []):
         _billing_rules(rules, sources, report)
     for name in PRICE_FILES:
