@@ -1,9 +1,11 @@
 """The only Django-aware layer of the advisor: loads the catalogue, builds engine inputs, calls the
 engine. Views, the API and the `advise` command all come through here (one code path).
 
-Query budget per call, whatever the size of the catalogue: accelerators (3: rows, aliases, MIG
+Engine inputs are built from the database once per process and catalogue version and kept
+(advisor.snapshot): a call reads the catalogue's version (1 query) and reuses what was built at it.
+Building them costs, whatever the size of the catalogue: accelerators (3: rows, aliases, MIG
 profiles), platforms (with their billing rules and latest no-GPU-mode price), offerings, current
-prices and their sources (4), exchange rates (1), storage prices (1).
+prices (the stored pointers) and their sources (4), exchange rates (1), storage prices (1).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from typing import Any, cast
 
 from django.conf import settings
 from django.db.models import OuterRef, Prefetch, Subquery
-from django.utils import timezone
+from django.utils import timezone, translation
 
 from advisor.engine import vocab
 from advisor.engine.errors import AdvisorError, NoFit
@@ -35,16 +37,17 @@ from advisor.engine.types import (
     Scenario,
     StoragePriceSpec,
 )
+from advisor.snapshot import ALWAYS, Snapshots, Window, stale_window
 from platforms.models import (
     Accelerator,
     AcceleratorAlias,
     BillingRules,
+    CurrentPrice,
     ExchangeRate,
     IdleModePrice,
     MigProfile,
     Offering,
     Platform,
-    PriceObservation,
     Source,
     StoragePrice,
     in_page_language,
@@ -200,6 +203,16 @@ _PRICE_COLUMNS = (
     "last_seen_at",
     "source_id",
 )
+# The same, read from the stored current prices (CurrentPrice) and the observations they point to.
+_CURRENT_COLUMNS = (
+    "offering_id",
+    "unit",
+    "tier",
+    "amount",
+    "currency",
+    "observation__last_seen_at",
+    "observation__source_id",
+)
 
 
 def catalogue_platforms() -> list[Platform]:
@@ -227,20 +240,27 @@ def offering_specs(
     Plain rows, not model instances: a catalogue of 10,000 offerings is 10,000 specs, and building
     model instances for them (with platform, accelerator and source objects) cost over a second.
     Four queries: platforms (with billing rules; none when `catalogue` is given), offerings,
-    current prices of the list and the renter's `tier` (driven per offering, not per
-    observation), and the sources those prices cite. Per offering and billing unit the tier's
-    price is used where there is one, else the list price.
+    current prices of the list and the renter's `tier` (the stored pointers, joined to the
+    observations they point to), and the sources those prices cite.
+    Per offering and billing unit the tier's price is used where there is one, else the list
+    price.
     """
     offerings = Offering.objects.filter(is_active=True).order_by()
     if platforms:
         offerings = offerings.filter(platform__slug__in=platforms)
     platform_of = {p.pk: p for p in (catalogue if catalogue is not None else catalogue_platforms())}
     rules_of = {pk: _billing_rules(p) for pk, p in platform_of.items()}
-    rows = list(offerings.values(*_OFFERING_COLUMNS))
+    # In a fixed order (the engine keeps the first of equals): offerings by id, and each one's
+    # prices in the order they were recorded.
+    rows = list(offerings.order_by("pk").values(*_OFFERING_COLUMNS))
     prices: dict[int, list[dict[str, Any]]] = defaultdict(list)
-    tiers = (vocab.PriceTier.LIST, tier)
-    current = PriceObservation.objects.current_by_offering(offerings, tiers=tiers).order_by()
-    for price in current.values(*_PRICE_COLUMNS):
+    current = CurrentPrice.objects.filter(
+        offering__is_active=True, tier__in=(vocab.PriceTier.LIST, tier)
+    )
+    if platforms:
+        current = current.filter(offering__platform__slug__in=platforms)
+    for values in current.order_by("observation_id").values_list(*_CURRENT_COLUMNS):
+        price = dict(zip(_PRICE_COLUMNS, values, strict=True))
         prices[price["offering_id"]].append(price)
     if tier != vocab.PriceTier.LIST:
         prices = defaultdict(list, {pk: _tier_prices(group, tier) for pk, group in prices.items()})
@@ -375,27 +395,48 @@ def parse(data: Any) -> Scenario:
     return parse_scenario(data)
 
 
+# The engine inputs built from the catalogue, kept per process and catalogue version.
+SNAPSHOTS = Snapshots()
+
+
+def kept_accelerators() -> dict[str, AcceleratorSpec]:
+    """accelerator_specs(), kept at the catalogue's version (one query while it holds)."""
+    return SNAPSHOTS.get(("accelerators",), timezone.now(), lambda: (accelerator_specs(), ALWAYS))
+
+
 def estimate_scenario(data: Any) -> Estimate:
     """Memory (and, with `on`, fit, time and decode rate) per task."""
-    return estimate(parse(data), accelerator_specs())
+    return estimate(parse(data), kept_accelerators())
 
 
-def load_catalogue(scenario: Scenario, *, now: datetime) -> Catalogue:
+def build_catalogue(*, tier: str, now: datetime) -> tuple[Catalogue, Window]:
+    """The whole catalogue's engine inputs in price tier `tier` as read at `now`, and the moments
+    they hold for (each price as stale as at `now`)."""
     accelerators = accelerator_specs()
     platforms = catalogue_platforms()
-    return Catalogue(
+    offerings = offering_specs(accelerators, now=now, tier=tier, catalogue=platforms)
+    catalogue = Catalogue(
         accelerators=accelerators,
-        offerings=offering_specs(
-            accelerators,
-            now=now,
-            platforms=scenario.constraints.platforms,
-            tier=scenario.constraints.price_tier,
-            catalogue=platforms,
-        ),
+        offerings=offerings,
         rates=exchange_rates(),
         storage=storage_specs(),
         platforms={p.slug: str(p) for p in platforms},
     )
+    seen = ((price.observed_at, price.stale) for o in offerings for price in o.prices)
+    return catalogue, stale_window(seen, settings.PRICE_STALE_AFTER_DAYS)
+
+
+def load_catalogue(scenario: Scenario, *, now: datetime) -> Catalogue:
+    """The engine inputs for `scenario` at `now`: the whole catalogue's in the scenario's price
+    tier, kept at the catalogue's version (SNAPSHOTS; names are in the active language), narrowed
+    to the scenario's platforms. Shared between requests: never changed in place."""
+    tier = scenario.constraints.price_tier
+    key = ("catalogue", translation.get_language(), tier, settings.PRICE_STALE_AFTER_DAYS)
+    catalogue = SNAPSHOTS.get(key, now, lambda: build_catalogue(tier=tier, now=now))
+    chosen = set(scenario.constraints.platforms)
+    if not chosen:
+        return catalogue
+    return replace(catalogue, offerings=[o for o in catalogue.offerings if o.platform in chosen])
 
 
 def advise_scenario(data: Any, *, now: datetime | None = None) -> AdviceReport:

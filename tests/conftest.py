@@ -28,6 +28,17 @@ def english():
         yield
 
 
+@pytest.fixture(autouse=True)
+def no_kept_catalogue():
+    """Start each test as a fresh worker process starts: no engine inputs kept from another test
+    (advisor.snapshot), whose rolled-back database they were built from."""
+    from advisor.services import SNAPSHOTS
+
+    SNAPSHOTS.clear()
+    yield
+    SNAPSHOTS.clear()
+
+
 @pytest.fixture
 def source(db) -> Source:
     return Source.objects.create(
