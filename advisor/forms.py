@@ -56,7 +56,7 @@ ATTENTION_CHOICES = [
     ("eager", _("Eager (keeps attention scores)")),
 ]
 FRAMEWORK_CHOICES = [
-    ("hf", _("Hugging Face (Trainer, TRL, PEFT, LLaMA-Factory)")),
+    ("hf", _("Hugging Face (TRL, PEFT, LLaMA-Factory)")),
     ("liger", _("Hugging Face with Liger kernels")),
     ("torchtune", _("torchtune")),
     ("unsloth", _("Unsloth")),

@@ -48,6 +48,59 @@ def number(value: float | Decimal, places: int) -> str:
     return number_format(rounded, decimal_pos=places, force_grouping=True)
 
 
+# ------------------------------------------------------------------ one rule per kind of figure
+# Every page, chart, CSV-free sentence and the admin format figures through these, so one
+# amount reads the same everywhere in a language (the locale gives the separators):
+# - a total (a month, a job, a difference, a storage bill): cents;
+# - a price as listed (typed by staff or imported): its own digits, at least 2 and at most 6
+#   decimals, never trailing zeros past 2 (1.6600 reads 1.66, 0.000164 keeps its digits);
+# - a price we computed (converted, per GPU-hour, per GiB, per million tokens): cents from
+#   0.10 up, below that three significant digits (at most 6 decimals), so a column of
+#   computed prices has one precision;
+# - hours: one decimal below 100 h, whole hours from 100 h (720 h, not 720.0 h);
+# - sizes: GiB with two decimals;
+# - exchange and credit rates: their own digits, at least 2 and at most 4 decimals.
+HOURS_WHOLE_FROM = 100
+
+
+def total(amount: Decimal | float) -> str:
+    """A total amount of money (without its currency): cents."""
+    return number(amount, 2)
+
+
+def listed_price(amount: Decimal | float) -> str:
+    """A price as a platform lists it: its own digits (money_places)."""
+    exact = amount if isinstance(amount, Decimal) else Decimal(repr(float(amount)))
+    return number(exact, money_places(exact))
+
+
+def computed_price(amount: Decimal | float) -> str:
+    """A price we derived: cents from 0.10 up, else three significant digits (at most 6)."""
+    exact = amount if isinstance(amount, Decimal) else Decimal(repr(float(amount)))
+    size = abs(exact)
+    if size >= Decimal("0.1") or size == 0:
+        return number(exact, 2)
+    # adjusted() is the exponent of the first significant digit: 0.0545 -> -2.
+    places = min(6, 2 - size.adjusted())
+    return number(exact, places)
+
+
+def hours_number(value: float) -> str:
+    """Hours without their unit: one decimal, whole from HOURS_WHOLE_FROM."""
+    return number(value, 0 if abs(value) >= HOURS_WHOLE_FROM else 1)
+
+
+def gib_number(value: float) -> str:
+    """A size in GiB without its unit: two decimals."""
+    return number(value, 2)
+
+
+def rate_number(value: Decimal | float) -> str:
+    """An exchange or credit rate: its own digits, at least 2 and at most 4 decimals."""
+    exact = value if isinstance(value, Decimal) else Decimal(repr(float(value)))
+    return number(exact, min(4, money_places(exact)))
+
+
 def money(value: Money) -> str:
     """An amount with its currency (and per billing unit), in the active locale."""
     text = gettext("%(amount)s %(currency)s") % {
@@ -67,7 +120,8 @@ def quantity(q: Quantity) -> str:
     if q.unit is Unit.BYTES:
         return gettext("%(n)s GiB") % {"n": number(q.value / GiB, places(2))}
     if q.unit is Unit.HOURS:
-        return gettext("%(n)s h") % {"n": number(q.value, places(1))}
+        shown = hours_number(q.value) if q.places is None else number(q.value, q.places)
+        return gettext("%(n)s h") % {"n": shown}
     if q.unit is Unit.DAYS:
         days = round(q.value)
         return ngettext("%(n)s day", "%(n)s days", days) % {"n": number(days, 0)}
@@ -104,4 +158,6 @@ def _param(value: Param, nested: Callable[[Message], str]) -> str:
         return number(value, 0)
     if isinstance(value, float):
         return number(value, 0 if value == int(value) else 2)
+    if isinstance(value, Decimal):  # an amount without its currency: as a listed price reads
+        return listed_price(value)
     return "" if value is None else str(value)

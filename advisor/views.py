@@ -9,7 +9,7 @@ the service (see advisor/services.py); the charts reuse the catalogue the servic
 from __future__ import annotations
 
 import csv
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any, TypeVar
@@ -33,7 +33,7 @@ from advisor.engine.ranking import (
     unpriced_message,
 )
 from advisor.engine.serving import ServingEstimate
-from advisor.engine.types import GiB
+from advisor.engine.types import AcceleratorSpec, GiB
 from advisor.engine.vocab import BillingUnit, CostBasis, PlacementMode
 from advisor.services import AdviceReport, advise_scenario
 from platforms import choices
@@ -98,7 +98,9 @@ def index(request: HttpRequest) -> HttpResponse:
             "plan": _plan(outcome.report.estimate) if outcome else [],
             "outcome": outcome,
             "advice": advice,
-            "rows": _rows(advice) if advice else [],
+            "rows": _rows(advice, outcome.report.catalogue.accelerators)
+            if outcome and advice
+            else [],
             "results": _results(advice) if advice else {},
             "figures": figures,
             "csv_query": query.urlencode(),
@@ -167,7 +169,7 @@ def _task_serving(s: TaskServing) -> dict[str, Any]:
     return {
         "task": s.task,
         **_serving(s.estimate),
-        "cost": None if cost is None else charts.number_text(float(cost), 2 if cost >= 1 else 4),
+        "cost": None if cost is None else messages.computed_price(cost),
         "currency": s.currency,
         "shared": s.instance_shared,
     }
@@ -204,14 +206,26 @@ def _placement(rec: Recommendation) -> list[str]:
     return out
 
 
-def _rows(advice: Advice) -> list[dict[str, Any]]:
+def _rows(
+    advice: Advice, accelerators: Mapping[str, AcceleratorSpec] | None = None
+) -> list[dict[str, Any]]:
     """Recommendations with what the table shows precomputed (GiB, sentences, labels, and money
-    as text: each amount rounded once, by charts.money_text, as the charts show it)."""
+    as text: each amount rounded once, by charts.money_text, as the charts show it). GPUs are
+    named by the catalogue's `accelerators` (slug -> spec), the slug where one is missing."""
     money = charts.money_text
     return [
         {
             "rec": rec,
             "headroom_gib": None if rec.headroom_bytes is None else rec.headroom_bytes / GiB,
+            "headroom": None
+            if rec.headroom_bytes is None
+            else messages.gib_number(rec.headroom_bytes / GiB),
+            "gpus": _gpus_text(rec, accelerators or {}),
+            "plan_price": None
+            if rec.plan.price is None
+            else _("%(amount)s %(currency)s")
+            % {"amount": messages.listed_price(rec.plan.price), "currency": rec.plan.currency},
+            "plan_rate": None if rec.plan.rate is None else messages.rate_number(rec.plan.rate),
             "placement_text": _placement(rec),
             "plan_label": _plan_label(rec),
             "price_source_kind_label": _source_kind_label(rec.price_source_kind),
@@ -234,6 +248,18 @@ def _rows(advice: Advice) -> list[dict[str, Any]]:
         }
         for rec in advice.recommendations
     ]
+
+
+def _gpus_text(rec: Recommendation, accelerators: Mapping[str, AcceleratorSpec]) -> str:
+    """The GPUs by name, never slug: "8 × NVIDIA H200 141GB, 1 instance"."""
+    spec = accelerators.get(rec.accelerator)
+    return ngettext(
+        "%(gpus)s × %(name)s, %(n)s instance", "%(gpus)s × %(name)s, %(n)s instances", rec.instances
+    ) % {
+        "gpus": rec.gpus_per_instance,
+        "name": spec.name if spec is not None else rec.accelerator,
+        "n": rec.instances,
+    }
 
 
 def _range_text(low: N | None, high: N | None, text: Callable[[N], str]) -> str:

@@ -87,7 +87,7 @@ TASK_KIND_LABELS: Labels = {
     vocab.TaskKind.LORA: _("LoRA fine-tune"),
     vocab.TaskKind.QLORA: _("QLoRA fine-tune"),
     vocab.TaskKind.INFERENCE: _("Inference (serving)"),
-    vocab.TaskKind.FIXED: _("Fixed VRAM (rendering, simulation, notebook)"),
+    vocab.TaskKind.FIXED: _("Fixed VRAM (rendering, simulation)"),
 }
 WHEN_LABELS: Labels = {
     vocab.When.ALWAYS: _("Always"),

@@ -231,9 +231,17 @@ class Platform(models.Model):
         ]
 
     def __str__(self) -> str:
-        if self.name_en and self.name_en != self.name:
-            return f"{self.name} ({self.name_en})"
-        return self.name
+        """Both names, each once: 矩池云 (Matpool); an English name that holds the other is
+        enough (OpenBayes (HyperAI)); no brackets in brackets: 智星云 (Zhixingyun, AI Galaxy)."""
+        name, english = self.name, self.name_en.strip()
+        if not english or english == name:
+            return name
+        if name.casefold() in english.casefold():
+            return english
+        if english.endswith(")") and " (" in english:
+            head, _, tail = english[:-1].partition(" (")
+            english = f"{head}, {tail}"
+        return f"{name} ({english})"
 
     def get_absolute_url(self) -> str:
         return reverse("platforms:detail", args=[self.slug])

@@ -820,7 +820,9 @@ def _english_quantity(q: Quantity) -> str:
     if q.unit is Unit.BYTES:
         return f"{_english_number(q.value / GiB, 2 if q.places is None else q.places)} GiB"
     if q.unit is Unit.HOURS:
-        return f"{_english_number(q.value, 1 if q.places is None else q.places)} h"
+        # One decimal, whole hours from 100 h: advisor/messages.py's rule for every language.
+        places = (0 if abs(q.value) >= 100 else 1) if q.places is None else q.places
+        return f"{_english_number(q.value, places)} h"
     if q.unit is Unit.DAYS:
         days = round(q.value)
         return f"{days} day" if days == 1 else f"{days} days"

@@ -150,8 +150,8 @@ def visible_blocks(html: str) -> list[str]:
 def catalogue_names() -> list[str]:
     """Names from the catalogue and the engine's vocabulary, longest first."""
     names: set[str] = set(NAMES)
-    for name, name_en in Platform.objects.values_list("name", "name_en"):
-        names.update({name, name_en})
+    for platform in Platform.objects.all():
+        names.update({platform.name, platform.name_en, str(platform)})
     names.update(Accelerator.objects.values_list("name", flat=True))
     names.update(Accelerator.objects.values_list("vendor", flat=True))
     names.update(AcceleratorAlias.objects.values_list("alias", flat=True))
