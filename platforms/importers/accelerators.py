@@ -12,6 +12,8 @@ from typing import TypeGuard
 
 from platforms.models import Accelerator, AcceleratorAlias, normalise_alias
 
+from .rows import shown
+
 # Per-GPU memory a catalog states and the accelerator's VRAM differ by rounding (B200: 183,359 MiB
 # = 179.06 GiB against 180 GiB); 5 % tells 40 from 48 and 80 from 94 GB apart.
 MEMORY_TOLERANCE = Decimal("0.05")
@@ -107,5 +109,5 @@ class AcceleratorResolver:
         memory = "" if memory_gib is None else f" with {memory_gib.normalize():f} GiB per GPU"
         if candidates:
             slugs = ", ".join(sorted(acc.slug for acc in candidates.values()))
-            raise Unresolved(f"ambiguous accelerator {name!r}{memory}: could be {slugs}")
-        raise Unresolved(f"unknown accelerator {name!r}{memory}")
+            raise Unresolved(f"ambiguous accelerator {shown(name)}{memory}: could be {slugs}")
+        raise Unresolved(f"unknown accelerator {shown(name)}{memory}")

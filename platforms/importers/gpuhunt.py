@@ -16,6 +16,7 @@ from .rows import (
     PriceRow,
     RowError,
     Skip,
+    Text,
     decimal_value,
     merge_duplicates,
     parse_rows,
@@ -37,7 +38,7 @@ REQUIRED = (
 )
 
 
-def parse(text: str) -> Parsed:
+def parse(text: Text) -> Parsed:
     parsed = parse_rows(text, required=REQUIRED, offers=_offers)
     return merge_duplicates(parsed, same_unit="lowest")
 

@@ -10,10 +10,11 @@ Unknown keys are errors, so a misspelt field is never silently ignored.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
-from decimal import ROUND_HALF_EVEN, Decimal, InvalidOperation
+from decimal import ROUND_HALF_EVEN, Decimal
 from typing import Any, TypeVar
 
 from django.db import models
@@ -28,9 +29,12 @@ from .rows import (
     PriceRow,
     RowError,
     RowProblem,
+    Text,
     merge_duplicates,
+    number_value,
     observed_at_value,
     ram_value,
+    shown,
     url_value,
 )
 
@@ -58,10 +62,11 @@ PRICE_KEYS = {*PRICE_REQUIRED, "observed_at", "source_url"}
 T = TypeVar("T")
 
 
-def parse(text: str) -> Parsed:
+def parse(text: Text) -> Parsed:
+    """A JSON document is read whole (json.load): it has no rows to stream."""
     parsed = Parsed(rows=[], total=0)
     try:
-        document = json.loads(text)
+        document = json.loads(text) if isinstance(text, str) else json.load(text)
     except (ValueError, RecursionError) as exc:
         parsed.errors.append(RowProblem(0, "not JSON", f"not a JSON document: {exc}"))
         return parsed
@@ -93,9 +98,10 @@ def _document(document: object) -> tuple[list[Any], _Defaults]:
         raise RowError("the document must be a JSON object with 'version' and 'offers'")
     unknown = sorted(set(document) - DOCUMENT_KEYS)
     if unknown:
-        raise RowError("unknown key(s): " + ", ".join(unknown))
+        raise RowError("unknown key(s): " + _keys(unknown))
     if document.get("version") != VERSION:
-        raise RowError(f"version must be {VERSION}, not {document.get('version')!r}")
+        version = shown(repr(document.get("version")), quoted=False)
+        raise RowError(f"version must be {VERSION}, not {version}")
     offers = document.get("offers")
     if not isinstance(offers, list):
         raise RowError("offers must be a list")
@@ -112,7 +118,7 @@ def _offer(number: int, offer: object, defaults: _Defaults) -> OfferRow:
         raise RowError("an offer must be an object")
     unknown = sorted(set(offer) - OFFER_KEYS)
     if unknown:
-        raise RowError("unknown key(s): " + ", ".join(unknown))
+        raise RowError("unknown key(s): " + _keys(unknown))
     for key in OFFER_REQUIRED:
         if key not in offer or offer[key] in ("", None):
             raise RowError(f"{key} is required")
@@ -177,6 +183,10 @@ def _price(index: int, price: object, defaults: _Defaults) -> PriceRow:
     )
 
 
+def _keys(keys: list[str]) -> str:
+    return ", ".join(shown(key, quoted=False) for key in keys)
+
+
 def _within(where: str, read: Callable[[], T]) -> T:
     try:
         return read()
@@ -192,7 +202,10 @@ def _text(data: dict[str, Any], key: str) -> str:
     if value is None:
         return ""
     if not isinstance(value, str):
-        raise RowError(f"{key} must be a string, not {json.dumps(value)}")
+        raise RowError(f"{key} must be a string, not {shown(json.dumps(value), quoted=False)}")
+    if "\x00" in value:
+        # PostgreSQL cannot store it: refused here, not by the database when the file is written.
+        raise RowError(f"{key} contains a NUL character (\\u0000)")
     return value.strip()
 
 
@@ -202,16 +215,11 @@ def _number(data: dict[str, Any], key: str) -> Decimal | None:
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int | float | str):
-        raise RowError(f"{key} must be a number, not {json.dumps(value)}")
-    try:
-        number = Decimal(str(value).strip())
-    except InvalidOperation:
-        raise RowError(f"{key} is not a number: {value!r}") from None
-    if not number.is_finite():
+        raise RowError(f"{key} must be a number, not {shown(json.dumps(value), quoted=False)}")
+    if isinstance(value, float) and not math.isfinite(value):
+        # 1e400 as a JSON number: Python reads it as infinity.
         raise RowError(f"{key} is not a finite number: {value!r}")
-    if number < 0:
-        raise RowError(f"{key} is negative: {value}")
-    return number
+    return number_value(str(value).strip(), key)
 
 
 def _whole(data: dict[str, Any], key: str) -> int | None:
@@ -219,14 +227,14 @@ def _whole(data: dict[str, Any], key: str) -> int | None:
     if number is None:
         return None
     if number != number.to_integral_value():
-        raise RowError(f"{key} is not a whole number: {data[key]}")
+        raise RowError(f"{key} is not a whole number: {shown(str(data[key]), quoted=False)}")
     return int(number)
 
 
 def _bool(data: dict[str, Any], key: str) -> bool:
     value = data.get(key, False)
     if not isinstance(value, bool):
-        raise RowError(f"{key} must be true or false, not {json.dumps(value)}")
+        raise RowError(f"{key} must be true or false, not {shown(json.dumps(value), quoted=False)}")
     return value
 
 
@@ -237,7 +245,7 @@ def _choice(data: dict[str, Any], key: str, choices: type[models.TextChoices]) -
     for candidate in (value.lower(), value.upper()):
         if candidate in choices.values:
             return candidate
-    raise RowError(f"{key} must be one of {', '.join(choices.values)}, not {value!r}")
+    raise RowError(f"{key} must be one of {', '.join(choices.values)}, not {shown(value)}")
 
 
 def _date(data: dict[str, Any], key: str) -> datetime | None:

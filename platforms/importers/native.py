@@ -32,6 +32,7 @@ from .rows import (
     PriceRow,
     RowError,
     StorageRow,
+    Text,
     bool_value,
     choice_value,
     decimal_value,
@@ -104,7 +105,7 @@ STORAGE_ONLY = ("storage_kind", "free_gb", "billed_when_stopped")
 T = TypeVar("T")
 
 
-def parse(text: str) -> Parsed:
+def parse(text: Text) -> Parsed:
     platform_rows: list[StorageRow | IdleModeRow] = []
 
     def rows(line: int, row: dict[str, str]) -> list[OfferRow]:

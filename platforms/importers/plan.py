@@ -32,7 +32,7 @@ from platforms.models import (
 
 from .accelerators import AcceleratorResolver, Unresolved
 from .report import Change, ImportReport
-from .rows import IdleModeRow, OfferRow, PriceRow, RowProblem, StorageRow
+from .rows import IdleModeRow, OfferRow, PriceRow, RowProblem, StorageRow, choice_values
 
 # Written only when a row states them (name, accelerator, GPU count, region and spot always are):
 # a catalog that says nothing about interconnect must not undo a correction made in the admin.
@@ -454,7 +454,7 @@ def _series_name(price: StoragePrice | IdleModePrice) -> str:
 
 
 def default_delivery_form(platform: Platform) -> str:
-    forms = [form for form in platform.delivery_forms or [] if form in DeliveryForm.values]
+    forms = [form for form in platform.delivery_forms or [] if form in choice_values(DeliveryForm)]
     return forms[0] if forms else DeliveryForm.CLOUD_VM
 
 

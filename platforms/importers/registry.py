@@ -10,13 +10,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from . import gpuhunt, jsonfeed, native, skypilot
-from .rows import Parsed
+from .rows import Parsed, Text
 
 
 @dataclass(frozen=True)
 class Format:
     label: str
-    parse: Callable[[str], Parsed]
+    parse: Callable[[Text], Parsed]
     # Rows (or offers) may name their platform, so the import needs none of its own.
     platform_per_row: bool = False
     # A text file of lines: a body that does not end with a line break was cut short.
@@ -34,7 +34,7 @@ FORMAT_LABELS = {name: fmt.label for name, fmt in FORMATS.items()}
 PLATFORM_PER_ROW = frozenset(name for name, fmt in FORMATS.items() if fmt.platform_per_row)
 
 
-def parser_for(fmt: str) -> Callable[[str], Parsed]:
+def parser_for(fmt: str) -> Callable[[Text], Parsed]:
     if fmt not in FORMATS:
         raise ValueError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
     return FORMATS[fmt].parse

@@ -14,7 +14,8 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime, time
 from decimal import ROUND_HALF_EVEN, Decimal, InvalidOperation
-from typing import Literal, overload
+from functools import cache
+from typing import Any, Literal, TextIO, overload
 
 from django.core.exceptions import ValidationError
 from django.core.validators import URLValidator
@@ -43,11 +44,21 @@ class Skip(Exception):
 
 @dataclass(frozen=True)
 class RowProblem:
-    """A skipped or rejected row. `reason` groups rows in the summary; `message` is per row."""
+    """A skipped or rejected row. `reason` groups rows in the summary; `message` is per row.
+
+    Both are kept (a job's problems, a feed run's errors) in databases that refuse a NUL
+    character (PostgreSQL's text), so one quoted from a file is written as `\\x00`.
+    """
 
     line: int
     reason: str
     message: str = ""
+
+    def __post_init__(self) -> None:
+        for name in ("reason", "message"):
+            value = getattr(self, name)
+            if "\x00" in value:
+                object.__setattr__(self, name, value.replace("\x00", "\\x00"))
 
     def __str__(self) -> str:
         # Line 0: a problem with the import as a whole (its source URL or date, a concurrent write).
@@ -174,59 +185,106 @@ class Parsed:
 
 # --- reading CSV cells --------------------------------------------------------------------------
 
+# A file is given as its text or as a text stream (opened with newline="", as the csv module
+# asks): an uploaded file is read as it is parsed, never whole.
+Text = str | TextIO
+# Python's csv module refuses a longer field (csv.field_size_limit(), 131,072 characters): no
+# catalog value comes near it, and each is checked against its column's own limit later.
+MAX_FIELD_CHARS = csv.field_size_limit()
+# Longer values are cut in messages: a message quotes enough of a value to find it.
+SHOWN_CHARS = 40
+
+
+def text_stream(text: Text) -> TextIO:
+    return io.StringIO(text, newline="") if isinstance(text, str) else text
+
+
+def shown(value: str, *, quoted: bool = True) -> str:
+    """A value as a message quotes it (repr, or as it is), cut to SHOWN_CHARS characters."""
+    cut = value[:SHOWN_CHARS]
+    text = repr(cut) if quoted else cut
+    return text + (f"... ({len(value):,} characters)" if len(value) > SHOWN_CHARS else "")
+
+
+def _records(reader: Any, problems: list[RowProblem]) -> Iterator[list[str]]:
+    """The reader's records; a record the csv module cannot read (a field over
+    MAX_FIELD_CHARS) is an error on its line, and reading goes on with the next line."""
+    while True:
+        try:
+            yield next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            # The line it failed on (the last it read).
+            line = reader.line_num
+            if "field larger than field limit" in str(exc):
+                message = f"a value is longer than {MAX_FIELD_CHARS:,} characters"
+            else:
+                message = f"not readable as CSV: {exc}"
+            problems.append(RowProblem(line, "bad row", message))
+
 
 def read_csv(
-    text: str, *, required: Iterable[str], problems: list[RowProblem]
+    text: Text,
+    *,
+    required: Iterable[str],
+    parsed: Parsed,
+    allowed: Iterable[str] | None = None,
 ) -> Iterator[tuple[int, dict[str, str]]]:
-    """Rows as dicts keyed by column name, with the line each row ends on (the header is line 1).
+    """Rows as dicts keyed by column name, with the line each row ends on (the header is line 1),
+    in one pass over the file; `parsed.total` counts the data rows (blank lines not counted).
 
     Columns are found by name: catalogs of one format order them differently per cloud. A missing
-    column is one error at line 1 and no rows.
+    column, or with `allowed` an unknown one, is one error at line 1 and no rows. A row with more
+    values than the header, or a NUL character (which PostgreSQL cannot store), is an error on
+    its line.
     """
-    reader = csv.DictReader(io.StringIO(text, newline=""))
-    header = [name.strip() for name in (reader.fieldnames or [])]
+    problems = parsed.errors
+    reader = csv.reader(text_stream(text))
+    header = [name.strip() for name in next(_records(reader, problems), [])]
+    known = None if allowed is None else set(allowed)
+    unknown = [] if known is None else [name for name in header if name and name not in known]
     missing = [name for name in required if name not in header]
-    if missing:
+    if unknown:
+        problems.append(
+            RowProblem(1, "unknown columns", "unknown column(s): " + ", ".join(unknown))
+        )
+    elif missing:
         problems.append(
             RowProblem(1, "missing columns", "missing column(s): " + ", ".join(sorted(missing)))
         )
-        return
-    reader.fieldnames = header
-    for row in reader:
-        if None in row:
+    for record in _records(reader, problems):
+        if not any(value.strip() for value in record):
+            continue  # blank line
+        parsed.total += 1
+        if unknown or missing:
+            continue  # counted, not read: the header is wrong
+        line = reader.line_num
+        if len(record) > len(header):
+            problems.append(RowProblem(line, "bad row", "more values than the header has columns"))
+            continue
+        row = dict(zip(header, (value.strip() for value in record), strict=False))
+        for name in header[len(record) :]:
+            row.setdefault(name, "")
+        nul = [name for name, value in row.items() if "\x00" in value]
+        if nul:
             problems.append(
-                RowProblem(reader.line_num, "bad row", "more values than the header has columns")
+                RowProblem(line, "bad value", f"{nul[0]} contains a NUL character (\\x00)")
             )
             continue
-        if not any((value or "").strip() for value in row.values()):
-            continue  # blank line
-        yield reader.line_num, {key: (value or "").strip() for key, value in row.items()}
-
-
-def count_rows(text: str) -> int:
-    """Data rows in the file (blank lines and the header not counted), for progress."""
-    records = csv.reader(io.StringIO(text, newline=""))
-    return max(0, sum(1 for record in records if any(cell.strip() for cell in record)) - 1)
+        yield line, row
 
 
 def parse_rows(
-    text: str,
+    text: Text,
     *,
     required: Iterable[str],
     allowed: Iterable[str] | None = None,
     offers: Callable[[int, dict[str, str]], list[OfferRow]],
 ) -> Parsed:
     """Run a format's row function over the file, sorting rows into offers, skipped and errors."""
-    parsed = Parsed(rows=[], total=count_rows(text))
-    if allowed is not None:
-        header = next(csv.reader(io.StringIO(text, newline="")), [])
-        unknown = [name for name in header if name.strip() and name.strip() not in set(allowed)]
-        if unknown:
-            parsed.errors.append(
-                RowProblem(1, "unknown columns", "unknown column(s): " + ", ".join(unknown))
-            )
-            return parsed
-    for line, row in read_csv(text, required=required, problems=parsed.errors):
+    parsed = Parsed(rows=[], total=0)
+    for line, row in read_csv(text, required=required, allowed=allowed, parsed=parsed):
         try:
             parsed.rows += offers(line, row)
         except Skip as exc:
@@ -236,15 +294,45 @@ def parse_rows(
     return parsed
 
 
+@cache
+def choice_values(choices: type[models.TextChoices]) -> frozenset[str]:
+    """The values of a closed set, computed once: Django builds the list anew at each `.values`,
+    which costs more than the rest of a row's reading."""
+    return frozenset(choices.values)
+
+
 def choice_value(row: dict[str, str], column: str, choices: type[models.TextChoices]) -> str | None:
     raw = row.get(column, "")
     if raw == "":
         return None
-    if raw.lower() in choices.values:
+    values = choice_values(choices)
+    if raw.lower() in values:
         return raw.lower()
-    if raw.upper() in choices.values:
+    if raw.upper() in values:
         return raw.upper()
-    raise RowError(f"{column} must be one of {', '.join(choices.values)}, not {raw!r}")
+    raise RowError(f"{column} must be one of {', '.join(choices.values)}, not {shown(raw)}")
+
+
+# No catalog figure has more digits before the point than this: the largest, an amount, stores 8
+# (PriceObservation.amount: 14 digits, 6 of them places), and counts and sizes fit in 64-bit
+# integers (19 digits, below 10**19). A longer number, such as 1e400, is a mistake; rounding it to
+# the places stored would also overflow Python's decimal context (28 digits).
+MAX_INTEGER_DIGITS = 18
+
+
+def number_value(raw: str, column: str) -> Decimal:
+    """A finite, non-negative number of at most MAX_INTEGER_DIGITS digits before the point."""
+    try:
+        value = Decimal(raw)
+    except InvalidOperation:
+        raise RowError(f"{column} is not a number: {shown(raw)}") from None
+    if not value.is_finite():
+        raise RowError(f"{column} is not a finite number: {shown(raw)}")
+    if value < 0:
+        raise RowError(f"{column} is negative: {shown(raw, quoted=False)}")
+    if value and value.adjusted() >= MAX_INTEGER_DIGITS:
+        raise RowError(f"{column} is too large: {shown(raw)}")
+    return value
 
 
 @overload
@@ -259,15 +347,7 @@ def decimal_value(row: dict[str, str], column: str, *, required: bool = True) ->
         if required:
             raise RowError(f"{column} is empty")
         return None
-    try:
-        value = Decimal(raw)
-    except InvalidOperation:
-        raise RowError(f"{column} is not a number: {raw!r}") from None
-    if not value.is_finite():
-        raise RowError(f"{column} is not a finite number: {raw!r}")
-    if value < 0:
-        raise RowError(f"{column} is negative: {raw}")
-    return value
+    return number_value(raw, column)
 
 
 @overload
@@ -280,7 +360,7 @@ def whole_number(row: dict[str, str], column: str, *, required: bool = True) -> 
     if value is None:
         return None
     if value != value.to_integral_value():
-        raise RowError(f"{column} is not a whole number: {row[column]}")
+        raise RowError(f"{column} is not a whole number: {shown(row[column])}")
     return int(value)
 
 
@@ -304,7 +384,7 @@ def bool_value(row: dict[str, str], column: str) -> bool:
         return True
     if raw in FALSE_WORDS:
         return False
-    raise RowError(f"{column} must be true or false, not {row[column]!r}")
+    raise RowError(f"{column} must be true or false, not {shown(row[column])}")
 
 
 def optional_bool_value(row: dict[str, str], column: str) -> bool | None:
@@ -320,7 +400,7 @@ def observed_at_value(value: date | datetime | str) -> datetime:
             value = datetime.fromisoformat(text) if len(text) > 10 else date.fromisoformat(text)
         except ValueError:
             raise RowError(
-                f"not a date (YYYY-MM-DD) or a date and time (ISO 8601): {text!r}"
+                f"not a date (YYYY-MM-DD) or a date and time (ISO 8601): {shown(text)}"
             ) from None
     if not isinstance(value, datetime):
         value = datetime.combine(value, time.min)
@@ -335,7 +415,7 @@ def url_value(value: str) -> str:
         try:
             URLValidator()(value)
         except ValidationError:
-            raise RowError(f"not a web address (http or https): {value!r}") from None
+            raise RowError(f"not a web address (http or https): {shown(value)}") from None
         if len(value) > 500:
             raise RowError("source URL is longer than 500 characters")
     return value

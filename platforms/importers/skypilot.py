@@ -33,6 +33,7 @@ from .rows import (
     PriceRow,
     RowError,
     Skip,
+    Text,
     decimal_value,
     merge_duplicates,
     parse_rows,
@@ -57,7 +58,7 @@ MAX_GPU_INFO = 10_000
 MIB_PER_GIB = Decimal(1024)
 
 
-def parse(text: str) -> Parsed:
+def parse(text: Text) -> Parsed:
     parsed = parse_rows(text, required=REQUIRED, offers=_offers)
     return merge_duplicates(parsed, same_unit="lowest")
 
