@@ -6,6 +6,8 @@ them together for the page from the advisor's report, reusing the catalogue it r
 The template passes each figure to static/js/charts.js with `json_script`.
 
 Units: memory in GiB (2^30 B), money in the scenario's currency, time in hours; every axis says so.
+Task, platform and offering names are data, not markup: each figure's trace text is escaped for
+Plotly (platforms.safe_text) before it leaves.
 
 Numbers in hovers and labels are text made here, by the functions the results table uses
 (`money_text`, `number_text`): each rounded once, from the exact value, by the table's rule
@@ -49,6 +51,7 @@ from advisor.engine.vocab import CostBasis
 from advisor.messages import render
 from advisor.services import AdviceReport
 from platforms.choices import BILLING_UNIT_LABELS
+from platforms.safe_text import figure_text_escaped
 
 Figure = dict[str, Any]
 
@@ -237,10 +240,9 @@ def memory_figure(estimate: Estimate, recommendation: Recommendation | None = No
                 + ": %{customdata[1]} GiB<extra></extra>",
             }
         )
-    return {
-        "data": data,
-        "layout": _layout(_("Task"), _("Memory per GPU (GiB)"), barmode="stack"),
-    }
+    return figure_text_escaped(
+        {"data": data, "layout": _layout(_("Task"), _("Memory per GPU (GiB)"), barmode="stack")}
+    )
 
 
 # ------------------------------------------------------------------------- (2) price vs VRAM
@@ -327,7 +329,7 @@ def price_vram_figure(
     if need_gib is not None:
         text = _("largest task: %(gib)s GiB per GPU") % {"gib": number_text(need_gib, 1)}
         _mark_x(layout, need_gib, text, color=BAD, dash="dash", anchor="left")
-    return {"data": data, "layout": layout}
+    return figure_text_escaped({"data": data, "layout": layout})
 
 
 def largest_need_gib(estimate: Estimate) -> float:
@@ -414,10 +416,9 @@ def cost_time_figure(recommendations: Sequence[Recommendation], currency: str) -
             "hovertemplate": hover,
         },
     ]
-    return {
-        "data": data,
-        "layout": _layout(_("Training time (hours)"), _cost_title(basis, currency)),
-    }
+    return figure_text_escaped(
+        {"data": data, "layout": _layout(_("Training time (hours)"), _cost_title(basis, currency))}
+    )
 
 
 # ------------------------------------------------------------------- (4) cost vs busy hours
@@ -706,7 +707,7 @@ def break_even_figure(
         [busy] = chart.busiest
         text = _("this scenario: %(hours)s h") % {"hours": number_text(busy, -1)}
         _mark_x(layout, busy, text, color=WARN, dash="dot", anchor="right")
-    return {"data": chart.data, "layout": layout}
+    return figure_text_escaped({"data": chart.data, "layout": layout})
 
 
 # ---------------------------------------------------------------------------------- the page

@@ -8,7 +8,6 @@ the service (see advisor/services.py); the charts reuse the catalogue the servic
 
 from __future__ import annotations
 
-import csv
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -39,6 +38,7 @@ from advisor.services import AdviceReport, advise_scenario
 from platforms import choices
 from platforms.choices import BILLING_UNIT_LABELS
 from platforms.models import SourceKind
+from platforms.safe_text import SpreadsheetWriter
 
 N = TypeVar("N", float, Decimal)
 
@@ -350,7 +350,8 @@ def _csv(advice: Advice) -> HttpResponse:
     response["Content-Disposition"] = 'attachment; filename="gpu-advisor-results.csv"'
     # A byte-order mark so that spreadsheet programs read the Chinese platform names as UTF-8.
     response.write("\ufeff")
-    writer = csv.writer(response)
+    # Names from the catalogue and the scenario reach a spreadsheet: no cell may be a formula.
+    writer = SpreadsheetWriter(response)
     writer.writerow(CSV_COLUMNS)
     for row in _rows(advice):
         rec: Recommendation = row["rec"]

@@ -4,6 +4,7 @@ One ordered query reads the platform's observations; consecutive rows of one (of
 price tier, currency) become one step-shaped Plotly trace, and the last row of each is a current
 price (a member price is its own line beside the list price, never a step of it).
 Nothing is cached, so a price staff add in the admin is on the chart at the next page load.
+Offering and source names are escaped for Plotly (safe_text), which would read them as markup.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from advisor.engine import vocab
 
 from .choices import label
 from .models import Platform, PriceObservation, in_page_language
+from .safe_text import figure_text_escaped
 from .templatetags.catalogue import amount as format_amount
 
 # A platform's prices per second and per month differ ten-thousandfold; past this spread the y axis
@@ -192,4 +194,4 @@ def price_history_figure(series: list[PriceSeries], now: datetime | None = None)
             "fixedrange": True,
         },
     }
-    return {"data": data, "layout": layout}
+    return figure_text_escaped({"data": data, "layout": layout})
