@@ -1,8 +1,9 @@
 """Reads for the catalogue pages: named, bounded queries that the views call.
 
 The offering explorer's filtering and sorting happen in SQL: the price of each offering in the
-chosen billing unit (or its cheapest per hour) is a Subquery annotation, converted into the display
-currency at the latest exchange rate, so the database filters, orders and pages the rows.
+chosen billing unit (or its cheapest per hour) is an aggregate over its stored current prices
+(CurrentPrice), converted into the display currency at the latest exchange rate, so the database
+filters, orders and pages the rows whatever the price history holds.
 """
 
 from __future__ import annotations
@@ -16,14 +17,16 @@ from typing import Any
 from django.core.paginator import Page, Paginator
 from django.db.models import (
     Case,
+    Count,
     Exists,
+    ExpressionWrapper,
     F,
     FloatField,
+    Min,
     OuterRef,
     Prefetch,
     Q,
     QuerySet,
-    Subquery,
     Value,
     When,
 )
@@ -38,13 +41,13 @@ from .models import (
     BillingRules,
     CreditRate,
     Currency,
+    CurrentPrice,
     ExchangeRate,
     IdleModePrice,
     Offering,
     Platform,
     PlatformFact,
     PriceObservation,
-    PriceObservationQuerySet,
     PriceTier,
     Source,
     StoragePrice,
@@ -289,46 +292,50 @@ def _case(field_name: str, values: Mapping[str, Decimal | Fraction]) -> Case:
     )
 
 
-def tier_prices(observations: PriceObservationQuerySet, tier: str) -> PriceObservationQuerySet:
-    """The prices a renter of `tier` is quoted: per offering and billing unit the tier's own price
-    where the platform states one, else the list price (an AutoDL member sees 1.88, everyone
-    else 1.98)."""
+def tier_prices(tier: str) -> Q:
+    """On a join to an offering's stored current prices (`current_price_rows`), the rows a renter
+    of `tier` is quoted: per billing unit the tier's own price where the platform states one,
+    else the list price (an AutoDL member sees 1.88, everyone else 1.98)."""
     if tier == PriceTier.LIST:
-        return observations.filter(tier=PriceTier.LIST)
-    own = PriceObservation.objects.filter(
+        return Q(current_price_rows__tier=PriceTier.LIST)
+    own = CurrentPrice.objects.filter(
         offering=OuterRef("offering"), unit=OuterRef("unit"), tier=tier
     )
-    return observations.filter(Q(tier=tier) | (Q(tier=PriceTier.LIST) & ~Exists(own)))
+    quoted = CurrentPrice.objects.filter(Q(tier=tier) | (Q(tier=PriceTier.LIST) & ~Exists(own)))
+    return Q(current_price_rows__in=quoted.values("pk"))
 
 
 def explorer_offerings(filters: dict[str, Any], conversion: Conversion) -> QuerySet[Offering]:
-    """Listed offerings filtered and sorted as the explorer form asks, every step in SQL.
+    """Listed offerings filtered and sorted as the explorer form asks, every step in SQL, on the
+    stored current prices (one grouped join, whatever the price history holds).
 
     Annotations: `vram_per_gpu` (pooled slice memory, else the card's), `vram_total` (x GPUs),
-    `price_id` (the observation shown), `price_value` (its amount in the display currency),
-    `price_hourly`, `price_gpu_hour`, `price_per_gib` (per GiB of total VRAM per hour) and
-    `tflops_per_price` (dense BF16 TFLOPS of all GPUs per display-currency unit per hour). The
-    ratios are floats: they order and filter rows; the page shows Decimal figures (`explorer_rows`).
+    `price_value` (the price in the chosen unit in the display currency; with no unit, none),
+    `price_hourly` (its hourly equivalent, or with no unit the cheapest hourly equivalent of the
+    offering's current prices), `price_gpu_hour`, `price_per_gib` (per GiB of total VRAM per hour)
+    and `tflops_per_price` (dense BF16 TFLOPS of all GPUs per display-currency unit per hour). The
+    ratios are floats: they order and filter rows; the page shows Decimal figures (`explorer_rows`,
+    which picks the same price for each row shown).
     """
     unit = filters.get("unit") or ""
     # Amounts are cast to float so that SQLite does not divide an integer amount (12000) as an int.
-    in_display = Cast("amount", FloatField()) * _case("currency", conversion.factors)
-    observations = tier_prices(
-        PriceObservation.objects.filter(offering=OuterRef("pk")),
-        filters.get("tier") or PriceTier.LIST,
+    in_display = Cast("current_price_rows__amount", FloatField()) * _case(
+        "current_price_rows__currency", conversion.factors
     )
+    quoted = tier_prices(filters.get("tier") or PriceTier.LIST)
     if unit:
-        # The current price in the chosen unit is simply the latest observation in it.
-        candidates = observations.filter(unit=unit).order_by("-observed_at")
+        # The current price in the chosen unit: one row per offering, unit and tier.
+        in_unit = quoted & Q(current_price_rows__unit=unit)
+        prices = {
+            "price_count": Count("current_price_rows", filter=in_unit),
+            "price_value": Min(in_display, filter=in_unit),
+        }
+        hourly = F("price_value") / Value(float(HOURS_PER_UNIT[unit]))
     else:
         # Otherwise the offering's current price whose hourly equivalent is cheapest.
-        candidates = observations.current()
-    chosen = candidates.annotate(
-        cmp_amount=in_display,
-        cmp_hourly=in_display / _case("unit", HOURS_PER_UNIT),
-    )
-    if not unit:
-        chosen = chosen.order_by(F("cmp_hourly").asc(nulls_last=True), "-observed_at")
+        per_hour = in_display / _case("current_price_rows__unit", HOURS_PER_UNIT)
+        prices = {"price_hourly_min": Min(per_hour, filter=quoted)}
+        hourly = F("price_hourly_min")
 
     offerings = (
         Offering.objects.filter(is_active=True)
@@ -336,10 +343,9 @@ def explorer_offerings(filters: dict[str, Any], conversion: Conversion) -> Query
         .annotate(
             vram_per_gpu=Cast(Coalesce("pooled_vram_gib", "accelerator__vram_gib"), FloatField()),
             vram_total=F("vram_per_gpu") * F("gpu_count"),
-            price_id=Subquery(chosen.values("pk")[:1]),
-            price_value=Subquery(chosen.values("cmp_amount")[:1], output_field=FloatField()),
-            price_hourly=Subquery(chosen.values("cmp_hourly")[:1], output_field=FloatField()),
+            **prices,
         )
+        .annotate(price_hourly=ExpressionWrapper(hourly, output_field=FloatField()))
         .annotate(
             price_gpu_hour=F("price_hourly") / F("gpu_count"),
             price_per_gib=F("price_hourly") / NullIf(F("vram_total"), 0.0),
@@ -361,7 +367,7 @@ def explorer_offerings(filters: dict[str, Any], conversion: Conversion) -> Query
         if filters.get(name) is not None:
             offerings = offerings.filter(**{lookup: float(filters[name])})
     if unit:
-        offerings = offerings.filter(price_id__isnull=False)
+        offerings = offerings.filter(price_count__gt=0)
     exact = {
         "platform": "platform__slug",
         "accelerator": "accelerator__slug",
@@ -385,6 +391,29 @@ def explorer_offerings(filters: dict[str, Any], conversion: Conversion) -> Query
     return offerings.order_by(ordering, "platform__name_en", "platform__name", "name", "pk")
 
 
+def shown_price(
+    current: list[PriceObservation], unit: str, tier: str, conversion: Conversion
+) -> PriceObservation | None:
+    """The price a row of the explorer shows, of an offering's current prices (list and `tier`):
+    the one explorer_offerings() ranked it by. Per unit the tier's own price where there is one;
+    in `unit`, or else the cheapest per hour in the display currency (one that cannot be converted
+    last), the newest of equals."""
+    quoted: dict[str, PriceObservation] = {}
+    for price in current:
+        kept = quoted.get(price.unit)
+        if kept is None or (price.tier == tier and kept.tier != tier):
+            quoted[price.unit] = price
+    if unit:
+        return quoted.get(unit)
+
+    def key(price: PriceObservation) -> tuple[bool, Decimal, float]:
+        amount = conversion.factors.get(price.currency)
+        hourly = None if amount is None else per_hour(price.amount * amount, price.unit)
+        return (hourly is None, hourly or Decimal(0), -price.observed_at.timestamp())
+
+    return min(quoted.values(), key=key, default=None)
+
+
 @dataclass(frozen=True)
 class ExplorerRow:
     """One offering on the explorer page, with its shown price and the ratios in Decimal."""
@@ -405,15 +434,21 @@ class ExplorerRow:
         )
 
 
-def explorer_rows(offerings: list[Offering], conversion: Conversion) -> list[ExplorerRow]:
-    """The page's rows with their shown prices and sources: one query for all the prices."""
-    # `price_id` is explorer_offerings()' annotation, which the model's type does not carry.
-    shown: list[int | None] = [o.price_id for o in offerings]  # type: ignore[attr-defined]
-    ids = [i for i in shown if i is not None]
-    prices = PriceObservation.objects.select_related("source").in_bulk(ids) if ids else {}
-    rows = []
-    for offering, price_id in zip(offerings, shown, strict=True):
-        price = prices.get(price_id) if price_id is not None else None
+def explorer_rows(
+    offerings: list[Offering], conversion: Conversion, unit: str = "", tier: str = PriceTier.LIST
+) -> list[ExplorerRow]:
+    """The page's rows with their shown prices and sources: one query for all the prices (the
+    stored current prices of the page's offerings)."""
+    current: dict[int, list[PriceObservation]] = {}
+    if offerings:
+        rows = CurrentPrice.objects.filter(
+            offering__in=[o.pk for o in offerings], tier__in={tier, PriceTier.LIST}
+        ).select_related("observation__source")
+        for row in rows.order_by("observation_id"):
+            current.setdefault(row.offering_id, []).append(row.observation)
+    out = []
+    for offering in offerings:
+        price = shown_price(current.get(offering.pk, []), unit, tier, conversion)
         amount = per_gpu = per_gib = tflops = None
         if price is not None:
             amount = conversion.convert(price.amount, price.currency)
@@ -426,8 +461,8 @@ def explorer_rows(offerings: list[Offering], conversion: Conversion) -> list[Exp
                 tflops = (
                     Decimal(str(offering.accelerator.bf16_tflops)) * offering.gpu_count / hourly
                 ).quantize(Decimal("0.1"))
-        rows.append(ExplorerRow(offering, price, amount, per_gpu, per_gib, tflops))
-    return rows
+        out.append(ExplorerRow(offering, price, amount, per_gpu, per_gib, tflops))
+    return out
 
 
 @dataclass(frozen=True)
@@ -442,4 +477,10 @@ def explorer_page(filters: dict[str, Any], page_number: int | str | None) -> Exp
     conversion = display_conversion(filters.get("currency") or Currency.CNY)
     paginator = Paginator(explorer_offerings(filters, conversion), EXPLORER_PAGE_SIZE)
     page = paginator.get_page(page_number)
-    return ExplorerPage(page, explorer_rows(list(page.object_list), conversion), conversion)
+    rows = explorer_rows(
+        list(page.object_list),
+        conversion,
+        unit=filters.get("unit") or "",
+        tier=filters.get("tier") or PriceTier.LIST,
+    )
+    return ExplorerPage(page, rows, conversion)
