@@ -23,6 +23,7 @@ from django.urls import URLPattern, path
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from advisor.messages import listed_price, rate_number
 from feeds import jobs as import_jobs
 from feeds.models import ImportJob
 
@@ -88,10 +89,21 @@ class SuperuserEditsHistoryMixin:
         return request.user.is_superuser
 
 
+@admin.display(description=_("amount"), ordering="amount")
+def listed_amount(obj: PriceObservation | StoragePrice) -> str:
+    """The amount as every page writes a listed price (advisor.messages): 1.66, not 1.660000."""
+    return listed_price(obj.amount)
+
+
+@admin.display(description=_("rate"), ordering="rate")
+def exchange_rate(obj: ExchangeRate) -> str:
+    return rate_number(obj.rate)
+
+
 # Shown, all read-only, on the offering.
 HISTORY_FIELDS = (
     "unit",
-    "amount",
+    listed_amount,
     "currency",
     "tier",
     "observed_at",
@@ -614,7 +626,7 @@ class StoragePriceAdmin(CatalogueAdminMixin, admin.ModelAdmin[StoragePrice]):
     list_display = [
         "platform",
         "kind",
-        "amount",
+        listed_amount,
         "currency",
         "unit",
         "free_gb",
@@ -628,7 +640,7 @@ class StoragePriceAdmin(CatalogueAdminMixin, admin.ModelAdmin[StoragePrice]):
 
 @admin.register(ExchangeRate)
 class ExchangeRateAdmin(CatalogueAdminMixin, admin.ModelAdmin[ExchangeRate]):
-    list_display = ["base", "quote", "rate", "as_of", "source"]
+    list_display = ["base", "quote", exchange_rate, "as_of", "source"]
     list_filter = ["base", "quote"]
     search_fields = ["source__title"]
     date_hierarchy = "as_of"

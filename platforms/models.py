@@ -21,6 +21,7 @@ from django.utils.translation import gettext_lazy as _
 
 from advisor.engine import vocab
 from advisor.engine.hardware import normalise_name
+from advisor.messages import listed_price, rate_number
 
 # The closed sets shared with the engine: derived from advisor/engine/vocab.py with their labels
 # in platforms/choices.py, and importable from here as before.
@@ -83,6 +84,17 @@ def in_page_language(english: str, chinese: str) -> str:
     if chinese and (get_language() or "").startswith("zh"):
         return chinese
     return english
+
+
+def platform_names(name: str, name_en: str) -> tuple[str, str]:
+    """A platform's names as pages show them, each once: (name, the English name beside it or
+    ""); an English name that holds the other stands alone ("OpenBayes (HyperAI)", "")."""
+    english = name_en.strip()
+    if not english or english == name:
+        return name, ""
+    if name.casefold() in english.casefold():
+        return english, ""
+    return name, english
 
 
 class Source(models.Model):
@@ -233,15 +245,13 @@ class Platform(models.Model):
     def __str__(self) -> str:
         """Both names, each once: 矩池云 (Matpool); an English name that holds the other is
         enough (OpenBayes (HyperAI)); no brackets in brackets: 智星云 (Zhixingyun, AI Galaxy)."""
-        name, english = self.name, self.name_en.strip()
-        if not english or english == name:
-            return name
-        if name.casefold() in english.casefold():
-            return english
-        if english.endswith(")") and " (" in english:
-            head, _, tail = english[:-1].partition(" (")
-            english = f"{head}, {tail}"
-        return f"{name} ({english})"
+        primary, secondary = platform_names(self.name, self.name_en)
+        if not secondary:
+            return primary
+        if secondary.endswith(")") and " (" in secondary:
+            head, _, tail = secondary[:-1].partition(" (")
+            secondary = f"{head}, {tail}"
+        return f"{primary} ({secondary})"
 
     def get_absolute_url(self) -> str:
         return reverse("platforms:detail", args=[self.slug])
@@ -753,7 +763,8 @@ class PriceObservation(models.Model):
         ]
 
     def __str__(self) -> str:
-        text = f"{self.offering}: {self.amount} {self.currency} {self.get_unit_display()}"
+        price = listed_price(self.amount)
+        text = f"{self.offering}: {price} {self.currency} {self.get_unit_display()}"
         return text if self.tier == PriceTier.LIST else f"{text} ({self.get_tier_display()})"
 
     def age_days(self, now: dt.datetime | None = None) -> int:
@@ -913,7 +924,7 @@ class StoragePrice(models.Model):
 
     def __str__(self) -> str:
         kind, unit = self.get_kind_display(), self.get_unit_display()
-        return f"{self.platform.name}: {kind} {self.amount} {self.currency} {unit}"
+        return f"{self.platform.name}: {kind} {listed_price(self.amount)} {self.currency} {unit}"
 
     @property
     def notes_text(self) -> str:
@@ -1087,7 +1098,7 @@ class IdleModePrice(models.Model):
 
     def __str__(self) -> str:
         unit = self.get_unit_display()
-        return f"{self.platform.name}: {self.amount} {self.currency} {unit}"
+        return f"{self.platform.name}: {listed_price(self.amount)} {self.currency} {unit}"
 
     @property
     def description_text(self) -> str:
@@ -1126,7 +1137,7 @@ class CreditRate(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"1 {self.credit_name} = {self.cny_per_credit} CNY ({self.as_of})"
+        return f"1 {self.credit_name} = {rate_number(self.cny_per_credit)} CNY ({self.as_of})"
 
 
 class ExchangeRate(models.Model):
@@ -1162,4 +1173,4 @@ class ExchangeRate(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"1 {self.base} = {self.rate} {self.quote} ({self.as_of})"
+        return f"1 {self.base} = {rate_number(self.rate)} {self.quote} ({self.as_of})"

@@ -1,24 +1,85 @@
-"""Template filters for catalogue figures."""
+"""Template filters for catalogue figures and names: the formatting rules of advisor/messages.py
+(one per kind of figure, in the page's language) and a platform's names, each once."""
 
 from __future__ import annotations
 
 from decimal import Decimal, InvalidOperation
+from typing import Any
 
 from django import template
-from django.utils.formats import number_format
+
+from advisor import messages
+from platforms.models import platform_names
 
 register = template.Library()
 
 
-@register.filter
-def amount(value: object) -> str:
-    """A price without trailing zeros, at least two decimals: 1.8800 -> 1.88, 12000 -> 12,000.00."""
+def _decimal(value: object) -> Decimal | None:
     if value is None or value == "":
-        return ""
+        return None
     try:
         number = Decimal(str(value))
     except InvalidOperation:
-        return str(value)
-    exponent = number.normalize().as_tuple().exponent
-    places = max(2, -exponent) if isinstance(exponent, int) else 2
-    return number_format(number, decimal_pos=places, use_l10n=True, force_grouping=True)
+        return None
+    return number if number.is_finite() else None
+
+
+@register.filter
+def amount(value: object) -> str:
+    """A price as listed: its own digits, 2 to 6 decimals (1.8800 -> 1.88, 12000 -> 12,000.00)."""
+    number = _decimal(value)
+    return str(value or "") if number is None else messages.listed_price(number)
+
+
+@register.filter
+def computed(value: object) -> str:
+    """A price we derived (converted, per GPU-hour, per GiB-hour): cents, or three significant
+    digits below 0.10."""
+    number = _decimal(value)
+    return str(value or "") if number is None else messages.computed_price(number)
+
+
+@register.filter
+def total(value: object) -> str:
+    """A total amount of money: cents."""
+    number = _decimal(value)
+    return str(value or "") if number is None else messages.total(number)
+
+
+@register.filter
+def hours(value: object) -> str:
+    """Hours: one decimal, whole from 100 h."""
+    number = _decimal(value)
+    return str(value or "") if number is None else messages.hours_number(float(number))
+
+
+@register.filter
+def gib(value: object) -> str:
+    """A size in GiB: two decimals."""
+    number = _decimal(value)
+    return str(value or "") if number is None else messages.gib_number(float(number))
+
+
+@register.filter
+def rate(value: object) -> str:
+    """An exchange or credit rate: 2 to 4 decimals."""
+    number = _decimal(value)
+    return str(value or "") if number is None else messages.rate_number(number)
+
+
+def _names(platform: Any) -> tuple[str, str]:
+    if isinstance(platform, dict):
+        return platform_names(platform["name"], platform.get("name_en") or "")
+    return platform_names(platform.name, platform.name_en)
+
+
+@register.filter
+def primary_name(platform: Any) -> str:
+    """The name a platform is shown by (a Platform or a values() dict)."""
+    return _names(platform)[0]
+
+
+@register.filter
+def secondary_name(platform: Any) -> str:
+    """The English name shown beside it, or "" when it would repeat the first."""
+    return _names(platform)[1]
