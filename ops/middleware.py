@@ -13,6 +13,8 @@ import uuid
 from collections.abc import Callable
 
 from django.conf import settings
+from django.core.signals import request_finished
+from django.dispatch import receiver
 from django.http import HttpRequest, HttpResponse
 
 from .logging import request_id_var
@@ -37,37 +39,36 @@ class RequestIdMiddleware:
         incoming = request.META.get("HTTP_X_REQUEST_ID", "")
         request_id = incoming if _CLIENT_ID.match(incoming) else uuid.uuid4().hex
         request.request_id = request_id  # type: ignore[attr-defined]
-        token = request_id_var.set(request_id)
+        # Not reset on the way out: Django logs a 5xx after the middleware returns; the id is
+        # cleared when the response is finished (request_finished, below).
+        request_id_var.set(request_id)
         started = time.perf_counter()
-        try:
-            response = self.get_response(request)
-            duration_ms = round((time.perf_counter() - started) * 1000, 1)
-            response[REQUEST_ID_HEADER] = request_id
-            fields = {
-                "method": request.method,
-                "path": request.path,
-                "status": response.status_code,
-                "duration_ms": duration_ms,
-            }
-            if duration_ms >= settings.SLOW_REQUEST_MS:
-                logger.warning(
-                    "slow request: %s %s took %s ms",
-                    request.method,
-                    request.path,
-                    duration_ms,
-                    extra={"event": "slow_request", **fields},
-                )
-            elif settings.LOG_REQUESTS:
-                logger.info(
-                    "%s %s %s",
-                    request.method,
-                    request.path,
-                    response.status_code,
-                    extra={"event": "request", **fields},
-                )
-            return response
-        finally:
-            request_id_var.reset(token)
+        response = self.get_response(request)
+        duration_ms = round((time.perf_counter() - started) * 1000, 1)
+        response[REQUEST_ID_HEADER] = request_id
+        fields = {
+            "method": request.method,
+            "path": request.path,
+            "status": response.status_code,
+            "duration_ms": duration_ms,
+        }
+        if duration_ms >= settings.SLOW_REQUEST_MS:
+            logger.warning(
+                "slow request: %s %s took %s ms",
+                request.method,
+                request.path,
+                duration_ms,
+                extra={"event": "slow_request", **fields},
+            )
+        elif settings.LOG_REQUESTS:
+            logger.info(
+                "%s %s %s",
+                request.method,
+                request.path,
+                response.status_code,
+                extra={"event": "request", **fields},
+            )
+        return response
 
 
 class ContentSecurityPolicyMiddleware:
@@ -86,3 +87,8 @@ class ContentSecurityPolicyMiddleware:
                 policy = settings.CONTENT_SECURITY_POLICY_DOCS
             response["Content-Security-Policy"] = policy
         return response
+
+
+@receiver(request_finished)
+def _clear_request_id(**kwargs: object) -> None:
+    request_id_var.set("-")

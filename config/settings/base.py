@@ -132,7 +132,7 @@ USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "static/"
-STATIC_ROOT = BASE_DIR / "var" / "staticfiles"
+STATIC_ROOT = env("STATIC_ROOT", str(BASE_DIR / "var" / "staticfiles"))
 # plotly.js comes from the installed plotly package, never a CDN:
 # {% static 'vendor/plotly/plotly.min.js' %}
 STATICFILES_DIRS = [

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
+from django.utils import timezone
 
 from platforms import services
 from platforms.models import Platform
@@ -66,9 +67,9 @@ def offers_import(
         "format": fmt,
         "file": filename,
         "rows": report.total_rows,
-        "created": report.created,
-        "updated": report.updated,
-        "unchanged": report.unchanged,
+        "offerings_created": report.created,
+        "offerings_updated": report.updated,
+        "offerings_unchanged": report.unchanged,
         "skipped": report.skipped_rows,
         "errors": len(report.errors),
         "prices_added": report.prices_added,
@@ -123,7 +124,8 @@ def _offers_import(
         services.price_date_check(moment=observed_at)
     except ValidationError as exc:
         # One error for the file, not one per row that takes the import's date.
-        report.errors.append(RowProblem(0, "date in the future", " ".join(exc.messages)))
+        reason = "date in the future" if observed_at > timezone.now() else "date too early"
+        report.errors.append(RowProblem(0, reason, " ".join(exc.messages)))
         return report
     parsed = parser_for(fmt)(text)
     report.total_rows = parsed.total

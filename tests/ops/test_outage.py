@@ -1,0 +1,282 @@
+"""A real outage: gunicorn with production settings, its PostgreSQL reached through a TCP proxy
+that this test cuts (connections reset), freezes (connections kept open, nothing relayed: a
+hung server or a dead network path) and restores.
+
+Cut: the API answers 503 in its JSON shape with Retry-After, pages the 503 page. Frozen: a
+request answers 503 within seconds (the health check of the reused connection waits
+DB_CONNECT_TIMEOUT_S, a new connection as long) while static files and /healthz are still served.
+Restored: the next request is served. And the throttles' counters, in Redis, are shared by the
+workers. Needs PostgreSQL (the suite's database) and Redis: skipped without them, except in CI.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import select
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+import redis
+from django.db import connection
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+REDIS = os.environ.get("OPS_TEST_REDIS_URL", "redis://127.0.0.1:6379/12")
+KEY = "k3y-" + "x1y2z3" * 10
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def _unavailable(reason: str) -> None:
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"{reason} in CI; .ci/run provides it")
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="module")
+def redis_url() -> str:
+    try:
+        redis.Redis.from_url(REDIS, socket_connect_timeout=2).ping()
+    except redis.exceptions.RedisError as exc:
+        _unavailable(f"Redis at {REDIS} is unreachable ({exc})")
+    return REDIS
+
+
+class Proxy:
+    """A TCP relay to PostgreSQL: `forward`, `cut` (reset every connection, new ones too) or
+    `freeze` (accept and hold connections, relay nothing)."""
+
+    def __init__(self, host: str, port: int) -> None:
+        self.target = (host, port)
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.port = self.listener.getsockname()[1]
+        self.mode = "forward"
+        self.sockets: list[socket.socket] = []
+        self.lock = threading.Lock()
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                client, _ = self.listener.accept()
+            except OSError:
+                return
+            if self.mode == "cut":
+                client.close()
+                continue
+            with self.lock:
+                self.sockets.append(client)
+            if self.mode == "freeze":
+                continue  # held open, never answered
+            upstream = socket.create_connection(self.target)
+            with self.lock:
+                self.sockets.append(upstream)
+            for src, dst in ((client, upstream), (upstream, client)):
+                threading.Thread(target=self._pump, args=(src, dst), daemon=True).start()
+
+    def _pump(self, src: socket.socket, dst: socket.socket) -> None:
+        try:
+            while True:
+                if self.mode == "freeze":
+                    time.sleep(0.05)
+                    continue
+                ready, _, _ = select.select([src], [], [], 0.1)
+                if not ready or self.mode == "freeze":
+                    continue
+                data = src.recv(65536)
+                if not data:
+                    break
+                dst.sendall(data)
+        except (OSError, ValueError):  # the socket was closed by cut() or the other pump
+            pass
+        finally:
+            for s in (src, dst):
+                with contextlib.suppress(OSError):
+                    s.close()
+
+    def cut(self) -> None:
+        self.mode = "cut"
+        with self.lock:
+            for s in self.sockets:
+                with contextlib.suppress(OSError):
+                    s.shutdown(socket.SHUT_RDWR)
+                    s.close()
+            self.sockets.clear()
+
+    def freeze(self) -> None:
+        self.mode = "freeze"
+        time.sleep(0.3)  # every relay is parked: nothing more passes
+
+    def forward(self) -> None:
+        with self.lock:  # frozen connections are dropped: the clients' deadlines gave up on them
+            for s in self.sockets:
+                with contextlib.suppress(OSError):
+                    s.close()
+            self.sockets.clear()
+        self.mode = "forward"
+
+    def close(self) -> None:
+        self.listener.close()
+        self.cut()
+
+
+@pytest.fixture(scope="module")
+def static_root(tmp_path_factory) -> Path:
+    return tmp_path_factory.mktemp("static")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class Server:
+    def __init__(self, database_url: str, redis_url: str, static: Path, **extra: str) -> None:
+        self.port = _free_port()
+        self.base = f"http://127.0.0.1:{self.port}"
+        env = {
+            **{k: v for k, v in os.environ.items() if k != "DJANGO_SETTINGS_MODULE"},
+            "DJANGO_SETTINGS_MODULE": "config.settings.prod",
+            "SECRET_KEY": KEY,
+            "ALLOWED_HOSTS": "127.0.0.1",
+            "DATABASE_URL": database_url,
+            "REDIS_URL": redis_url,
+            "TLS_AT_PROXY": "true",
+            "STATIC_ROOT": str(static),
+            "DB_CONNECT_TIMEOUT_S": "2",
+            "LOG_REQUESTS": "false",
+            "API_ANON_RATE": "100000/min",
+            **extra,
+        }
+        if not (static / "staticfiles.json").exists():
+            subprocess.run(
+                [sys.executable, "manage.py", "collectstatic", "--noinput", "-v0"],
+                env=env,
+                cwd=ROOT,
+                check=True,
+            )
+        self.log = static.parent / f"gunicorn-{self.port}.log"
+        self.process = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "gunicorn",
+                "config.wsgi",
+                "--bind",
+                f"127.0.0.1:{self.port}",
+                "--workers",
+                extra.get("WORKERS", "1"),
+                "--timeout",
+                "30",
+            ],
+            env=env,
+            cwd=ROOT,
+            stdout=self.log.open("w"),
+            stderr=subprocess.STDOUT,
+        )
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                if self.get("/healthz")[0] == 200:
+                    return
+            except OSError:
+                time.sleep(0.2)
+        self.stop()
+        raise AssertionError(f"gunicorn did not start: {self.log.read_text()}")
+
+    def get(self, path: str, **headers: str) -> tuple[int, dict[str, str], bytes]:
+        request = urllib.request.Request(self.base + path, headers=headers)
+        try:
+            with urllib.request.urlopen(request, timeout=40) as response:
+                return response.status, dict(response.headers), response.read()
+        except urllib.error.HTTPError as error:
+            return error.code, dict(error.headers), error.read()
+
+    def stop(self) -> None:
+        self.process.terminate()
+        try:
+            self.process.wait(10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+
+
+@pytest.fixture
+def outage(transactional_db, redis_url, static_root):
+    if connection.vendor != "postgresql":
+        _unavailable("the outage tests need PostgreSQL (DATABASE_URL=postgres://...)")
+    config = connection.settings_dict
+    proxy = Proxy(config["HOST"] or "127.0.0.1", int(config["PORT"] or 5432))
+    user = config["USER"] or "postgres"
+    url = f"postgres://{user}@127.0.0.1:{proxy.port}/{config['NAME']}"
+    server = Server(url, redis_url, static_root)
+    yield proxy, server
+    server.stop()
+    proxy.close()
+
+
+def test_a_cut_database_gives_503s_and_the_next_request_after_it_is_served(outage):
+    proxy, server = outage
+    assert server.get("/api/v1/platforms/")[0] == 200
+    proxy.cut()
+    status, headers, body = server.get("/api/v1/platforms/")
+    assert status == 503, body
+    assert headers["Retry-After"] == "30"
+    assert b'"code": "database_unavailable"' in body or b'"code":"database_unavailable"' in body
+    status, headers, body = server.get("/", **{"Accept-Language": "en"})
+    assert status == 503
+    assert b"Temporarily unavailable" in body
+    assert headers["X-Request-ID"].encode() in body
+    assert server.get("/readyz")[0] == 503
+    proxy.forward()
+    assert server.get("/api/v1/platforms/")[0] == 200
+    assert server.get("/")[0] == 200
+    assert server.get("/readyz")[0] == 200
+
+
+def test_a_frozen_database_answers_503_within_seconds_and_static_files_still_load(outage):
+    """Before: requests hung 31 s until gunicorn killed the worker."""
+    proxy, server = outage
+    assert server.get("/api/v1/platforms/")[0] == 200  # a persistent connection is open
+    proxy.freeze()
+    started = time.monotonic()
+    status, _headers, _body = server.get("/api/v1/platforms/")
+    took = time.monotonic() - started
+    assert status == 503
+    # The reused connection's health check (2 s) and one new connection (2 s), with margin.
+    assert took < 10, (took, server.log.read_text()[-3000:])
+    started = time.monotonic()
+    assert server.get("/static/css/site.css")[0] == 200
+    assert server.get("/healthz")[0] == 200
+    assert time.monotonic() - started < 2
+    proxy.forward()
+    assert server.get("/api/v1/platforms/")[0] == 200
+
+
+def test_the_anonymous_rate_is_counted_once_for_all_workers(
+    transactional_db, redis_url, static_root
+):
+    """Before: each worker counted alone (LocMemCache), so two workers allowed twice the rate."""
+    if connection.vendor != "postgresql":
+        _unavailable("the outage tests need PostgreSQL (DATABASE_URL=postgres://...)")
+    redis.Redis.from_url(redis_url).flushdb()
+    config = connection.settings_dict
+    user = config["USER"] or "postgres"
+    url = (
+        f"postgres://{user}@{config['HOST'] or '127.0.0.1'}:{config['PORT'] or 5432}"
+        f"/{config['NAME']}"
+    )
+    server = Server(url, redis_url, static_root, API_ANON_RATE="10/min", WORKERS="2")
+    try:
+        statuses = [server.get("/api/v1/platforms/")[0] for _ in range(30)]
+    finally:
+        server.stop()
+    assert statuses.count(200) == 10, statuses
+    assert statuses.count(429) == 20
