@@ -163,6 +163,21 @@ class TimeSerializer(serializers.Serializer[Any]):
     notes = message_list()
 
 
+class FixedTimeSerializer(serializers.Serializer[Any]):
+    """A fixed task's time from frames × seconds per frame on its reference card, scaled by the
+    stated figure; the range takes the other roofline (docs/time-model.md, "Fixed tasks")."""
+
+    hours = RoundedFloatField(2, help_text="Expected wall-clock hours of all frames.")
+    low_hours = RoundedFloatField(2, help_text="Fast end.")
+    high_hours = RoundedFloatField(2, help_text="Slow end.")
+    frames = serializers.FloatField()
+    seconds_per_frame = RoundedFloatField(3, help_text="Expected seconds per frame, one GPU here.")
+    speedup = RoundedFloatField(3, help_text="Against the reference card, by scale_by.")
+    scale_by = serializers.CharField()
+    gpus = serializers.IntegerField(help_text="GPUs rendering separate frames.")
+    notes = message_list()
+
+
 class ServingSerializer(serializers.Serializer[Any]):
     """What an inference task serves on the hardware (advisor/engine/serving.py): speeds are
     upper bounds, the time to first token an estimate."""
@@ -211,7 +226,15 @@ class FormulasField(serializers.Field[Any, Any, dict[str, object], Any]):
 class TaskEstimateSerializer(OmitNoneSerializer):
     """One task's memory plan; with `on`, its fit, time and decode speed on that hardware."""
 
-    optional = ("offloaded_bytes", "on", "fit", "time", "decode_tokens_per_s", "serving")
+    optional = (
+        "offloaded_bytes",
+        "on",
+        "fit",
+        "time",
+        "decode_tokens_per_s",
+        "serving",
+        "fixed_time",
+    )
 
     name = serializers.CharField()
     kind = serializers.ChoiceField(choices=values(vocab.TaskKind))
@@ -235,6 +258,9 @@ class TaskEstimateSerializer(OmitNoneSerializer):
     )
     serving = ServingSerializer(
         required=False, help_text="With `on`, for inference: aggregate speed, concurrency, TTFT."
+    )
+    fixed_time = FixedTimeSerializer(
+        required=False, help_text="With `on`, for a fixed task with frames: its time there."
     )
 
     def to_representation(self, instance: Any) -> dict[str, Any]:

@@ -63,6 +63,9 @@ GRADED_FIGURES = (
     "memory_bandwidth_gbps",
     "bf16_tflops",
     "fp32_tflops",
+    "fp64_tflops",
+    "rt_cores",
+    "nvenc",
     "nvlink_bandwidth_gbps",
     "pcie_gen",
     "tdp_w",
@@ -214,6 +217,9 @@ class AcceleratorSerializer(serializers.HyperlinkedModelSerializer[Accelerator])
             "memory_bandwidth_gbps",
             "bf16_tflops",
             "fp32_tflops",
+            "fp64_tflops",
+            "rt_cores",
+            "nvenc",
             "nvlink",
             "nvlink_bandwidth_gbps",
             "pcie_gen",
@@ -565,6 +571,47 @@ class TaskSerializer(serializers.Serializer[Any]):
         "hf_generate (Transformers generate, concatenated cache held twice).",
     )
     vram_gib = serializers.FloatField(**OPTIONAL, help_text='Memory of a "fixed" task.')
+    resolution = serializers.IntegerField(
+        **OPTIONAL,
+        help_text="Diffusion models: the image's side in pixels, a multiple of 16; default the "
+        "model's native size (512 for sd-1.5, 1024 for the others).",
+    )
+    text_encoders = serializers.ChoiceField(
+        choices=scenario.TEXT_ENCODER_MODES,
+        **OPTIONAL,
+        help_text="Diffusion models: gpu (the inference default: a diffusers pipeline on CUDA), "
+        "offload (enable_model_cpu_offload) or cached (the training default: outputs and "
+        "latents computed beforehand, as kohya and SimpleTuner do).",
+    )
+    text_encoder_precision = serializers.ChoiceField(
+        choices=scenario.PRECISIONS,
+        **OPTIONAL,
+        help_text="Diffusion models: the text encoders' weights; default the task's precision.",
+    )
+    frames = serializers.FloatField(
+        **OPTIONAL, help_text='A "fixed" task\'s frames (or time steps), for a time and job cost.'
+    )
+    seconds_per_frame = serializers.FloatField(
+        **OPTIONAL, help_text="Seconds per frame on reference_accelerator, one GPU."
+    )
+    reference_accelerator = serializers.CharField(
+        **OPTIONAL, help_text="The card seconds_per_frame was measured on, e.g. rtx-4090-24gb."
+    )
+    scale_by = serializers.ChoiceField(
+        choices=scenario.SCALE_BY,
+        **OPTIONAL,
+        help_text="The figure the time scales by from the reference card: fp32 (default, "
+        "rendering), fp64 (double-precision simulation), bf16 or bandwidth.",
+    )
+    min_fp64_tflops = serializers.FloatField(
+        **OPTIONAL, help_text="Fixed tasks: leave out cards below this dense FP64 rate."
+    )
+    needs_rt_cores = serializers.BooleanField(
+        **OPTIONAL, help_text="Fixed tasks: leave out cards without RT cores (OptiX rendering)."
+    )
+    needs_nvenc = serializers.BooleanField(
+        **OPTIONAL, help_text="Fixed tasks: leave out cards without a video encoder (NVENC)."
+    )
     gpus = serializers.IntegerField(**OPTIONAL, help_text="GPUs the task spans; default 1.")
     when = serializers.ChoiceField(choices=WHENS, **OPTIONAL)
     hours_per_month = serializers.FloatField(

@@ -348,6 +348,12 @@ class Accelerator(models.Model):
     memory_bandwidth_gbps = models.FloatField(_("memory bandwidth (GB/s)"), null=True, blank=True)
     bf16_tflops = models.FloatField(_("dense BF16/FP16 tensor TFLOPS"), null=True, blank=True)
     fp32_tflops = models.FloatField(_("FP32 TFLOPS"), null=True, blank=True)
+    # What fixed tasks (rendering, simulation, video) may need (docs/accelerators.md): dense
+    # vector FP64, RT cores and NVENC video-encoder engines; 0 where the card has none, blank
+    # where not stated.
+    fp64_tflops = models.FloatField(_("FP64 TFLOPS"), null=True, blank=True)
+    rt_cores = models.PositiveSmallIntegerField(_("RT cores"), null=True, blank=True)
+    nvenc = models.PositiveSmallIntegerField(_("NVENC video encoders"), null=True, blank=True)
     nvlink = models.BooleanField(_("NVLink"), default=False)
     nvlink_bandwidth_gbps = models.FloatField(
         _("NVLink bandwidth (GB/s, bidirectional)"), null=True, blank=True

@@ -13,8 +13,15 @@ from advisor.engine.errors import AdvisorError, InvalidWorkload
 from advisor.engine.hardware import resolve_accelerator
 from advisor.engine.memory import MemoryBreakdown, MemoryPlan, suggest_fixes, task_memory
 from advisor.engine.messages import Code, Message, gib, msg
+from advisor.engine.needs import reference_of
 from advisor.engine.serving import ServingEstimate, serving_estimate
-from advisor.engine.timing import DEFAULT_GPUS_PER_NODE, TimeEstimate, training_time
+from advisor.engine.timing import (
+    DEFAULT_GPUS_PER_NODE,
+    FixedTimeEstimate,
+    TimeEstimate,
+    fixed_task_time,
+    training_time,
+)
 from advisor.engine.types import AcceleratorSpec, MigProfile, Scenario, Task
 from advisor.engine.vocab import Interconnect, TaskKind
 
@@ -53,6 +60,8 @@ class TaskEstimate:
     time: TimeEstimate | None = None
     decode_tokens_per_s: float | None = None
     serving: ServingEstimate | None = None
+    # A fixed task with frames: its time there from its reference card (timing.fixed_task_time).
+    fixed_time: FixedTimeEstimate | None = None
 
     @property
     def gpus(self) -> int:
@@ -114,6 +123,7 @@ def slice_spec(accel: AcceleratorSpec, profile: MigProfile) -> AcceleratorSpec:
         memory_bandwidth_gbps=accel.memory_bandwidth_gbps and accel.memory_bandwidth_gbps * memory,
         bf16_tflops=accel.bf16_tflops and accel.bf16_tflops * compute,
         fp32_tflops=accel.fp32_tflops and accel.fp32_tflops * compute,
+        fp64_tflops=accel.fp64_tflops and accel.fp64_tflops * compute,
         nvlink=False,
     )
 
@@ -207,4 +217,24 @@ def _on_hardware(
     time = _time(task, index, accel, warnings) if kind.trains and task.tokens is not None else None
     serving = _serving(task, accel, fit, warnings) if kind is TaskKind.INFERENCE else None
     decode = serving.stream_tokens_per_s if serving else None
-    return TaskEstimate(task.name, kind, plan, on, fit, time, decode, serving)
+    fixed = None
+    if kind is TaskKind.FIXED and task.reference_accelerator is not None:
+        fixed = _fixed_time(task, index, accel, accelerators, warnings)
+    return TaskEstimate(task.name, kind, plan, on, fit, time, decode, serving, fixed)
+
+
+def _fixed_time(
+    task: Task,
+    index: int,
+    accel: AcceleratorSpec,
+    accelerators: Mapping[str, AcceleratorSpec],
+    warnings: list[Message],
+) -> FixedTimeEstimate | None:
+    reference = reference_of(task, index, accelerators)
+    try:
+        field = f"tasks[{index}].on.accelerator"
+        return fixed_task_time(task, accel, reference, task.gpus, field=field)
+    except AdvisorError as error:
+        no_time = msg(Code.WARN_NO_TIME_ESTIMATE_HERE, reason=error.detail)
+        warnings.append(msg(Code.WARN_TASK, task=task.name, message=no_time))
+        return None

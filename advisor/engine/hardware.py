@@ -52,6 +52,10 @@ def _optional_float(value: Any) -> float | None:
     return None if value is None else float(value)
 
 
+def _optional_int(value: Any) -> int | None:
+    return None if value is None else int(value)
+
+
 def accelerator_from_dict(row: Mapping[str, Any]) -> AcceleratorSpec:
     """Build one spec from a row shaped like an entry of fixtures/accelerators.json."""
     mig = row.get("mig")
@@ -75,6 +79,9 @@ def accelerator_from_dict(row: Mapping[str, Any]) -> AcceleratorSpec:
         mig_profiles=_mig_profiles(mig) if mig else (),
         confidence=cast(Confidence, row.get("confidence", "secondary")),
         nvlink_bridge=bool(row.get("nvlink_bridge", False)),
+        fp64_tflops=_optional_float(row.get("fp64_tflops")),
+        rt_cores=_optional_int(row.get("rt_cores")),
+        nvenc=_optional_int(row.get("nvenc")),
     )
 
 

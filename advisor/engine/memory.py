@@ -133,12 +133,6 @@ ASSUMED_HEAD_DIM = 128  # every LLM preset (presets.py, from the models' configs
 # SwiGLU intermediate size when not given: 8/3·h, LLaMA's sizing (2/3 of a 4h MLP, Touvron et al.
 # 2023), which keeps the assumed 12·h² per layer (4h² attention + 3·h·I MLP).
 ASSUMED_MLP_RATIO = 8 / 3
-# Diffusion pipelines: an allowance, not a measurement; only parameter counts are published. 1 GiB
-# for a 512² image (SD 1.5 class), 4× that for SDXL-class models generating at 1024² (4× the
-# pixels).
-DIFFUSION_ACTIVATION_BYTES = GiB
-SDXL_CLASS_PARAMS = 2_000_000_000
-SDXL_CLASS_ACTIVATION_FACTOR = 4
 COMPUTE_PRECISIONS = ("fp32", "bf16", "fp16")
 
 
@@ -333,6 +327,10 @@ def task_memory(task: Task) -> MemoryPlan:
             notes=(msg(Code.MEMORY_NOTE_FIXED_STATED),),
             formulas={"overhead": _result(msg(Code.FORMULA_FIXED, vram_gib=task.vram_gib), stated)},
         )
+    if task.arch is not None and task.arch.family == "diffusion":
+        from advisor.engine import diffusion  # diffusion.py imports this module's helpers
+
+        return diffusion.task_memory(task)
     if task.kind == "inference":
         return _inference_memory(task)
     return _training_memory(task)
@@ -562,14 +560,6 @@ def _layer_activations(task: Task, dims: Dims) -> _Activations:
 
 
 def _training_activations(task: Task, arch: ModelArch) -> tuple[_Activations, list[Message]]:
-    if arch.family == "diffusion":
-        allowance = _diffusion_allowance(arch) * task.micro_batch
-        formula = msg(
-            Code.FORMULA_ALLOWANCE_PER_MICRO_BATCH,
-            bytes=gib(allowance),
-            micro_batch=task.micro_batch,
-        )
-        return _Activations(allowance, 0, formula), [msg(Code.MEMORY_NOTE_DIFFUSION_TRAINING)]
     dims = dims_of(arch)
     tokens = task.seq_len * task.micro_batch
     layers = _layer_activations(task, dims)
@@ -619,14 +609,7 @@ def _attention_note(task: Task) -> Message:
     return msg(Code.ATTENTION_FLASH if task.attention == "flash" else Code.ATTENTION_EAGER)
 
 
-def _diffusion_allowance(arch: ModelArch) -> int:
-    factor = SDXL_CLASS_ACTIVATION_FACTOR if arch.params >= SDXL_CLASS_PARAMS else 1
-    return DIFFUSION_ACTIVATION_BYTES * factor
-
-
 def _approximation_notes(arch: ModelArch) -> list[Message]:
-    if arch.family == "diffusion":
-        return []
     dims = dims_of(arch)
     if not dims.approximated:
         return []
@@ -807,52 +790,33 @@ def _inference_memory(task: Task) -> MemoryPlan:
     notes = _approximation_notes(arch)
     if arch.active_params:
         notes.append(msg(Code.MEMORY_NOTE_MOE_ALL_EXPERTS))
-    if arch.family == "diffusion":
-        activations = _diffusion_allowance(arch) * task.concurrent_sequences
-        kv = 0
-        formulas["activations"] = msg(
-            Code.FORMULA_ALLOWANCE_PER_IMAGE,
-            bytes=gib(_diffusion_allowance(arch)),
-            concurrent=task.concurrent_sequences,
+    whole_kv, kv_formula = _kv_cache(task, arch)
+    kv = math.ceil(whole_kv / n)
+    formulas["kv_cache"] = _result(split(kv_formula), kv)
+    activations, a_formula = _prefill_workspace(task, dims_of(arch))
+    formulas["activations"] = _result(a_formula, activations)
+    overhead, o_formula = OVERHEAD_BYTES, _overhead_formula()
+    if task.serving == "paged":
+        # vLLM sizes its KV pool inside gpu_memory_utilization of the GPU and leaves the rest
+        # unused: the GPU must be the need ÷ 0.9.
+        need = weights + kv + activations + overhead
+        unused = math.ceil(need / GPU_MEMORY_UTILIZATION) - need
+        overhead += unused
+        o_formula = _result(
+            msg(
+                Code.FORMULA_PLUS_PREALLOCATION,
+                formula=o_formula,
+                unused=gib(unused),
+                utilization=fraction(GPU_MEMORY_UTILIZATION),
+            ),
+            overhead,
         )
         notes.append(
             msg(
-                Code.MEMORY_NOTE_DIFFUSION_INFERENCE,
-                small=Quantity(DIFFUSION_ACTIVATION_BYTES, Unit.BYTES, 0),
-                large=Quantity(
-                    SDXL_CLASS_ACTIVATION_FACTOR * DIFFUSION_ACTIVATION_BYTES, Unit.BYTES, 0
-                ),
+                Code.MEMORY_NOTE_PAGED_PREALLOCATES,
+                utilization=fraction(GPU_MEMORY_UTILIZATION),
             )
         )
-        overhead, o_formula = OVERHEAD_BYTES, _overhead_formula()
-    else:
-        whole_kv, kv_formula = _kv_cache(task, arch)
-        kv = math.ceil(whole_kv / n)
-        formulas["kv_cache"] = _result(split(kv_formula), kv)
-        activations, a_formula = _prefill_workspace(task, dims_of(arch))
-        formulas["activations"] = _result(a_formula, activations)
-        overhead, o_formula = OVERHEAD_BYTES, _overhead_formula()
-        if task.serving == "paged":
-            # vLLM sizes its KV pool inside gpu_memory_utilization of the GPU and leaves the rest
-            # unused: the GPU must be the need ÷ 0.9.
-            need = weights + kv + activations + overhead
-            unused = math.ceil(need / GPU_MEMORY_UTILIZATION) - need
-            overhead += unused
-            o_formula = _result(
-                msg(
-                    Code.FORMULA_PLUS_PREALLOCATION,
-                    formula=o_formula,
-                    unused=gib(unused),
-                    utilization=fraction(GPU_MEMORY_UTILIZATION),
-                ),
-                overhead,
-            )
-            notes.append(
-                msg(
-                    Code.MEMORY_NOTE_PAGED_PREALLOCATES,
-                    utilization=fraction(GPU_MEMORY_UTILIZATION),
-                )
-            )
     formulas["overhead"] = o_formula
     return MemoryPlan(
         gpus=n,
@@ -1081,6 +1045,10 @@ def suggest_fixes(task: Task, capacity_bytes_per_gpu: int, max_gpus: int = 8) ->
     if task.kind == "fixed":
         need = task_memory(task).per_gpu.total
         return [msg(Code.FIX_BIGGER_GPU, bytes=gib(need))]
+    if task.arch is not None and task.arch.family == "diffusion":
+        from advisor.engine import diffusion
+
+        return [label for label, _ in diffusion.fix_variants(task, capacity_bytes_per_gpu)]
     if task.kind == "inference":
         return _inference_fixes(task, capacity_bytes_per_gpu, max_gpus)
     return _training_fixes(task, capacity_bytes_per_gpu, max_gpus)

@@ -125,6 +125,54 @@ class Code(StrEnum):
     DUPLICATE_TASK_NAME = "duplicate_task_name"
     TOKENS_REQUIRED = "tokens_required"
     NO_THROUGHPUT_FIGURE = "no_throughput_figure"
+    # diffusion pipelines (diffusion.py) and fixed tasks (timing.py, needs.py)
+    ONLY_FOR_DIFFUSION = "only_for_diffusion"
+    ONLY_FOR_FIXED = "only_for_fixed"
+    ONLY_FOR_LLM_ARCH = "only_for_llm_arch"
+    DIFFUSION_NEEDS_VARIANT = "diffusion_needs_variant"
+    RESOLUTION_MULTIPLE = "resolution_multiple"
+    FIXED_TIME_FIELDS = "fixed_time_fields"
+    FIXED_NO_FIGURE = "fixed_no_figure"
+    MEMORY_NOTE_DIFFUSION_RESOLUTION = "memory_note_diffusion_resolution"
+    MEMORY_NOTE_TEXT_ENCODERS_GPU = "memory_note_text_encoders_gpu"
+    MEMORY_NOTE_TEXT_ENCODERS_OFFLOADED = "memory_note_text_encoders_offloaded"
+    MEMORY_NOTE_TEXT_ENCODERS_CACHED = "memory_note_text_encoders_cached"
+    MEMORY_NOTE_CFG = "memory_note_cfg"
+    MEMORY_NOTE_VAE_FP32 = "memory_note_vae_fp32"
+    MEMORY_NOTE_DIFFUSION_ALLOCATOR = "memory_note_diffusion_allocator"
+    MEMORY_NOTE_DIFFUSION_SDPA = "memory_note_diffusion_sdpa"
+    MEMORY_NOTE_DIFFUSION_LORA = "memory_note_diffusion_lora"
+    LORA_TARGETS_BLOCK_ATTENTION = "lora_targets_block_attention"
+    LORA_TARGETS_BLOCK_ALL_LINEAR = "lora_targets_block_all_linear"
+    FORMULA_DIFFUSION_COMPONENT = "formula_diffusion_component"
+    FORMULA_PLUS = "formula_plus"
+    FORMULA_DIT_ACTIVATIONS = "formula_dit_activations"
+    FORMULA_DIT_ACTIVATIONS_CHECKPOINTED = "formula_dit_activations_checkpointed"
+    FORMULA_UNET_ACTIVATIONS = "formula_unet_activations"
+    FORMULA_UNET_ACTIVATIONS_CHECKPOINTED = "formula_unet_activations_checkpointed"
+    FORMULA_UNET_INFERENCE = "formula_unet_inference"
+    FORMULA_DIT_INFERENCE = "formula_dit_inference"
+    FORMULA_VAE_DECODE = "formula_vae_decode"
+    FORMULA_VAE_ENCODE = "formula_vae_encode"
+    FIX_CACHE_TEXT_ENCODERS = "fix_cache_text_encoders"
+    FIX_OFFLOAD_CHECKPOINTS = "fix_offload_checkpoints"
+    FIX_OPTIMIZER_8BIT = "fix_optimizer_8bit"
+    FIX_OFFLOAD_TEXT_ENCODERS = "fix_offload_text_encoders"
+    FIX_TEXT_ENCODER_PRECISION = "fix_text_encoder_precision"
+    FIX_WEIGHTS_AND_TEXT_ENCODERS = "fix_weights_and_text_encoders"
+    FIX_MAX_IMAGES = "fix_max_images"
+    TIME_NOTE_FIXED = "time_note_fixed"
+    TIME_NOTE_FIXED_RANGE = "time_note_fixed_range"
+    REJECT_NO_FP64 = "reject_no_fp64"
+    REJECT_NO_RT_CORES = "reject_no_rt_cores"
+    REJECT_NO_NVENC = "reject_no_nvenc"
+    WARN_FIGURE_NOT_STATED = "warn_figure_not_stated"
+    FIGURE_FP32 = "figure_fp32"
+    FIGURE_FP64 = "figure_fp64"
+    FIGURE_BF16 = "figure_bf16"
+    FIGURE_BANDWIDTH = "figure_bandwidth"
+    FIGURE_RT_CORES = "figure_rt_cores"
+    FIGURE_NVENC = "figure_nvenc"
     NO_BANDWIDTH_FIGURE = "no_bandwidth_figure"
     # memory (memory.py): notes of a MemoryPlan
     MEMORY_NOTE_FIXED_STATED = "memory_note_fixed_stated"
@@ -138,11 +186,9 @@ class Code(StrEnum):
     MEMORY_NOTE_HOST_RAM_ACTIVATIONS = "memory_note_host_ram_activations"
     MEMORY_NOTE_PAGED_PREALLOCATES = "memory_note_paged_preallocates"
     MEMORY_NOTE_ACTIVATIONS_PER_GPU = "memory_note_activations_per_gpu"
-    MEMORY_NOTE_DIFFUSION_TRAINING = "memory_note_diffusion_training"
     MEMORY_NOTE_SHAPE_ASSUMED = "memory_note_shape_assumed"
     MEMORY_NOTE_HOST_RAM = "memory_note_host_ram"
     MEMORY_NOTE_MOE_ALL_EXPERTS = "memory_note_moe_all_experts"
-    MEMORY_NOTE_DIFFUSION_INFERENCE = "memory_note_diffusion_inference"
     # memory (memory.py): formulas of a MemoryPlan, by component; composed by nesting
     PARAMS_BILLIONS = "params_billions"  # "7.5B params"
     PARAMS_MILLIONS = "params_millions"  # "350M params"
@@ -171,8 +217,6 @@ class Code(StrEnum):
     FORMULA_PLUS_LOSS = "formula_plus_loss"
     FORMULA_PLUS_FUSED_LOSS = "formula_plus_fused_loss"
     FORMULA_GRADIENTS_FUSED_STEP = "formula_gradients_fused_step"
-    FORMULA_ALLOWANCE_PER_MICRO_BATCH = "formula_allowance_per_micro_batch"
-    FORMULA_ALLOWANCE_PER_IMAGE = "formula_allowance_per_image"
     FORMULA_PREFILL_WORKSPACE = "formula_prefill_workspace"
     FORMULA_PLUS_PREFILL_SCORES = "formula_plus_prefill_scores"
     FORMULA_KV_PAGED = "formula_kv_paged"
@@ -340,7 +384,8 @@ TEMPLATES: dict[Code, str] = {
     Code.MODEL_REQUIRED: gettext_noop("give a model preset or params"),
     Code.ACCELERATOR_REQUIRED: gettext_noop("name the accelerator"),
     Code.JOBS_NEED_TOKENS: gettext_noop(
-        "only a training job (a training task with tokens) runs a number of times a month"
+        "only a job (a training task with tokens, a fixed task with frames) runs a number of "
+        "times a month"
     ),
     Code.FIXED_NEEDS_VRAM: gettext_noop("kind fixed needs vram_gib"),
     Code.VRAM_ONLY_FOR_FIXED: gettext_noop("vram_gib applies only to kind fixed"),
@@ -358,6 +403,128 @@ TEMPLATES: dict[Code, str] = {
     Code.DUPLICATE_TASK_NAME: gettext_noop("duplicate task name '%(name)s'"),
     Code.TOKENS_REQUIRED: gettext_noop("give the training tokens to estimate time"),
     Code.NO_THROUGHPUT_FIGURE: gettext_noop("no throughput figure for %(accelerator)s"),
+    # diffusion pipelines (diffusion.py) and fixed tasks (timing.py, needs.py)
+    Code.ONLY_FOR_DIFFUSION: gettext_noop(
+        "applies only to diffusion models (sd-1.5, sdxl, sd3, sd3.5, flux.1)"
+    ),
+    Code.ONLY_FOR_FIXED: gettext_noop("applies only to kind fixed"),
+    Code.ONLY_FOR_LLM_ARCH: gettext_noop(
+        "a diffusion model takes its shape from its variant; give params and the variant only"
+    ),
+    Code.DIFFUSION_NEEDS_VARIANT: gettext_noop(
+        "a diffusion arch needs a variant: the preset it is built like, one of %(choices)s"
+    ),
+    Code.RESOLUTION_MULTIPLE: gettext_noop("must be a multiple of %(multiple)s pixels"),
+    Code.FIXED_TIME_FIELDS: gettext_noop(
+        "frames, seconds_per_frame and reference_accelerator go together"
+    ),
+    Code.FIXED_NO_FIGURE: gettext_noop("%(accelerator)s has no %(figure)s figure"),
+    Code.MEMORY_NOTE_DIFFUSION_RESOLUTION: gettext_noop(
+        "images of %(pixels)s × %(pixels)s pixels (the model's native size: %(native)s)"
+    ),
+    Code.MEMORY_NOTE_TEXT_ENCODERS_GPU: gettext_noop("text encoders on the GPU: %(encoders)s"),
+    Code.MEMORY_NOTE_TEXT_ENCODERS_OFFLOADED: gettext_noop(
+        "%(encoders)s and the VAE wait in host RAM and move to the GPU for their own pass "
+        "(diffusers enable_model_cpu_offload)"
+    ),
+    Code.MEMORY_NOTE_TEXT_ENCODERS_CACHED: gettext_noop(
+        "%(encoders)s not loaded: their outputs (for training, the latents too) are computed "
+        "beforehand, as kohya's --cache_text_encoder_outputs --cache_latents and SimpleTuner do"
+    ),
+    Code.MEMORY_NOTE_CFG: gettext_noop(
+        "classifier-free guidance denoises each image with and without its prompt: batch "
+        "%(batch)s"
+    ),
+    Code.MEMORY_NOTE_VAE_FP32: gettext_noop(
+        "the VAE decodes in fp32 (its config's force_upcast), its weights included"
+    ),
+    Code.MEMORY_NOTE_DIFFUSION_ALLOCATOR: gettext_noop(
+        "PyTorch's caching allocator keeps the denoiser's blocks while the VAE decodes: both "
+        "workspaces are counted"
+    ),
+    Code.MEMORY_NOTE_DIFFUSION_SDPA: gettext_noop(
+        "attention through PyTorch SDPA keeps no score matrix; cuDNN convolution workspaces are "
+        "not counted"
+    ),
+    Code.MEMORY_NOTE_DIFFUSION_LORA: gettext_noop(
+        "LoRA rank %(rank)s on %(targets)s: %(trainable)s trainable params (Σ r·(d_in + d_out))"
+    ),
+    Code.LORA_TARGETS_BLOCK_ATTENTION: gettext_noop(
+        "the attention q, k, v and output of every block"
+    ),
+    Code.LORA_TARGETS_BLOCK_ALL_LINEAR: gettext_noop(
+        "the attention and MLP linear layers of every block"
+    ),
+    Code.FORMULA_DIFFUSION_COMPONENT: gettext_noop(
+        "%(component)s %(params)s × %(bytes_per_param)s B (%(precision)s)"
+    ),
+    Code.FORMULA_PLUS: gettext_noop("%(a)s + %(b)s"),
+    Code.FORMULA_DIT_ACTIVATIONS: gettext_noop(
+        "%(blocks)s blocks × %(tokens)s tokens (%(image)s image + %(text)s text) × %(batch)s × "
+        "%(per_token)s B kept per token + %(workspace)s B per token of backward workspace"
+    ),
+    Code.FORMULA_DIT_ACTIVATIONS_CHECKPOINTED: gettext_noop(
+        "%(blocks)s block inputs × %(tokens)s tokens (%(image)s image + %(text)s text) × "
+        "%(batch)s × %(input)s B + one block recomputed with its backward workspace, "
+        "%(per_token)s B per token"
+    ),
+    Code.FORMULA_UNET_ACTIVATIONS: gettext_noop(
+        "UNet at %(latent)s² latent pixels: %(saved)s channel-values kept + %(workspace)s of "
+        "backward workspace, × %(batch)s × 2 B"
+    ),
+    Code.FORMULA_UNET_ACTIVATIONS_CHECKPOINTED: gettext_noop(
+        "UNet at %(latent)s² latent pixels: %(checkpoints)s channel-values of block inputs + "
+        "%(recomputed)s for one block recomputed and its backward, × %(batch)s × 2 B"
+    ),
+    Code.FORMULA_UNET_INFERENCE: gettext_noop(
+        "UNet at %(latent)s² latent pixels: %(skips)s channel-values of skip connections + "
+        "%(live)s of one layer, × %(batch)s × 2 B"
+    ),
+    Code.FORMULA_DIT_INFERENCE: gettext_noop(
+        "%(tokens)s tokens × %(batch)s × %(per_token)s B of one block"
+    ),
+    Code.FORMULA_VAE_DECODE: gettext_noop(
+        "VAE decode %(pixels)s² pixels × %(images)s × %(per_pixel)s B"
+    ),
+    Code.FORMULA_VAE_ENCODE: gettext_noop(
+        "VAE encode %(pixels)s² pixels × %(images)s × %(per_pixel)s B"
+    ),
+    Code.FIX_CACHE_TEXT_ENCODERS: gettext_noop(
+        "text-encoder outputs and latents cached (kohya --cache_text_encoder_outputs "
+        "--cache_latents)"
+    ),
+    Code.FIX_OFFLOAD_CHECKPOINTS: gettext_noop(
+        "checkpoints offloaded to CPU (kohya --cpu_offload_checkpointing)"
+    ),
+    Code.FIX_OPTIMIZER_8BIT: gettext_noop("8-bit AdamW (bitsandbytes)"),
+    Code.FIX_OFFLOAD_TEXT_ENCODERS: gettext_noop(
+        "text encoders and VAE on the CPU between their passes (enable_model_cpu_offload)"
+    ),
+    Code.FIX_TEXT_ENCODER_PRECISION: gettext_noop("%(precision)s text encoders"),
+    Code.FIX_WEIGHTS_AND_TEXT_ENCODERS: gettext_noop(
+        "%(precision)s weights, text encoders included"
+    ),
+    Code.FIX_MAX_IMAGES: gettext_noop("images at once: at most %(images)s"),
+    Code.TIME_NOTE_FIXED: gettext_noop(
+        "%(frames)s frames × %(seconds)s s on %(reference)s × %(reference_figure)s ÷ "
+        "%(figure)s (%(scale_by)s) ÷ %(gpus)s GPUs"
+    ),
+    Code.TIME_NOTE_FIXED_RANGE: gettext_noop(
+        "range: a job bound by %(scale_by)s or by %(other)s scales with that figure (roofline), "
+        "%(fast)s to %(slow)s s per frame"
+    ),
+    Code.REJECT_NO_FP64: gettext_noop("FP64 below the task's need"),
+    Code.REJECT_NO_RT_CORES: gettext_noop("no RT cores"),
+    Code.REJECT_NO_NVENC: gettext_noop("no video encoder (NVENC)"),
+    Code.WARN_FIGURE_NOT_STATED: gettext_noop(
+        "%(accelerator)s: %(figure)s not stated, so the task's need for it is not checked"
+    ),
+    Code.FIGURE_FP32: gettext_noop("FP32 TFLOPS"),
+    Code.FIGURE_FP64: gettext_noop("FP64 TFLOPS"),
+    Code.FIGURE_BF16: gettext_noop("BF16 TFLOPS"),
+    Code.FIGURE_BANDWIDTH: gettext_noop("memory bandwidth (GB/s)"),
+    Code.FIGURE_RT_CORES: gettext_noop("RT cores"),
+    Code.FIGURE_NVENC: gettext_noop("video encoders (NVENC)"),
     Code.NO_BANDWIDTH_FIGURE: gettext_noop("no memory bandwidth figure for %(accelerator)s"),
     # memory (memory.py): notes of a MemoryPlan
     Code.MEMORY_NOTE_FIXED_STATED: gettext_noop(
@@ -394,9 +561,6 @@ TEMPLATES: dict[Code, str] = {
     Code.MEMORY_NOTE_ACTIVATIONS_PER_GPU: gettext_noop(
         "each data-parallel GPU holds the activations of its own micro-batch"
     ),
-    Code.MEMORY_NOTE_DIFFUSION_TRAINING: gettext_noop(
-        "diffusion activations are an allowance, not modelled; training may need more"
-    ),
     Code.MEMORY_NOTE_SHAPE_ASSUMED: gettext_noop(
         "shape not given: assumed params ≈ 12·L·h² with h = 128·L, giving L=%(layers)s, "
         "h=%(hidden)s (activation, LoRA and ZeRO-3 layer figures are approximate)"
@@ -406,9 +570,6 @@ TEMPLATES: dict[Code, str] = {
     ),
     Code.MEMORY_NOTE_MOE_ALL_EXPERTS: gettext_noop(
         "mixture of experts: every expert is held in memory, not only active ones"
-    ),
-    Code.MEMORY_NOTE_DIFFUSION_INFERENCE: gettext_noop(
-        "diffusion activation memory is an allowance (%(small)s at 512², %(large)s at 1024²)"
     ),
     # memory (memory.py): formulas of a MemoryPlan, by component; composed by nesting
     Code.PARAMS_BILLIONS: gettext_noop("%(billions)sB params"),
@@ -471,12 +632,6 @@ TEMPLATES: dict[Code, str] = {
     Code.FORMULA_GRADIENTS_FUSED_STEP: gettext_noop(
         "largest tensor %(params)s × %(bytes_per_param)s B (optimizer step fused into the "
         "backward pass)"
-    ),
-    Code.FORMULA_ALLOWANCE_PER_MICRO_BATCH: gettext_noop(
-        "allowance %(bytes)s per micro-batch of %(micro_batch)s"
-    ),
-    Code.FORMULA_ALLOWANCE_PER_IMAGE: gettext_noop(
-        "allowance %(bytes)s per image × %(concurrent)s concurrent"
     ),
     Code.FORMULA_PREFILL_WORKSPACE: gettext_noop(
         "prefill %(tokens)s tokens × %(per_token)s B + sampling logits %(sequences)s × "

@@ -7,15 +7,16 @@ Llama 3.1, the Hugging Face config.json of the others, the DeepSeek-V3 README fo
 RMSNorm weights; DeepSeek-V3 with MLA projections, 3 dense layers and 58 MoE layers of 256 routed
 + 1 shared experts) over these shapes gives 8.03B, 70.55B, 405.85B, 6.74B, 68.98B, 7.24B, 7.62B,
 14.77B, 32.76B, 72.71B and 671.0B / 37.6B active, the official totals.
-Diffusion pipelines have no transformer shape we can use; their counts are the published totals
-(each preset's source says where from).
+Diffusion pipelines (SD 1.5, SDXL, SD3 Medium, SD3.5 Medium and Large, FLUX.1 dev and schnell)
+carry each component's count and the denoiser's shape (types.DiffusionArch); each preset's source
+says where from.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from advisor.engine.types import ModelArch
+from advisor.engine.types import DiffusionArch, ModelArch
 
 
 @dataclass(frozen=True)
@@ -50,6 +51,12 @@ def _llm(
         intermediate=intermediate,
         vocab=vocab,
     )
+
+
+def _diffusion(d: DiffusionArch, info: PresetInfo) -> tuple[ModelArch, PresetInfo]:
+    """A pipeline preset: `params` is the whole pipeline, every component counted."""
+    total = d.denoiser_params + d.text_encoder_params + d.vae_params
+    return ModelArch(params=total, family="diffusion", diffusion=d), info
 
 
 _PRESETS: dict[str, tuple[ModelArch, PresetInfo]] = {
@@ -113,18 +120,152 @@ _PRESETS: dict[str, tuple[ModelArch, PresetInfo]] = {
             "deepseek-ai/DeepSeek-V3 README [V] and config.json [S]",
         ),
     ),
-    "sd-1.5": (
-        ModelArch(params=1_066_000_000, family="diffusion"),
+    # Diffusion pipelines: every component's parameter count, the denoiser's shape from its
+    # diffusers config.json, and the text the pipeline feeds it (docs/memory-model.md,
+    # "Diffusion models").
+    "sd-1.5": _diffusion(
+        DiffusionArch(
+            denoiser="unet",
+            denoiser_params=859_520_964,
+            text_encoders=(("CLIP ViT-L/14", 123_060_480),),
+            vae_params=83_653_863,
+            native_resolution=512,
+            levels=((320, 1), (640, 1), (1280, 1), (1280, 0)),
+            mid_depth=1,
+            context_dim=768,
+        ),
         PresetInfo(
             "Stable Diffusion 1.5",
-            "UNet 859.5M + CLIP text 123.1M + VAE 83.7M, fast.ai forum count [V]",
+            "UNet 859.5M + CLIP text 123.1M + VAE 83.7M, fast.ai forum count [V]; UNet shape: "
+            "runwayml/stable-diffusion-v1-5 unet/config.json [S]",
         ),
     ),
-    "sdxl": (
-        ModelArch(params=3_500_000_000, family="diffusion"),
+    "sdxl": _diffusion(
+        DiffusionArch(
+            denoiser="unet",
+            denoiser_params=2_567_463_684,
+            text_encoders=(("CLIP ViT-L/14", 123_060_480), ("OpenCLIP ViT-bigG/14", 694_659_840)),
+            vae_params=83_653_863,
+            native_resolution=1024,
+            # The SDXL VAE overflows in fp16: its config sets force_upcast and the pipeline
+            # decodes in fp32 (diffusers StableDiffusionXLPipeline.upcast_vae).
+            vae_fp32=True,
+            levels=((320, 0), (640, 2), (1280, 10)),
+            mid_depth=10,
+            context_dim=2048,
+        ),
         PresetInfo(
             "Stable Diffusion XL base",
-            "whole base pipeline 3.5B, Hugging Face blog simple_sdxl_optimizations [V]",
+            "UNet 2.6B and text encoders 817M, Podell et al. 2023 (arXiv:2307.01952) [V]; "
+            "component counts and UNet shape: stabilityai/stable-diffusion-xl-base-1.0 "
+            "config.json files [S]",
+        ),
+    ),
+    "sd3-medium": _diffusion(
+        DiffusionArch(
+            denoiser="mmdit",
+            denoiser_params=2_028_328_000,
+            text_encoders=(
+                ("CLIP ViT-L/14", 123_650_304),
+                ("OpenCLIP ViT-bigG/14", 694_659_840),
+                ("T5-XXL encoder", 4_762_310_656),
+            ),
+            vae_params=83_819_683,
+            native_resolution=1024,
+            latent_channels=16,
+            blocks=24,
+            hidden=1536,
+            text_tokens=77 + 256,  # CLIP's 77 tokens and T5's max_sequence_length 256
+        ),
+        PresetInfo(
+            "Stable Diffusion 3 Medium",
+            "MMDiT 2.028B, Hugging Face blog quanto-diffusers [V]; depth 24 (hidden 64 × 24): "
+            "stabilityai/stable-diffusion-3-medium-diffusers transformer/config.json [S]",
+        ),
+    ),
+    "sd3.5-medium": _diffusion(
+        DiffusionArch(
+            denoiser="mmdit",
+            denoiser_params=2_500_000_000,
+            text_encoders=(
+                ("CLIP ViT-L/14", 123_650_304),
+                ("OpenCLIP ViT-bigG/14", 694_659_840),
+                ("T5-XXL encoder", 4_762_310_656),
+            ),
+            vae_params=83_819_683,
+            native_resolution=1024,
+            latent_channels=16,
+            blocks=24,
+            hidden=1536,
+            text_tokens=77 + 256,
+        ),
+        PresetInfo(
+            "Stable Diffusion 3.5 Medium",
+            "MMDiT-X 2.5 billion parameters, stabilityai/stable-diffusion-3.5-medium model "
+            "card [S]; text encoders and VAE as SD3 Medium",
+        ),
+    ),
+    "sd3.5-large": _diffusion(
+        DiffusionArch(
+            denoiser="mmdit",
+            denoiser_params=8_100_000_000,
+            text_encoders=(
+                ("CLIP ViT-L/14", 123_650_304),
+                ("OpenCLIP ViT-bigG/14", 694_659_840),
+                ("T5-XXL encoder", 4_762_310_656),
+            ),
+            vae_params=83_819_683,
+            native_resolution=1024,
+            latent_channels=16,
+            blocks=38,
+            hidden=2432,  # 64 × depth 38
+            text_tokens=77 + 256,
+        ),
+        PresetInfo(
+            "Stable Diffusion 3.5 Large",
+            "MMDiT 8.1 billion parameters, stabilityai/stable-diffusion-3.5-large model card "
+            "[S]; depth 38: its transformer/config.json [S]",
+        ),
+    ),
+    "flux.1-dev": _diffusion(
+        DiffusionArch(
+            denoiser="flux",
+            denoiser_params=11_901_408_320,
+            text_encoders=(("CLIP ViT-L/14", 123_060_480), ("T5-XXL encoder", 4_762_310_656)),
+            vae_params=83_819_683,
+            native_resolution=1024,
+            latent_channels=16,
+            cfg=False,  # guidance-distilled: the guidance scale is an input, one pass per step
+            blocks=19,
+            single_blocks=38,
+            hidden=3072,
+            text_tokens=512,  # FluxPipeline max_sequence_length for dev
+        ),
+        PresetInfo(
+            "FLUX.1 [dev]",
+            "transformer 23.8 GB, T5 9.52 GB, CLIP 246 MB, VAE 168 MB in BF16, Hugging Face "
+            "blog diffusers-quantization [V]; 19 double and 38 single blocks of 3072: "
+            "black-forest-labs/FLUX.1-dev transformer/config.json [S]",
+        ),
+    ),
+    "flux.1-schnell": _diffusion(
+        DiffusionArch(
+            denoiser="flux",
+            denoiser_params=11_901_408_320,
+            text_encoders=(("CLIP ViT-L/14", 123_060_480), ("T5-XXL encoder", 4_762_310_656)),
+            vae_params=83_819_683,
+            native_resolution=1024,
+            latent_channels=16,
+            cfg=False,  # timestep-distilled, no guidance
+            blocks=19,
+            single_blocks=38,
+            hidden=3072,
+            text_tokens=256,  # FluxPipeline max_sequence_length for schnell
+        ),
+        PresetInfo(
+            "FLUX.1 [schnell]",
+            "the FLUX.1 [dev] architecture (black-forest-labs/FLUX.1-schnell config.json) [S]; "
+            "256 T5 tokens (diffusers' documented schnell setting)",
         ),
     ),
 }

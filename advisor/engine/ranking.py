@@ -38,7 +38,7 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
-from advisor.engine import timing, usage, vocab
+from advisor.engine import needs, timing, usage, vocab
 from advisor.engine.billing import (
     PREPAID_UNITS,
     ZERO,
@@ -332,6 +332,9 @@ class _Context:
         self.needs = tuple(_need(t) for t in scenario.tasks)
         self.placements = PlacementCache() if placements is None else placements
         self.on_slugs = _on_slugs(scenario.tasks, accelerators)
+        # Fixed tasks: what the card must have, and the cards their times are scaled from.
+        self.card_needs = needs.needs_of(scenario.tasks)
+        self.references = needs.references(scenario.tasks, accelerators)
         # Always-on services must not be interrupted: spot capacity only if the user allows it.
         self.no_interruptible = not self.c.allow_interruptible and any(
             not usage.is_job(t) and t.when == When.ALWAYS for t in scenario.tasks
@@ -352,6 +355,7 @@ class _Context:
             or self.c.physically_exclusive
             or self.on_slugs
             or self.no_interruptible
+            or self.card_needs is not None
         )
         self.rejected: Counter[Code] = Counter()
         self.misses: dict[Code, tuple[float, Message]] = {}
@@ -561,6 +565,8 @@ def _constraint_miss(ctx: _Context, off: OfferingSpec) -> Code | None:
         return Code.REJECT_NOT_REQUESTED_HARDWARE
     if ctx.no_interruptible and off.interruptible:
         return Code.REJECT_INTERRUPTIBLE_SERVICE
+    if ctx.card_needs is not None:
+        return needs.unmet(ctx.card_needs, off.accelerator)
     return None
 
 
@@ -667,12 +673,17 @@ def _training_times(
     efficiency: float | None = None
     warnings: list[Message] = []
     for i, (t, a) in enumerate(zip(ctx.tasks, placement.assignments, strict=True)):
-        if t.kind not in TRAINING_KINDS or not t.tokens:
+        fixed = i in ctx.references  # a fixed task with frames: its time from the reference card
+        if not fixed and (t.kind not in TRAINING_KINDS or not t.tokens):
             out.append(None)
             ranges.append(None)
             continue
         try:
-            est = _task_time(ctx, i, t, off, len(a.gpus))
+            est: timing.TimeEstimate | timing.FixedTimeEstimate
+            if fixed:
+                est = timing.fixed_task_time(t, off.accelerator, ctx.references[i], len(a.gpus))
+            else:
+                est = _task_time(ctx, i, t, off, len(a.gpus))
         except AdvisorError as e:
             no_time = msg(
                 Code.WARN_NO_TIME_ESTIMATE, accelerator=off.accelerator.name, reason=e.detail
@@ -1303,6 +1314,7 @@ def _rec_warnings(ctx: _Context, c: _Candidate) -> tuple[Message, ...]:
             )
         )
     out.extend(c.fit.time_warnings)
+    out.extend(needs.unstated(ctx.card_needs, off.accelerator))
     return tuple(dict.fromkeys(out))
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import difflib
 import math
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from decimal import Decimal, InvalidOperation
 from typing import Any, TypeVar, cast
 
@@ -52,6 +53,16 @@ ATTENTIONS = ("flash", "eager")
 FRAMEWORKS = ("hf", "liger", "torchtune", "unsloth")
 LORA_TARGETS = ("attention", "all_linear")
 SERVINGS = ("paged", "hf_generate")
+# Diffusion models (docs/memory-model.md, "Diffusion models"): where the text encoders are.
+TEXT_ENCODER_MODES = ("gpu", "offload", "cached")
+# Images are sized in whole latent patches: 8 pixels per latent pixel × a 2 × 2 patch.
+RESOLUTION_MULTIPLE = 16
+MIN_RESOLUTION, MAX_RESOLUTION = 64, 16384
+# Fixed tasks (docs/time-model.md, "Fixed tasks"): the figure a time is scaled by.
+SCALE_BY = ("fp32", "fp64", "bf16", "bandwidth")
+MAX_FRAMES = 1e9
+MAX_SECONDS_PER_FRAME = 1e7
+MAX_TFLOPS = 1e6
 WHENS = tuple(vocab.When)
 ISOLATIONS = tuple(vocab.Isolation)
 # The error message lists objectives in this order; vocab's order is the form's.
@@ -71,6 +82,9 @@ ARCH_KEYS = (
     "mla_rope_head_dim",
     "active_params",
 )
+# Besides the shape: the model family and, for a diffusion model, the preset it is built like.
+ARCH_KINDS = ("family", "variant")
+FAMILIES = ("llm", "diffusion")
 # Every task field: those all kinds share, and each kind group's (vocab.FIELD_GROUPS).
 TASK_KEYS = frozenset(
     {"name", "kind", "gpus", "when", "hours_per_month", "isolation", "on"}.union(
@@ -206,6 +220,16 @@ _TASK_READERS: dict[str, Callable[[object, str], Any]] = {
     "kv_precision": _enum(PRECISIONS),
     "serving": _enum(SERVINGS),
     "vram_gib": _nullable(lambda v, p: _number(v, p, 0, MAX_VRAM_GIB, low_open=True)),
+    "resolution": _count(MAX_RESOLUTION),
+    "text_encoders": _enum(TEXT_ENCODER_MODES),
+    "text_encoder_precision": _enum(PRECISIONS),
+    "frames": lambda v, p: _number(v, p, 0, MAX_FRAMES, low_open=True),
+    "seconds_per_frame": lambda v, p: _number(v, p, 0, MAX_SECONDS_PER_FRAME, low_open=True),
+    "reference_accelerator": _string,
+    "scale_by": _enum(SCALE_BY),
+    "min_fp64_tflops": lambda v, p: _number(v, p, 0, MAX_TFLOPS, low_open=True),
+    "needs_rt_cores": _boolean,
+    "needs_nvenc": _boolean,
     "gpus": _count(MAX_GPUS),
     "when": _member(When, WHENS),
     "hours_per_month": lambda v, p: _number(v, p, 0, MAX_HOURS_PER_MONTH, low_open=True),
@@ -214,16 +238,46 @@ _TASK_READERS: dict[str, Callable[[object, str], Any]] = {
 }
 
 
+def _diffusion_variants() -> tuple[str, ...]:
+    return tuple(key for key, arch in MODEL_PRESETS.items() if arch.diffusion is not None)
+
+
+def _diffusion_arch(params: float, given: Mapping[str, Any], path: str) -> ModelArch:
+    """A diffusion model built like a preset (`variant`), its denoiser of `params` parameters:
+    the text encoders, VAE and block shape are the variant's."""
+    variants = _diffusion_variants()
+    if given.get("variant") is None:
+        raise InvalidWorkload(
+            Code.DIFFUSION_NEEDS_VARIANT, f"{path}.arch.variant", choices=variants
+        )
+    variant = _choice(given["variant"], variants, f"{path}.arch.variant")
+    shape = sorted(set(given) - {"family", "variant"})
+    if shape:
+        raise InvalidWorkload(Code.ONLY_FOR_LLM_ARCH, f"{path}.arch.{shape[0]}")
+    base = MODEL_PRESETS[variant].diffusion
+    assert base is not None
+    d = replace(base, denoiser_params=max(1, round(params)))
+    total = d.denoiser_params + d.text_encoder_params + d.vae_params
+    return ModelArch(params=total, family="diffusion", diffusion=d, variant=variant)
+
+
 def _arch(data: Mapping[str, Any], path: str) -> ModelArch:
     params = _number(data.get("params"), f"{path}.params", 0, MAX_PARAMS, low_open=True)
     given = _mapping(data["arch"], f"{path}.arch") if data.get("arch") is not None else {}
-    _only_keys(given, frozenset(ARCH_KEYS), f"{path}.arch")
+    _only_keys(given, frozenset(ARCH_KEYS + ARCH_KINDS), f"{path}.arch")
+    family = "llm"
+    if given.get("family") is not None:
+        family = _choice(given["family"], FAMILIES, f"{path}.arch.family")
+    if family == "diffusion":
+        return _diffusion_arch(params, given, path)
+    if given.get("variant") is not None:
+        raise InvalidWorkload(Code.ONLY_FOR_DIFFUSION, f"{path}.arch.variant")
     dims: dict[str, Any] = {
         key: _integer(
             value, f"{path}.arch.{key}", 1, MAX_PARAMS if key == "active_params" else MAX_COUNT
         )
         for key, value in given.items()
-        if value is not None
+        if value is not None and key not in ARCH_KINDS
     }
     if dims.get("active_params", 0) > params:
         raise InvalidWorkload(Code.ACTIVE_PARAMS_EXCEED_PARAMS, f"{path}.arch.active_params")
@@ -289,6 +343,8 @@ def _check_task(task: Task, data: Mapping[str, Any], path: str) -> None:
         raise InvalidWorkload(Code.FIXED_NEEDS_VRAM, f"{path}.vram_gib")
     if task.kind != "fixed" and task.vram_gib is not None:
         raise InvalidWorkload(Code.VRAM_ONLY_FOR_FIXED, f"{path}.vram_gib")
+    _check_diffusion(task, data, path)
+    _check_fixed(task, data, path)
     if task.kind in ("full_finetune", "qlora") and task.precision not in TRAINING_PRECISIONS:
         raise InvalidWorkload(
             Code.TRAINING_PRECISION,
@@ -296,7 +352,7 @@ def _check_task(task: Task, data: Mapping[str, Any], path: str) -> None:
             kind=TaskKind(task.kind),
             precisions=TRAINING_PRECISIONS,
         )
-    if task.jobs_per_month is not None and not (task.kind in vocab.TRAINING_KINDS and task.tokens):
+    if task.jobs_per_month is not None and not _is_job(task):
         raise InvalidWorkload(Code.JOBS_NEED_TOKENS, f"{path}.jobs_per_month")
     if task.offload == "optimizer_and_params" and task.sharding != "zero3":
         raise InvalidWorkload(Code.PARAM_OFFLOAD_NEEDS_ZERO3, f"{path}.offload")
@@ -304,6 +360,41 @@ def _check_task(task: Task, data: Mapping[str, Any], path: str) -> None:
         raise InvalidWorkload(
             Code.ON_COUNT_DIFFERS, f"{path}.on.count", count=task.on.count, gpus=task.gpus
         )
+
+
+def _is_job(task: Task) -> bool:
+    """A training task with tokens, or a fixed task with frames (usage.is_job)."""
+    if task.kind == "fixed":
+        return task.frames is not None
+    return task.kind in vocab.TRAINING_KINDS and bool(task.tokens)
+
+
+def _check_diffusion(task: Task, data: Mapping[str, Any], path: str) -> None:
+    """Image fields need an image model; an image's side is a whole number of latent patches."""
+    diffusion = task.arch is not None and task.arch.family == "diffusion"
+    for key in vocab.FIELD_GROUPS["diffusion"]:
+        if data.get(key) is not None and not diffusion:
+            raise InvalidWorkload(Code.ONLY_FOR_DIFFUSION, f"{path}.{key}")
+    if task.resolution is not None:
+        if task.resolution < MIN_RESOLUTION:
+            bounds = msg(Code.RANGE_CLOSED, low=float(MIN_RESOLUTION), high=float(MAX_RESOLUTION))
+            raise InvalidWorkload(Code.OUT_OF_RANGE, f"{path}.resolution", range=bounds)
+        if task.resolution % RESOLUTION_MULTIPLE:
+            raise InvalidWorkload(
+                Code.RESOLUTION_MULTIPLE, f"{path}.resolution", multiple=RESOLUTION_MULTIPLE
+            )
+
+
+def _check_fixed(task: Task, data: Mapping[str, Any], path: str) -> None:
+    """The fixed group's other fields belong to fixed tasks; a time needs its three inputs."""
+    for key in vocab.FIELD_GROUPS["fixed"]:
+        if key != "vram_gib" and data.get(key) not in (None, False) and task.kind != "fixed":
+            raise InvalidWorkload(Code.ONLY_FOR_FIXED, f"{path}.{key}")
+    timed = ("frames", "seconds_per_frame", "reference_accelerator")
+    given = [key for key in timed if data.get(key) is not None]
+    if given and len(given) < len(timed):
+        missing = next(key for key in timed if key not in given)
+        raise InvalidWorkload(Code.FIXED_TIME_FIELDS, f"{path}.{missing}")
 
 
 def parse_task(value: object, index: int) -> Task:
@@ -412,19 +503,29 @@ def parse_scenario(data: object) -> Scenario:
 # ------------------------------------------------------------------------------------ way back
 
 
-def _arch_to_dict(arch: ModelArch) -> dict[str, int]:
+def _arch_to_dict(arch: ModelArch) -> dict[str, Any]:
+    if arch.diffusion is not None:
+        return {"family": "diffusion", "variant": arch.variant}
     return {key: getattr(arch, key) for key in ARCH_KEYS if getattr(arch, key) is not None}
 
 
 def task_to_dict(task: Task) -> dict[str, Any]:
     """A task as contract JSON that `parse_task` reads back to an equal Task."""
     out: dict[str, Any] = {}
+    # The fixed and diffusion groups' fields are refused on other tasks: written only where they
+    # belong.
+    skip = set() if task.kind == "fixed" else set(vocab.FIELD_GROUPS["fixed"])
+    if task.arch is None or task.arch.family != "diffusion":
+        skip |= set(vocab.FIELD_GROUPS["diffusion"])
     for key in _TASK_READERS:
         value = getattr(task, key)
-        if value is not None:
+        if value is not None and key not in skip:
             out[key] = value
     if task.model is not None:
         out["model"] = task.model
+    elif task.arch is not None and task.arch.diffusion is not None:
+        out["params"] = task.arch.diffusion.denoiser_params
+        out["arch"] = _arch_to_dict(task.arch)
     elif task.arch is not None:
         out["params"] = task.arch.params
         if _arch_to_dict(task.arch):

@@ -640,3 +640,118 @@ def decode_tokens_per_s(task: Task, accel: AcceleratorSpec, gpus: int = 1) -> fl
     from advisor.engine import serving
 
     return serving.decode_tokens_per_s(task, accel, gpus)
+
+
+# ------------------------------------------------------------------------------- fixed tasks
+
+# The figure a fixed task's time scales by (docs/time-model.md, "Fixed tasks"), and the one that
+# bounds its range: a job runs as fast as its tightest roofline allows (Williams, Waterman and
+# Patterson 2009, "Roofline", CACM 52(4)): min(peak, intensity × bandwidth), so its speed-up from
+# one card to another lies between the ratio of their peaks and the ratio of their bandwidths,
+# whatever its arithmetic intensity.
+SCALE_FIGURES = {
+    "fp32": "fp32_tflops",
+    "fp64": "fp64_tflops",
+    "bf16": "bf16_tflops",
+    "bandwidth": "memory_bandwidth_gbps",
+}
+SCALE_BOUND_BY = {
+    "fp32": "bandwidth",
+    "fp64": "bandwidth",
+    "bf16": "bandwidth",
+    "bandwidth": "fp32",
+}
+SCALE_NAMES = {
+    "fp32": Code.FIGURE_FP32,
+    "fp64": Code.FIGURE_FP64,
+    "bf16": Code.FIGURE_BF16,
+    "bandwidth": Code.FIGURE_BANDWIDTH,
+}
+
+
+@dataclass(frozen=True)
+class FixedTimeEstimate:
+    """Hours of a fixed task's frames on one card, expected and the range (low: fast end)."""
+
+    hours: float
+    low_hours: float
+    high_hours: float
+    frames: float
+    seconds_per_frame: float  # expected here, one GPU
+    speedup: float  # against the reference card, by the stated figure
+    scale_by: str
+    gpus: int = 1
+    scaling_efficiency: float = 1.0  # frames are independent: every GPU renders its own
+    warnings: tuple[Message, ...] = ()
+    notes: tuple[Message, ...] = ()
+
+
+def scale_figure(accel: AcceleratorSpec, scale_by: str) -> float | None:
+    value = getattr(accel, SCALE_FIGURES[scale_by])
+    return float(value) if value else None
+
+
+def fixed_task_time(
+    task: Task,
+    accel: AcceleratorSpec,
+    reference: AcceleratorSpec,
+    gpus: int | None = None,
+    *,
+    field: str = "scale_by",
+) -> FixedTimeEstimate:
+    """frames × seconds_per_frame on `reference`, scaled to `accel` by the task's `scale_by`
+    figure; `gpus` (default the task's) render separate frames. The range takes the other
+    roofline (bandwidth, or FP32 for a bandwidth-scaled task) as the other end."""
+    if task.frames is None or task.seconds_per_frame is None:
+        raise ValueError("fixed_task_time needs frames and seconds_per_frame")
+    gpus = max(1, gpus or task.gpus)
+    here, there = scale_figure(accel, task.scale_by), scale_figure(reference, task.scale_by)
+    if here is None or there is None:
+        card = accel if here is None else reference
+        raise InvalidWorkload(
+            Code.FIXED_NO_FIGURE,
+            field if here is None else "reference_accelerator",
+            accelerator=card.name,
+            figure=msg(SCALE_NAMES[task.scale_by]),
+        )
+    speedup = here / there
+    work = task.frames * task.seconds_per_frame / gpus  # reference-seconds per GPU
+    expected = work / speedup
+    notes = [
+        msg(
+            Code.TIME_NOTE_FIXED,
+            frames=Quantity(task.frames, Unit.COUNT, 0),
+            seconds=Quantity(task.seconds_per_frame, Unit.COUNT, 2),
+            reference=reference.name,
+            reference_figure=Quantity(there, Unit.COUNT, 2),
+            figure=Quantity(here, Unit.COUNT, 2),
+            scale_by=msg(SCALE_NAMES[task.scale_by]),
+            gpus=gpus,
+        )
+    ]
+    fast = slow = speedup
+    other = SCALE_BOUND_BY[task.scale_by]
+    here_other, there_other = scale_figure(accel, other), scale_figure(reference, other)
+    if here_other and there_other:
+        bound = here_other / there_other
+        fast, slow = max(speedup, bound), min(speedup, bound)
+        notes.append(
+            msg(
+                Code.TIME_NOTE_FIXED_RANGE,
+                scale_by=msg(SCALE_NAMES[task.scale_by]),
+                other=msg(SCALE_NAMES[other]),
+                fast=Quantity(task.seconds_per_frame / fast, Unit.COUNT, 2),
+                slow=Quantity(task.seconds_per_frame / slow, Unit.COUNT, 2),
+            )
+        )
+    return FixedTimeEstimate(
+        hours=expected / 3600,
+        low_hours=work / fast / 3600,
+        high_hours=work / slow / 3600,
+        frames=task.frames,
+        seconds_per_frame=task.seconds_per_frame / speedup,
+        speedup=speedup,
+        scale_by=task.scale_by,
+        gpus=gpus,
+        notes=tuple(notes),
+    )

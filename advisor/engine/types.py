@@ -34,6 +34,13 @@ Attention = Literal["flash", "eager"]
 Framework = Literal["hf", "liger", "torchtune", "unsloth"]
 LoraTargets = Literal["attention", "all_linear"]
 Serving = Literal["paged", "hf_generate"]
+# Diffusion pipelines: where the text encoders (and the VAE) are while the denoiser runs: on the
+# GPU, moved there only for their own pass (diffusers' model CPU offload), or not loaded at all
+# because their outputs (and the latents) were computed beforehand (docs/memory-model.md).
+TextEncoders = Literal["gpu", "offload", "cached"]
+Denoiser = Literal["unet", "mmdit", "flux"]
+# The throughput figure a fixed task's time is scaled by from its reference accelerator.
+ScaleBy = Literal["fp32", "fp64", "bf16", "bandwidth"]
 When = vocab.When
 Isolation = vocab.Isolation
 Objective = vocab.Objective
@@ -49,6 +56,46 @@ Confidence = Literal["verified", "secondary", "unverified"]
 # of the Chinese platforms' 包月 plans and of the break-even figures in docs/billing-rules.md.
 BILLING_UNIT_SECONDS: dict[str, int] = {unit.value: unit.seconds for unit in vocab.BillingUnit}
 HOURS_PER_MONTH = vocab.HOURS_PER_MONTH
+
+
+@dataclass(frozen=True)
+class DiffusionArch:
+    """A diffusion pipeline by component, and the denoiser's shape the activations follow
+    (docs/memory-model.md, "Diffusion models"). Parameter counts are the checkpoints' own.
+
+    Transformer denoisers (SD3's MMDiT, Flux) have `blocks` joint (double-stream) blocks and
+    `single_blocks` single-stream ones of width `hidden`; a UNet has one (channels, transformer
+    depth) pair per resolution level, `layers_per_block` ResNets per level on the way down (one
+    more on the way up) and a middle block of `mid_depth` transformer layers.
+    """
+
+    denoiser: Denoiser
+    denoiser_params: int
+    text_encoders: tuple[tuple[str, int], ...]  # (name, params), in the order the pipeline runs
+    vae_params: int
+    native_resolution: int  # pixels on a side the model was trained at
+    latent_channels: int = 4
+    vae_factor: int = 8  # pixels per latent pixel on a side
+    # Classifier-free guidance: each image is denoised with and without its prompt (batch × 2).
+    # Flux dev is guidance-distilled and Flux schnell timestep-distilled: one pass.
+    cfg: bool = True
+    vae_fp32: bool = False  # the VAE decodes in fp32 whatever the pipeline's dtype (SDXL)
+    # transformer denoisers
+    blocks: int = 0
+    single_blocks: int = 0
+    hidden: int = 0
+    mlp_ratio: int = 4
+    patch: int = 2
+    text_tokens: int = 0  # text tokens in the joint attention
+    # UNet
+    levels: tuple[tuple[int, int], ...] = ()
+    layers_per_block: int = 2
+    mid_depth: int = 0
+    context_dim: int = 0
+
+    @property
+    def text_encoder_params(self) -> int:
+        return sum(params for _, params in self.text_encoders)
 
 
 @dataclass(frozen=True)
@@ -69,6 +116,11 @@ class ModelArch:
     # Mixture of experts: parameters touched per token (compute), all params still held in memory.
     active_params: int | None = None
     family: Literal["llm", "diffusion"] = "llm"
+    # A diffusion pipeline's components and denoiser shape (family "diffusion"); `variant` names
+    # the architecture it follows (a preset id: "flux.1-dev", "sdxl", ...).
+    diffusion: DiffusionArch | None = None
+    variant: str | None = None
+
 
 
 @dataclass(frozen=True)
@@ -116,6 +168,22 @@ class Task:
     kv_precision: Precision = "bf16"
     serving: Serving = "paged"
     vram_gib: float | None = None
+    # Diffusion models: the image's side in pixels (None: the model's native resolution), where
+    # the text encoders are (None: cached for training, as kohya's and SimpleTuner's guides
+    # recommend, on the GPU for inference, as a diffusers pipeline is) and their precision (None:
+    # the task's).
+    resolution: int | None = None
+    text_encoders: TextEncoders | None = None
+    text_encoder_precision: Precision | None = None
+    # Fixed tasks (rendering, simulation, video): a time from frames × seconds per frame on a
+    # reference accelerator, scaled by a throughput figure; and what the card must have.
+    frames: float | None = None
+    seconds_per_frame: float | None = None
+    reference_accelerator: str | None = None
+    scale_by: ScaleBy = "fp32"
+    min_fp64_tflops: float | None = None
+    needs_rt_cores: bool = False
+    needs_nvenc: bool = False
     gpus: int = 1
     when: When = When.ALWAYS
     # Services: busy hours a month (None = always on, 720). Jobs (training with `tokens`): the
@@ -190,6 +258,12 @@ class AcceleratorSpec:
     # NVLink only through a 2-GPU bridge (A40, A30, H100 PCIe/NVL, RTX 3090): beyond a pair,
     # collectives cross PCIe (docs/accelerators.md; NVIDIA/nccl#1161 for 2×H100 PCIe + bridge).
     nvlink_bridge: bool = False
+    # For fixed tasks (docs/accelerators.md, "FP64, RT cores, video encoders"): dense FP64
+    # (vector, not tensor-core) TFLOPS, RT cores and NVENC engines; None = not stated.
+    fp64_tflops: float | None = None
+    rt_cores: int | None = None
+    nvenc: int | None = None
+
 
 
 @dataclass(frozen=True)

@@ -25,14 +25,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from advisor.engine.types import HOURS_PER_MONTH, Task
-from advisor.engine.vocab import TRAINING_KINDS, CostBasis, When, busy_hours
+from advisor.engine.vocab import TRAINING_KINDS, CostBasis, TaskKind, When, busy_hours
 
 _MONTH = float(HOURS_PER_MONTH)
 _EPS = 1e-9  # float noise when dividing hours into windows
 
 
 def is_job(task: Task) -> bool:
-    """A training task with a token count: it runs to completion, its hours come from its time."""
+    """A training task with a token count, or a fixed task with frames to render: it runs to
+    completion, its hours come from its time."""
+    if task.kind == TaskKind.FIXED:
+        return task.frames is not None
     return task.kind in TRAINING_KINDS and bool(task.tokens)
 
 

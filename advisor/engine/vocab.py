@@ -114,12 +114,24 @@ FIELD_GROUPS: dict[str, tuple[str, ...]] = {
         "jobs_per_month",
     ),
     "inference": ("context_len", "concurrent_sequences", "kv_precision", "serving"),
-    "fixed": ("vram_gib",),
+    # Diffusion models only (the scenario refuses them for a language model).
+    "diffusion": ("resolution", "text_encoders", "text_encoder_precision"),
+    "fixed": (
+        "vram_gib",
+        "frames",
+        "seconds_per_frame",
+        "reference_accelerator",
+        "scale_by",
+        "min_fp64_tflops",
+        "needs_rt_cores",
+        "needs_nvenc",
+    ),
 }
 _GROUP_KINDS: dict[str, frozenset[TaskKind]] = {
     "model": frozenset(TaskKind) - {TaskKind.FIXED},
     "training": _TRAINING,
     "inference": frozenset({TaskKind.INFERENCE}),
+    "diffusion": frozenset(TaskKind) - {TaskKind.FIXED},
     "fixed": frozenset({TaskKind.FIXED}),
 }
 

@@ -99,6 +99,15 @@ TASKS = [
     preset("deepseek-v3", kind="inference", precision="fp8", gpus=8),
     preset("sdxl", kind="inference", concurrent_sequences=4),
     preset("sd-1.5", kind="lora", micro_batch=2, tokens=1e6),
+    # diffusion pipelines (diffusion.py): each text-encoder mode, both denoiser kinds, with and
+    # without checkpointing
+    preset("flux.1-dev", kind="inference", text_encoders="offload"),
+    preset("flux.1-dev", kind="lora", text_encoders="gpu"),
+    preset("sdxl", kind="lora", text_encoders="gpu"),
+    preset("sdxl", kind="lora", micro_batch=8),
+    preset("sdxl", kind="lora", activation_checkpointing="full", micro_batch=8),
+    preset("sd3-medium", kind="inference", concurrent_sequences=4),
+    preset("sd3-medium", kind="lora", activation_checkpointing="full", resolution=768),
     preset("qwen2.5-7b", kind="inference", kv_precision="fp32", concurrent_sequences=8),
     # the implementation choices of docs/memory-model.md
     preset("llama-3.1-8b", kind="full_finetune", attention="eager", seq_len=8192, gpus=2),

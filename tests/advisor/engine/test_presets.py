@@ -22,6 +22,11 @@ REQUIRED = {
     "deepseek-v3",
     "sd-1.5",
     "sdxl",
+    "sd3-medium",
+    "sd3.5-medium",
+    "sd3.5-large",
+    "flux.1-dev",
+    "flux.1-schnell",
 }
 
 # (preset, params in billions: the official totals, to the printed precision)
@@ -38,7 +43,9 @@ PUBLISHED_PARAMS = [
     ("qwen2.5-72b", 72.71),
     ("deepseek-v3", 671.0),
     ("sd-1.5", 1.066),
-    ("sdxl", 3.5),
+    # SDXL base: UNet 2.567B + CLIP ViT-L 123.1M + OpenCLIP bigG 694.7M + VAE 83.7M, the
+    # checkpoints' counts (the "3.5B" of the Hugging Face blog is this total rounded).
+    ("sdxl", 3.47),
 ]
 
 QKV_BIAS = {"qwen2.5-7b", "qwen2.5-14b", "qwen2.5-32b", "qwen2.5-72b"}
@@ -95,8 +102,13 @@ def test_llama_3_1_8b_bf16_weights_are_16_1_gb_or_15_0_gib() -> None:
     assert weights / 2**30 == pytest.approx(15.0, abs=0.05)
 
 
-def test_diffusion_presets_are_marked_as_diffusion_without_a_transformer_shape() -> None:
-    for preset in ("sd-1.5", "sdxl"):
+def test_diffusion_presets_carry_their_components_not_a_language_model_shape() -> None:
+    """Every diffusion preset is the sum of its components (types.DiffusionArch) and has no
+    LLM shape for the LLM formulas to pick up."""
+    diffusion = [p for p, a in MODEL_PRESETS.items() if a.family == "diffusion"]
+    assert set(diffusion) >= {"sd-1.5", "sdxl", "sd3-medium", "sd3.5-large", "flux.1-dev"}
+    for preset in diffusion:
         arch = MODEL_PRESETS[preset]
-        assert arch.family == "diffusion"
-        assert arch.layers is None
+        assert arch.diffusion is not None and arch.layers is None
+        d = arch.diffusion
+        assert arch.params == d.denoiser_params + d.text_encoder_params + d.vae_params
