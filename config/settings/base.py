@@ -255,12 +255,15 @@ LOG_REQUESTS = envbool("LOG_REQUESTS", False)
 # Seconds a 503 (database unavailable) tells clients to wait before retrying.
 RETRY_AFTER_S = envint("RETRY_AFTER_S", 30)
 
-# Only our own scripts, styles, images and fonts; no inline script or style (plotly's rules come
-# from static/css/plotly.css, see ops/plotly_css.py). The API's documentation pages (Swagger UI,
+# Only our own scripts, stylesheets, images and fonts; no inline script, no <style> element
+# (plotly's rules come from static/css/plotly.css, see ops/plotly_css.py). Style attributes are
+# allowed (style-src-attr): plotly.js writes them on its SVG text (fonts, sizes) and they cannot
+# run code. The API's documentation pages (Swagger UI,
 # ReDoc: drf-spectacular's templates start them with an inline script, ReDoc sets inline styles
 # and starts a blob worker) alone get those; they show nothing but our own schema.
 CONTENT_SECURITY_POLICY = (
-    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; "
+    "default-src 'self'; script-src 'self'; style-src 'self'; style-src-attr 'unsafe-inline'; "
+    "img-src 'self' data: blob:; "
     "font-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'self'; "
     "form-action 'self'; frame-ancestors 'none'"
 )
