@@ -17,6 +17,7 @@ rounded already, so a chart cannot show a cent more or less than the table.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -34,6 +35,7 @@ from advisor.engine.billing import (
     break_even_hours,
     cents,
     convert,
+    find_rate,
     monthly_cost,
 )
 from advisor.engine.errors import AdvisorError
@@ -253,21 +255,39 @@ def per_gpu_hour(price: PriceSpec, gpu_count: int) -> Decimal:
     return vocab.price_per_gpu_hour(price.amount, price.unit, gpu_count)
 
 
-def price_vram_figure(
-    rows: Iterable[CatalogueRow],
+# The whole-catalogue chart draws one point per GPU shape (accelerator and VRAM per GPU) and
+# platform, the cheapest there; past this many such points, one per GPU shape across platforms.
+# Either way the page's size follows the number of GPU shapes, not of offerings.
+MAX_GROUP_POINTS = 150
+# Groups kept per process: the catalogue is the advisor's kept snapshot, so its groups are too.
+_GROUPS_KEPT = 8
+
+
+@dataclass(frozen=True)
+class PriceGroup:
+    """Priced offerings of one GPU shape (on one platform, or across all): the cheapest per
+    GPU-hour in the chart's currency, the dearest, and how many there are."""
+
+    cheapest: CatalogueRow
+    price: PriceSpec
+    low: Decimal
+    high: Decimal
+    offerings: int
+    platforms: int
+
+
+def price_groups(
+    rows: Sequence[CatalogueRow],
     *,
     currency: str,
     rates: Sequence[ExchangeRateSpec],
     now: datetime,
-    fitting_ids: Iterable[int | str] = (),
-    need_gib: float | None = None,
-) -> Figure:
-    """Each priced offering's price per GPU-hour (in `currency`) against its VRAM per GPU."""
-    fitting = set(fitting_ids)
-    units = _unit_labels()
-    traces: dict[bool, dict[str, list[Any]]] = {
-        flag: {"x": [], "y": [], "customdata": [], "symbol": []} for flag in (False, True)
-    }
+    by_platform: bool = True,
+) -> list[PriceGroup]:
+    """Every priced row, grouped by GPU shape (accelerator and VRAM per GPU) and, `by_platform`,
+    platform; each price per GPU-hour in `currency` (one without a rate is left out). Of equal
+    prices the first row wins."""
+    found: dict[tuple[Any, ...], list[Any]] = {}
     for row in rows:
         for price in row.prices:
             value = _convert(
@@ -275,53 +295,168 @@ def price_vram_figure(
             )
             if value is None:
                 continue
-            trace = traces[row.id in fitting]
-            trace["x"].append(row.vram_gib)
-            trace["y"].append(float(value))
-            trace["symbol"].append("circle" if price.unit in METERED_UNITS else "diamond")
-            trace["customdata"].append(
-                [
-                    f"{row.platform} · {row.name}",
-                    f"{row.gpu_count} × {row.accelerator}",
-                    f"{price.amount.normalize():f} {price.currency} {units[price.unit]}",
-                    _("stale price") if price.stale else "",
-                    number_text(row.vram_gib, -1),
-                    money_text(value),
-                ]
+            key = (row.accelerator, row.vram_gib, row.platform if by_platform else "")
+            group = found.get(key)
+            if group is None:
+                found[key] = [row, price, value, value, {row.id}, {row.platform}]
+                continue
+            if value < group[2]:
+                group[0], group[1], group[2] = row, price, value
+            group[3] = max(group[3], value)
+            group[4].add(row.id)
+            group[5].add(row.platform)
+    return [
+        PriceGroup(row, price, low, high, len(ids), len(platforms))
+        for row, price, low, high, ids, platforms in found.values()
+    ]
+
+
+CURRENCIES = tuple(c.value for c in vocab.Currency)
+
+
+def _rate_used(
+    currency: str, target: str, rates: Sequence[ExchangeRateSpec], now: datetime
+) -> ExchangeRateSpec | None:
+    try:
+        return find_rate(currency, target, rates, now)
+    except AdvisorError:
+        return None
+
+
+_kept_groups: OrderedDict[tuple[Any, ...], tuple[Sequence[OfferingSpec], list[PriceGroup], bool]]
+_kept_groups = OrderedDict()
+
+
+def catalogue_groups(
+    offerings: Sequence[OfferingSpec],
+    *,
+    currency: str,
+    rates: Sequence[ExchangeRateSpec],
+    now: datetime,
+) -> tuple[list[PriceGroup], bool]:
+    """The whole-catalogue chart's groups of `offerings` (the advisor's catalogue) and whether
+    they are per platform: per GPU shape and platform while there are at most MAX_GROUP_POINTS,
+    else per GPU shape. Kept for the catalogue object they were made from (the advisor keeps it
+    between requests) and the exchange rates they used."""
+    key = (id(offerings), currency, tuple(_rate_used(c, currency, rates, now) for c in CURRENCIES))
+    kept = _kept_groups.get(key)
+    if kept is not None and kept[0] is offerings:
+        _kept_groups.move_to_end(key)
+        return kept[1], kept[2]
+    rows = catalogue_rows(offerings)
+    groups = price_groups(rows, currency=currency, rates=rates, now=now)
+    by_platform = len(groups) <= MAX_GROUP_POINTS
+    if not by_platform:
+        groups = price_groups(rows, currency=currency, rates=rates, now=now, by_platform=False)
+    _kept_groups[key] = (offerings, groups, by_platform)
+    while len(_kept_groups) > _GROUPS_KEPT:
+        _kept_groups.popitem(last=False)
+    return groups, by_platform
+
+
+def price_vram_figure(
+    groups: Sequence[PriceGroup],
+    fitting: Iterable[CatalogueRow] = (),
+    *,
+    currency: str,
+    rates: Sequence[ExchangeRateSpec],
+    now: datetime,
+    need_gib: float | None = None,
+    by_platform: bool = True,
+) -> Figure:
+    """Price per GPU-hour (in `currency`) against VRAM per GPU: every price of the offerings that
+    can run the scenario (`fitting`), and the rest of the catalogue as one point per group (the
+    cheapest, with a bar up to the dearest: `price_groups`)."""
+    units = _unit_labels()
+
+    def point(row: CatalogueRow, price: PriceSpec, value: Decimal, extra: str) -> list[str]:
+        return [
+            f"{row.platform} · {row.name}",
+            f"{row.gpu_count} × {row.accelerator}",
+            f"{price.amount.normalize():f} {price.currency} {units[price.unit]}",
+            _("stale price") if price.stale else "",
+            number_text(row.vram_gib, -1),
+            money_text(value),
+            extra,
+        ]
+
+    others: dict[str, list[Any]] = {"x": [], "y": [], "customdata": [], "symbol": [], "up": []}
+    for g in groups:
+        others["x"].append(g.cheapest.vram_gib)
+        others["y"].append(float(g.low))
+        others["up"].append(float(g.high - g.low))
+        others["symbol"].append("circle" if g.price.unit in METERED_UNITS else "diamond")
+        if g.offerings == 1:
+            extra = ""
+        elif by_platform:
+            extra = _("the cheapest of %(n)s offerings of this GPU here, up to %(high)s") % {
+                "n": g.offerings,
+                "high": money_text(g.high),
+            }
+        else:
+            extra = _(
+                "the cheapest of %(n)s offerings of this GPU on %(platforms)s platforms, up to "
+                "%(high)s"
+            ) % {"n": g.offerings, "platforms": g.platforms, "high": money_text(g.high)}
+        others["customdata"].append(point(g.cheapest, g.price, g.low, extra))
+    ranked: dict[str, list[Any]] = {"x": [], "y": [], "customdata": [], "symbol": [], "up": []}
+    for row in fitting:
+        for price in row.prices:
+            value = _convert(
+                per_gpu_hour(price, row.gpu_count), price.currency, currency, rates, now
             )
+            if value is None:
+                continue
+            ranked["x"].append(row.vram_gib)
+            ranked["y"].append(float(value))
+            ranked["symbol"].append("circle" if price.unit in METERED_UNITS else "diamond")
+            ranked["customdata"].append(point(row, price, value, ""))
     hover = (
         "<b>%{customdata[0]}</b><br>%{customdata[1]}, %{customdata[4]} GiB per GPU<br>"
         "%{customdata[2]}<br>≈ %{customdata[5]} "
         + currency
         + " "
         + _("per GPU-hour")
-        + "<br>%{customdata[3]}<extra></extra>"
+        + "<br>%{customdata[6]}<br>%{customdata[3]}<extra></extra>"
+    )
+    other_name = (
+        _("Other offerings (the cheapest per GPU and platform)")
+        if by_platform
+        else _("Other offerings (the cheapest per GPU, across platforms)")
     )
     data = []
-    for flag, name, colour, size in (
-        (False, _("Other offerings"), MUTED, 8),
-        (True, _("Can run the scenario (ranked)"), ACCENT, 11),
+    for trace, name, colour, size in (
+        (others, other_name, MUTED, 8),
+        (ranked, _("Can run the scenario (ranked)"), ACCENT, 11),
     ):
-        trace = traces[flag]
         if not trace["x"]:
             continue
-        data.append(
-            {
-                "type": "scatter",
-                "mode": "markers",
-                "name": name,
-                "x": trace["x"],
-                "y": trace["y"],
-                "customdata": trace["customdata"],
-                "marker": {
-                    "color": colour,
-                    "size": size,
-                    "symbol": trace["symbol"],
-                    "line": {"width": 1, "color": "#fff"},
-                },
-                "hovertemplate": hover,
+        drawn: dict[str, Any] = {
+            "type": "scatter",
+            "mode": "markers",
+            "name": name,
+            "x": trace["x"],
+            "y": trace["y"],
+            "customdata": trace["customdata"],
+            "marker": {
+                "color": colour,
+                "size": size,
+                "symbol": trace["symbol"],
+                "line": {"width": 1, "color": "#fff"},
+            },
+            "hovertemplate": hover,
+        }
+        if trace is others and any(trace["up"]):
+            drawn["error_y"] = {
+                "type": "data",
+                "symmetric": False,
+                "array": trace["up"],
+                "arrayminus": [0] * len(trace["up"]),
+                "color": MUTED,
+                "thickness": 1,
+                "width": 0,
             }
-        )
+        data.append(drawn)
     layout = _layout(
         _("VRAM per GPU (GiB)"),
         _("Price per GPU-hour (%(currency)s)") % {"currency": currency},
@@ -718,18 +853,25 @@ def advisor_figures(report: AdviceReport) -> dict[str, Figure | None]:
     scenario, estimate = report.scenario, report.estimate
     currency = scenario.constraints.currency
     recs = list(report.advice.recommendations) if report.advice else []
-    rows = catalogue_rows(report.catalogue.offerings)
     offerings = {o.id: o for o in report.catalogue.offerings}
     rates, now = report.catalogue.rates, report.now
+    # The whole catalogue in groups (bounded by GPU shapes, kept with the catalogue); the ranked
+    # offerings each with all their prices.
+    groups, by_platform = catalogue_groups(
+        report.catalogue.offerings, currency=currency, rates=rates, now=now
+    )
+    ranked = dict.fromkeys(r.offering_id for r in recs)
+    fitting = catalogue_rows(offerings[i] for i in ranked if i in offerings)
     return {
         "memory": memory_figure(estimate, recs[0] if recs else None),
         "price_vram": price_vram_figure(
-            rows,
+            groups,
+            fitting,
             currency=currency,
             rates=rates,
             now=now,
-            fitting_ids=[r.offering_id for r in recs],
             need_gib=largest_need_gib(estimate),
+            by_platform=by_platform,
         ),
         "cost_time": cost_time_figure(recs, currency),
         "break_even": break_even_figure(

@@ -24,13 +24,9 @@ class Freshness:
     flagged: list[Feed] = field(default_factory=list)
 
 
-def platform_freshness(platform: Platform, current: dict[int, list[PriceObservation]]) -> Freshness:
-    """From the page's current prices (already loaded, with their sources) and one query."""
-    latest = max(
-        (price for prices in current.values() for price in prices),
-        key=lambda price: (price.last_seen_at, price.pk),
-        default=None,
-    )
+def platform_freshness(platform: Platform, latest: PriceObservation | None) -> Freshness:
+    """From the platform's current price seen last (platforms.selectors.latest_seen_price, with
+    its source) and one query."""
     source = latest.source if latest is not None else None
     # The platform's feeds, and a feed of rows that name their platforms (native CSV, JSON) when
     # it fetched that latest price or saw it last.

@@ -1,50 +1,93 @@
-"""Figure data for the platform page: the price history of each offering and billing unit.
+"""Figure data for the platform page: the price history of each offering and billing unit,
+bucketed in SQL.
 
-One ordered query reads the platform's observations; consecutive rows of one (offering, unit,
-price tier, currency) become one step-shaped Plotly trace, and the last row of each is a current
-price (a member price is its own line beside the list price, never a step of it).
+One aggregate query reads the history of the page's first offerings per calendar day (in the site's
+time zone; min, max, sum, count and the sources of each day's observations), as the prices API
+does (api/filters.py); days are then merged into weeks or months when the history is long, so a
+chart has at most MAX_POINTS points per line whatever the history holds. Each (offering, unit,
+price tier, currency) is one step-shaped Plotly trace of its buckets' mean prices, held at the
+current price (the stored pointer) until now; a member price is its own line beside the list price.
 Nothing is cached, so a price staff add in the admin is on the chart at the next page load.
 Offering and source names are escaped for Plotly (safe_text), which would read them as markup.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from datetime import datetime
-from itertools import groupby
+from datetime import date, datetime, time, timedelta
+from decimal import Decimal
 from typing import Any
 
-from django.db.models import F
+from django.db.models import Count, Max, Min, Sum
+from django.db.models.functions import TruncDate
 from django.utils import timezone
-from django.utils.translation import gettext
+from django.utils.translation import gettext, ngettext
 
 from advisor.engine import vocab
 
 from .choices import label
-from .models import Platform, PriceObservation, in_page_language
+from .models import Offering, PriceObservation, Source
 from .safe_text import figure_text_escaped
 from .templatetags.catalogue import amount as format_amount
 
 # A platform's prices per second and per month differ ten-thousandfold; past this spread the y axis
 # is logarithmic so every line stays readable.
 LOG_AXIS_SPREAD = 20
-# The table under the chart lists this many of the newest observations per series; the whole
-# history is in the API (offerings/{id}/prices/) and on the chart.
+# The table under the chart lists this many of the newest buckets per series; the whole history
+# is in the API (offerings/{id}/prices/).
 TABLE_POINTS = 20
+# At most this many buckets per line: days while the history spans no more, else weeks (from
+# Monday), else months.
+MAX_POINTS = 120
 # Hover labels write a price the way a reader of a price list expects it: ¥1.88, $2.49.
 CURRENCY_SYMBOL = {currency.value: currency.symbol for currency in vocab.Currency}
 
 
 @dataclass
+class PriceBucket:
+    """The observations of one series in one day, week or month."""
+
+    start: date
+    low: Decimal
+    high: Decimal
+    total: Decimal
+    count: int
+    source: Source | None = None  # the one source they cite, None when several
+    sources: int = 1
+
+    @property
+    def mean(self) -> Decimal:
+        return self.total / self.count
+
+    def merged(self, other: PriceBucket) -> PriceBucket:
+        """This bucket and a later one as one (same start)."""
+        same = self.sources == other.sources == 1 and self.source == other.source
+        return PriceBucket(
+            self.start,
+            min(self.low, other.low),
+            max(self.high, other.high),
+            self.total + other.total,
+            self.count + other.count,
+            self.source if same else None,
+            1 if same else self.sources + other.sources,
+        )
+
+
+@dataclass
 class PriceSeries:
-    """The price history of one offering in one billing unit and currency, oldest first."""
+    """The price history of one offering in one billing unit, tier and currency, oldest first, in
+    buckets of `bucket` ("day", "week" or "month"); `current` is the current price of its unit and
+    tier when it is in this currency."""
 
     offering_id: int
     offering_name: str
     unit: str
     currency: str
-    points: list[PriceObservation] = field(default_factory=list)
+    points: list[PriceBucket] = field(default_factory=list)
     tier: str = vocab.PriceTier.LIST
+    bucket: str = "day"
+    current: PriceObservation | None = None
 
     @property
     def unit_label(self) -> str:
@@ -56,13 +99,14 @@ class PriceSeries:
         return "" if self.tier == vocab.PriceTier.LIST else label(vocab.PriceTier(self.tier))
 
     @property
-    def recent_points(self) -> list[PriceObservation]:
-        """The newest TABLE_POINTS observations, newest first, for the table under the chart."""
+    def recent_points(self) -> list[PriceBucket]:
+        """The newest TABLE_POINTS buckets, newest first, for the table under the chart."""
         return self.points[: -TABLE_POINTS - 1 : -1]
 
     @property
     def older_points(self) -> int:
-        return max(0, len(self.points) - TABLE_POINTS)
+        """Observations in the buckets older than the table's."""
+        return sum(p.count for p in self.points[:-TABLE_POINTS])
 
     @property
     def name(self) -> str:
@@ -70,52 +114,113 @@ class PriceSeries:
         return f"{self.offering_name} · {self.unit_label} ({self.currency}{tier})"
 
 
-def price_history(platform: Platform) -> list[PriceSeries]:
-    """Every price observation of the platform's listed offerings, with sources, as series.
+def _week(day: date) -> date:
+    return day - timedelta(days=day.weekday())
 
-    One query, ordered so that each (offering, unit, tier, currency) is a run of consecutive rows;
-    the platform page also reads the current prices from it (the last point of each unit and tier).
-    """
-    observations = (
-        PriceObservation.objects.filter(offering__platform=platform, offering__is_active=True)
-        .select_related("source")
-        .annotate(offering_name=F("offering__name"), offering_name_zh=F("offering__name_zh"))
-        .order_by("offering__name", "offering_id", "unit", "tier", "currency", "observed_at", "pk")
+
+def _month(day: date) -> date:
+    return day.replace(day=1)
+
+
+def bucket_width(first: date, last: date) -> str:
+    """Days while `first`..`last` spans at most MAX_POINTS of them, else weeks, else months."""
+    days = (last - first).days + 1
+    if days <= MAX_POINTS:
+        return "day"
+    return "week" if days <= MAX_POINTS * 7 else "month"
+
+
+def _merge(points: list[PriceBucket], width: str) -> list[PriceBucket]:
+    if width == "day":
+        return points
+    start = _week if width == "week" else _month
+    out: list[PriceBucket] = []
+    for point in points:
+        moved = PriceBucket(
+            start(point.start),
+            point.low,
+            point.high,
+            point.total,
+            point.count,
+            point.source,
+            point.sources,
+        )
+        if out and out[-1].start == moved.start:
+            out[-1] = out[-1].merged(moved)
+        else:
+            out.append(moved)
+    return out
+
+
+def price_history(
+    offerings: Iterable[Offering], current: Mapping[int, list[PriceObservation]] | None = None
+) -> list[PriceSeries]:
+    """The price history of `offerings` (in their order) as bucketed series: one aggregate query
+    per call and one for the sources it cites, whatever the history holds. `current`: each
+    offering's current prices (the page's), held on the chart until now."""
+    listed = list(offerings)
+    if not listed:
+        return []
+    days = (
+        PriceObservation.objects.filter(offering__in=[o.pk for o in listed])
+        .annotate(day=TruncDate("observed_at"))
+        .values("offering_id", "unit", "tier", "currency", "day")
+        .annotate(
+            low=Min("amount"),
+            high=Max("amount"),
+            total=Sum("amount"),
+            count=Count("id"),
+            first_source=Min("source_id"),
+            sources=Count("source_id", distinct=True),
+        )
+        .order_by("offering_id", "unit", "tier", "currency", "day")
     )
+    rows = list(days)
+    cited = Source.objects.in_bulk({r["first_source"] for r in rows if r["sources"] == 1})
+    by_key: dict[tuple[int, str, str, str], list[PriceBucket]] = {}
+    for r in rows:
+        source = cited.get(r["first_source"]) if r["sources"] == 1 else None
+        by_key.setdefault((r["offering_id"], r["unit"], r["tier"], r["currency"]), []).append(
+            PriceBucket(
+                r["day"],
+                Decimal(r["low"]),
+                Decimal(r["high"]),
+                Decimal(r["total"]),
+                r["count"],
+                source,
+                r["sources"],
+            )
+        )
+    if not by_key:
+        return []
+    first = min(points[0].start for points in by_key.values())
+    width = bucket_width(first, timezone.localdate())
+    latest = {
+        (price.offering_id, price.unit, price.tier): price
+        for prices in (current or {}).values()
+        for price in prices
+    }
+    position = {o.pk: i for i, o in enumerate(listed)}
+    names = {o.pk: o.name_text for o in listed}
     series = []
-    for (offering_id, name, unit, tier, currency), group in groupby(
-        observations,
-        key=lambda o: (
-            o.offering_id,
-            # offering_name(_zh): the queryset's annotations, which the model's type does not carry.
-            in_page_language(o.offering_name, o.offering_name_zh),  # type: ignore[attr-defined]
-            o.unit,
-            o.tier,
-            o.currency,
-        ),
+    for (offering_id, unit, tier, currency), points in sorted(
+        by_key.items(), key=lambda item: (position[item[0][0]], *item[0][1:])
     ):
-        series.append(PriceSeries(offering_id, name, unit, currency, list(group), tier))
+        now_price = latest.get((offering_id, unit, tier))
+        held = now_price if now_price is not None and now_price.currency == currency else None
+        series.append(
+            PriceSeries(
+                offering_id,
+                names[offering_id],
+                unit,
+                currency,
+                _merge(points, width),
+                tier,
+                width,
+                held,
+            )
+        )
     return series
-
-
-def current_prices(series: list[PriceSeries]) -> dict[int, list[PriceObservation]]:
-    """The current price per offering, unit and tier (its latest observation, whatever the
-    currency), keyed by offering id and ordered from the shortest billing unit to the longest,
-    the list price before the other tiers."""
-    latest: dict[tuple[int, str, str], PriceObservation] = {}
-    for s in series:
-        last = s.points[-1]
-        known = latest.get((s.offering_id, s.unit, s.tier))
-        if known is None or (last.observed_at, last.pk) > (known.observed_at, known.pk):
-            latest[(s.offering_id, s.unit, s.tier)] = last
-    order = {unit.value: i for i, unit in enumerate(vocab.BillingUnit)}
-    tiers = {tier.value: i for i, tier in enumerate(vocab.PriceTier)}
-    by_offering: dict[int, list[PriceObservation]] = {}
-    for (offering_id, _unit, _tier), price in sorted(
-        latest.items(), key=lambda item: (item[0][0], order[item[0][1]], tiers[item[0][2]])
-    ):
-        by_offering.setdefault(offering_id, []).append(price)
-    return by_offering
 
 
 def _plot_time(moment: datetime) -> str:
@@ -123,26 +228,41 @@ def _plot_time(moment: datetime) -> str:
     return timezone.localtime(moment).strftime("%Y-%m-%d %H:%M:%S")
 
 
+def _bucket_moment(day: date) -> datetime:
+    return timezone.make_aware(datetime.combine(day, time.min))
+
+
+def _bucket_text(s: PriceSeries, point: PriceBucket, symbol: str) -> str:
+    low, high = format_amount(point.low), format_amount(point.high)
+    price = f"{symbol}{low}" if low == high else f"{symbol}{low}–{high}"
+    seen = ngettext("%(n)s observation", "%(n)s observations", point.count) % {"n": point.count}
+    source = (
+        point.source.title_text
+        if point.source is not None
+        else ngettext("%(n)s source", "%(n)s sources", point.sources) % {"n": point.sources}
+    )
+    return f"{price} {s.unit_label} · {seen} · {source}"
+
+
 def price_history_figure(series: list[PriceSeries], now: datetime | None = None) -> dict[str, Any]:
-    """A Plotly figure ({"data", "layout"}): one step line per series, held at its current price
-    until `now` so today's price is visible as a segment, with a range selector and slider."""
+    """A Plotly figure ({"data", "layout"}): one step line per series through its buckets' mean
+    prices, held at its current price until `now` so today's price is visible as a segment, with
+    a range selector and slider."""
     now = now or timezone.now()
     data = []
     for s in series:
-        xs = [_plot_time(p.observed_at) for p in s.points]
-        ys = [float(p.amount) for p in s.points]
+        xs = [_plot_time(_bucket_moment(p.start)) for p in s.points]
+        ys = [float(p.mean) for p in s.points]
         symbol = CURRENCY_SYMBOL.get(s.currency, f"{s.currency} ")
-        texts = [
-            f"{symbol}{format_amount(p.amount)} {s.unit_label} · {p.source.title_text}"
-            for p in s.points
-        ]
+        texts = [_bucket_text(s, p, symbol) for p in s.points]
         sizes = [7] * len(xs)
-        if now > s.points[-1].observed_at:
+        held = s.current.amount if s.current is not None else s.points[-1].mean
+        if now > _bucket_moment(s.points[-1].start):
             xs.append(_plot_time(now))
-            ys.append(ys[-1])
+            ys.append(float(held))
             texts.append(
                 gettext("%(price)s %(unit)s · still current")
-                % {"price": f"{symbol}{format_amount(s.points[-1].amount)}", "unit": s.unit_label}
+                % {"price": f"{symbol}{format_amount(held)}", "unit": s.unit_label}
             )
             sizes.append(0)
         data.append(
@@ -161,10 +281,11 @@ def price_history_figure(series: list[PriceSeries], now: datetime | None = None)
                     "unit": s.unit,
                     "currency": s.currency,
                     "tier": s.tier,
+                    "bucket": s.bucket,
                 },
             }
         )
-    amounts = [p.amount for s in series for p in s.points if p.amount > 0]
+    amounts = [a for s in series for p in s.points for a in (p.low, p.high) if a > 0]
     log_axis = bool(amounts) and max(amounts) / min(amounts) > LOG_AXIS_SPREAD
     layout = {
         "margin": {"l": 56, "r": 16, "t": 16, "b": 40},

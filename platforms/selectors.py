@@ -113,22 +113,12 @@ def comparison_sources(rows: list[ComparisonRow]) -> list[Source]:
 
 
 def platform_detail(slug: str) -> Platform:
-    """A platform with its billing rules, facts, listed offerings and storage prices: four queries.
-
-    The offerings' prices are not prefetched here: the page reads the whole price history in one
-    query (`charts.price_history`) and takes the current prices from it.
-    """
+    """A platform with its billing rules, facts and storage prices: three queries. Its offerings
+    come page by page (`platform_offerings`)."""
     return (
         Platform.objects.select_related("source", "billing_rules", "billing_rules__source")
         .prefetch_related(
             Prefetch("facts", queryset=PlatformFact.objects.select_related("source")),
-            Prefetch(
-                "offerings",
-                queryset=Offering.objects.filter(is_active=True)
-                .select_related("accelerator", "source")
-                .order_by("accelerator__vram_gib", "gpu_count", "name"),
-                to_attr="catalog_offerings",
-            ),
             Prefetch(
                 "storage_prices",
                 queryset=StoragePrice.objects.latest_per_kind()
@@ -137,6 +127,59 @@ def platform_detail(slug: str) -> Platform:
             ),
         )
         .get(slug=slug)
+    )
+
+
+# The platform page lists this many offerings (the smallest first) with their current prices, and
+# charts the price history of the first CHART_OFFERINGS of them; the explorer lists them all.
+PLATFORM_OFFERINGS = 100
+CHART_OFFERINGS = 30
+
+
+@dataclass(frozen=True)
+class PlatformOfferings:
+    """The first of a platform's listed offerings, each with its current prices, and how many it
+    lists in all."""
+
+    offerings: list[tuple[Offering, list[PriceObservation]]]
+    total: int
+
+    @property
+    def more(self) -> int:
+        return self.total - len(self.offerings)
+
+
+def platform_offerings(platform: Platform, limit: int | None = None) -> PlatformOfferings:
+    """The first `limit` (default PLATFORM_OFFERINGS) listed offerings of `platform` (by VRAM, GPU
+    count and name) with their current prices (the stored pointers, with sources): three
+    queries, whatever the platform lists or its history holds."""
+    limit = PLATFORM_OFFERINGS if limit is None else limit
+    listed = Offering.objects.filter(platform=platform, is_active=True)
+    total = listed.count()
+    offerings = list(
+        listed.select_related("accelerator", "source")
+        .prefetch_related(
+            Prefetch(
+                "current_price_rows",
+                queryset=CurrentPrice.objects.select_related("observation__source"),
+                to_attr="current_price_list",
+            )
+        )
+        .order_by("accelerator__vram_gib", "gpu_count", "name", "pk")[:limit]
+    )
+    return PlatformOfferings([(o, current_prices_by_unit(o)) for o in offerings], total)
+
+
+def latest_seen_price(platform: Platform) -> PriceObservation | None:
+    """Of the current prices of the platform's listed offerings, the one seen last (with its
+    source): one query over the stored pointers."""
+    return (
+        PriceObservation.objects.filter(
+            current_row__offering__platform=platform, current_row__offering__is_active=True
+        )
+        .select_related("source")
+        .order_by("-last_seen_at", "-pk")
+        .first()
     )
 
 

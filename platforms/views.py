@@ -10,7 +10,7 @@ from feeds.selectors import platform_freshness
 
 from . import charts, selectors
 from .forms import ExplorerForm
-from .models import Offering, Platform
+from .models import Platform
 
 
 def comparison(request: HttpRequest) -> HttpResponse:
@@ -57,24 +57,24 @@ def platform_detail(request: HttpRequest, slug: str) -> HttpResponse:
         platform = selectors.platform_detail(slug)
     except Platform.DoesNotExist:
         raise Http404("No such platform.") from None
-    history = charts.price_history(platform)
-    current = charts.current_prices(history)
-    # `catalog_offerings`: selectors.platform_detail()'s Prefetch(to_attr=...), not in the type.
-    listed: list[Offering] = platform.catalog_offerings  # type: ignore[attr-defined]
-    offerings = [(o, current.get(o.pk, [])) for o in listed]
-    # When prices were last seen and by which feed or source; failing feeds (one query).
-    freshness = platform_freshness(platform, current)
+    listed = selectors.platform_offerings(platform)
+    charted = listed.offerings[: selectors.CHART_OFFERINGS]
+    history = charts.price_history([o for o, _ in charted], {o.pk: prices for o, prices in charted})
+    latest = selectors.latest_seen_price(platform)
     return render(
         request,
         "platforms/detail.html",
         {
             "platform": platform,
-            "offerings": offerings,
+            "offerings": listed.offerings,
+            "more_offerings": listed.more,
+            "charted_offerings": len(charted),
             "storage_prices": list(platform.storage_prices.all()),  # latest per kind
             "billing": selectors.platform_billing(platform),
-            "priced": any(current.values()),
+            "priced": latest is not None,
             "history": history,
             "history_figure": charts.price_history_figure(history) if history else None,
-            "freshness": freshness,
+            # When prices were last seen and by which feed or source; failing feeds (one query).
+            "freshness": platform_freshness(platform, latest),
         },
     )

@@ -10,6 +10,7 @@ from django.urls import reverse
 
 from platforms import services
 from platforms.models import Offering, PriceObservation
+from platforms.selectors import CHART_OFFERINGS
 from tests.conftest import NOW, make_offering
 
 
@@ -55,11 +56,15 @@ def test_the_platform_page_query_count_does_not_grow(
     client, platform, accelerator, source, n, django_assert_num_queries
 ):
     add_offerings(platform, accelerator, source, n)
-    # 1 platform with its billing rules, 2 facts, 3 offerings, 4 current prices, 5 storage
-    # prices, 6 its feeds, 7 its no-GPU-mode price
-    with django_assert_num_queries(7):
+    # 1 platform with its billing rules, 2 facts, 3 storage prices, 4 how many offerings it
+    # lists, 5 the first of them, 6 their current prices with sources, 7 their history in day
+    # buckets, 8 the sources it cites, 9 the current price seen last, 10 its feeds, 11 its
+    # no-GPU-mode price
+    with django_assert_num_queries(11):
         response = client.get(reverse("platforms:detail", args=[platform.slug]))
     assert response.status_code == 200
+    assert len(response.context["offerings"]) == n
+    assert len(response.context["history"]) == min(n, CHART_OFFERINGS)
 
 
 def test_current_by_offering_finds_the_same_prices_as_current(platform, accelerator, source):

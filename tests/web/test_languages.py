@@ -98,5 +98,7 @@ def test_amounts_are_formatted_for_the_language(language, expected):
 
 def test_hover_labels_of_the_chart_are_translated(platform, price_history):
     with translation.override("zh-hans"):
-        figure = charts.price_history_figure(charts.price_history(platform), now=NOW)
+        offerings = list(platform.offerings.all())
+        series = charts.price_history(offerings, {o.pk: o.current_prices for o in offerings})
+        figure = charts.price_history_figure(series, now=NOW)
     assert figure["data"][0]["text"][-1].endswith("· 仍为现价")

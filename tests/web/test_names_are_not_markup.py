@@ -137,9 +137,8 @@ def test_the_platform_price_chart_shows_offering_and_source_names_as_text(
     assert not [s for s in strings if "<a" in s or "<span" in s]
     assert figure["data"][0]["name"].startswith(plotly_text(LINK))
     assert plotly_text(HUGE) in figure["data"][0]["text"][0]
-    assert charts.price_history_figure(charts.price_history(platform), now=NOW)["data"][0][
-        "name"
-    ].startswith("&lt;a href=")
+    series = charts.price_history([offering])
+    assert charts.price_history_figure(series, now=NOW)["data"][0]["name"].startswith("&lt;a href=")
 
 
 @pytest.mark.parametrize(

@@ -3,7 +3,7 @@ chart is drawn."""
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import date, timedelta
 from decimal import Decimal
 
 import pytest
@@ -17,7 +17,13 @@ from tests.web.conftest import add_price
 PLOTLY = "vendor/plotly/plotly.min.js"
 
 
-def test_the_history_has_one_trace_per_offering_and_billing_unit_with_its_points(
+def history_of(platform):
+    """The page's series: its listed offerings, with their current prices."""
+    offerings = list(platform.offerings.filter(is_active=True))
+    return charts.price_history(offerings, {o.pk: o.current_prices for o in offerings})
+
+
+def test_the_history_has_one_trace_per_offering_and_billing_unit_with_its_buckets(
     platform, offering, accelerator, source, django_assert_num_queries
 ):
     add_price(offering, source, "2.19", days_ago=60)
@@ -25,22 +31,65 @@ def test_the_history_has_one_trace_per_offering_and_billing_unit_with_its_points
     add_price(offering, source, "1052", unit="month", days_ago=30)
     other = make_offering(platform, accelerator, source, name="4090 x2", gpu_count=2)
     add_price(other, source, "3.50", days_ago=10)
-    with django_assert_num_queries(1):  # every observation of the platform, with its source
-        series = charts.price_history(platform)
+    offerings = [offering, other]
+    current = {o.pk: o.current_prices for o in offerings}
+    # 1 the observations per offering, unit, tier, currency and day, 2 the sources they cite
+    with django_assert_num_queries(2):
+        series = charts.price_history(offerings, current)
     figure = charts.price_history_figure(series, now=NOW)
 
     traces = {(t["meta"]["offering"], t["meta"]["unit"]): t for t in figure["data"]}
     assert set(traces) == {(offering.pk, "hour"), (offering.pk, "month"), (other.pk, "hour")}
     hourly = traces[(offering.pk, "hour")]
-    # Two observations, then the current price held until now (Asia/Shanghai wall-clock time).
+    # Day buckets (the history spans fewer than MAX_POINTS days), from midnight in Asia/Shanghai,
+    # then the current price held until now.
     chart_time = "%Y-%m-%d %H:%M:%S"
-    assert hourly["x"] == [local(NOW - timedelta(days=days), chart_time) for days in (60, 1, 0)]
+    days = [local(NOW - timedelta(days=d), "%Y-%m-%d") + " 00:00:00" for d in (60, 1)]
+    assert hourly["x"] == [*days, local(NOW, chart_time)]
     assert hourly["y"] == [2.19, 1.88, 1.88]
     assert hourly["marker"]["size"] == [7, 7, 0]
     assert hourly["line"]["shape"] == "hv"
+    assert hourly["meta"]["bucket"] == "day"
     assert hourly["name"] == "RTX 4090 VM · per hour (CNY)"
+    assert hourly["text"][0] == "¥2.19 per hour · 1 observation · Test price list"
     assert traces[(offering.pk, "month")]["y"] == [1052.0, 1052.0]
     assert traces[(other.pk, "hour")]["y"] == [3.5, 3.5]
+
+
+def test_a_day_of_several_observations_is_one_bucket_with_its_range_and_mean(offering, source):
+    for hours, amount in ((30, "1.80"), (29, "2.00"), (28, "1.90")):
+        services.price_observation_create(
+            offering=offering,
+            unit="hour",
+            amount=Decimal(amount),
+            currency="CNY",
+            source=source,
+            observed_at=NOW.replace(hour=23) - timedelta(hours=hours),
+        )
+    [series] = history_of(offering.platform)
+    [day] = series.points
+    assert (day.low, day.high, day.mean, day.count) == (
+        Decimal("1.80"),
+        Decimal("2.00"),
+        Decimal("1.90"),
+        3,
+    )
+    assert series.current.amount == Decimal("1.90")
+
+
+def test_a_long_history_is_charted_by_week_then_by_month(offering, source):
+    """Weeks start on Monday; months on the first. At most MAX_POINTS buckets a line."""
+    for days in (charts.MAX_POINTS * 7 + 30, 400, 3, 2):
+        add_price(offering, source, f"{days}.00", days_ago=days)
+    [series] = history_of(offering.platform)
+    assert series.bucket == "month"
+    assert [p.start.day for p in series.points] == [1] * len(series.points)
+    assert series.points[-1].count == 2  # 2 and 3 days ago: both in November 2026
+
+    first = date(2026, 1, 4)  # a Sunday
+    assert charts.bucket_width(first, first + timedelta(days=charts.MAX_POINTS - 1)) == "day"
+    assert charts.bucket_width(first, first + timedelta(days=charts.MAX_POINTS)) == "week"
+    assert charts.bucket_width(first, first + timedelta(days=charts.MAX_POINTS * 7)) == "month"
 
 
 def test_the_chart_has_a_range_selector_a_range_slider_and_a_log_axis_for_wide_ranges(
@@ -48,7 +97,7 @@ def test_the_chart_has_a_range_selector_a_range_slider_and_a_log_axis_for_wide_r
 ):
     add_price(offering, source, "1.88")
     add_price(offering, source, "1052", unit="month")
-    layout = charts.price_history_figure(charts.price_history(offering.platform), now=NOW)["layout"]
+    layout = charts.price_history_figure(history_of(offering.platform), now=NOW)["layout"]
     buttons = layout["xaxis"]["rangeselector"]["buttons"]
     assert [b["label"] for b in buttons] == ["1m", "6m", "1y", "all"]
     assert [(b.get("count"), b["step"]) for b in buttons] == [
@@ -61,12 +110,31 @@ def test_the_chart_has_a_range_selector_a_range_slider_and_a_log_axis_for_wide_r
     assert layout["yaxis"]["type"] == "log"  # 1052 / 1.88 is more than 20 times
 
 
-def test_the_current_prices_are_the_latest_per_offering_and_unit(offering, source):
+def test_the_current_prices_are_the_latest_per_offering_and_unit(client, offering, source):
     add_price(offering, source, "2.19", days_ago=60)
     latest = add_price(offering, source, "1.88", days_ago=1)
     month = add_price(offering, source, "1052", unit="month", days_ago=30)
-    current = charts.current_prices(charts.price_history(offering.platform))
-    assert current == {offering.pk: [latest, month]}
+    response = client.get(reverse("platforms:detail", args=[offering.platform.slug]))
+    assert response.context["offerings"] == [(offering, [latest, month])]
+
+
+def test_the_page_lists_the_first_offerings_and_links_to_the_rest_in_the_explorer(
+    client, platform, accelerator, source, monkeypatch
+):
+    from platforms import selectors
+
+    monkeypatch.setattr(selectors, "PLATFORM_OFFERINGS", 3)
+    monkeypatch.setattr(selectors, "CHART_OFFERINGS", 2)
+    for i in range(5):
+        add_price(make_offering(platform, accelerator, source, name=f"o{i}"), source, "1.88")
+    response = client.get(reverse("platforms:detail", args=[platform.slug]))
+    assert [o.name for o, _ in response.context["offerings"]] == ["o0", "o1", "o2"]
+    assert {t["meta"]["offering"] for t in response.context["history_figure"]["data"]} == {
+        o.pk for o, _ in response.context["offerings"][:2]
+    }
+    body = response.content.decode()
+    assert '<a href="/offerings/?platform=testcloud">2 more offerings</a>' in body
+    assert "The chart shows the first 2 offerings listed above." in body
 
 
 def test_the_platform_page_embeds_the_figure_and_loads_plotly(client, platform, price_history):
@@ -141,16 +209,15 @@ def test_a_member_price_is_its_own_series_and_both_tiers_are_current(
         observed_at=NOW - timedelta(days=1),
         tier="member",
     )
-    series = charts.price_history(platform)
-    assert sorted((s.tier, [p.amount for p in s.points]) for s in series) == [
+    series = history_of(platform)
+    assert sorted((s.tier, [p.mean for p in s.points]) for s in series) == [
         ("list", [Decimal("1.98")]),
         ("member", [Decimal("1.88")]),
     ]
     assert [s.name for s in series if s.tier == "member"] == [
         "RTX 4090 VM · per hour (CNY, member price)"
     ]
-    current = charts.current_prices(series)[offering.pk]
-    assert [(p.tier, p.amount) for p in current] == [
+    assert [(s.tier, s.current.amount) for s in series] == [
         ("list", Decimal("1.98")),
         ("member", Decimal("1.88")),
     ]

@@ -351,18 +351,77 @@ def test_the_front_drawn_is_the_engines_pareto_front(seed, frozen):
     assert drawn == engine and drawn
 
 
-def test_the_page_figures_cover_the_whole_priced_catalogue(seed, frozen):
+def test_the_page_figures_cover_the_whole_priced_catalogue_in_groups(seed, frozen):
     report = advise_scenario(PRESETS["4090-lora-sdxl"].scenario)
     figures = charts.advisor_figures(report)
     rows = charts.catalogue_rows(report.catalogue.offerings)
-    priced = sum(len(r.prices) for r in rows)
-    plotted = sum(len(t["x"]) for t in figures["price_vram"]["data"])
-    assert priced > 0 and plotted == priced  # seed prices are CNY or have a USD/CNY rate
-    fitting = figures["price_vram"]["data"][-1]
+    others, fitting = figures["price_vram"]["data"]
+    # One point per GPU shape and platform (the seed has fewer than MAX_GROUP_POINTS of them);
+    # seed prices are CNY or have a USD/CNY rate, so every priced offering is in one.
+    shapes = {(r.accelerator, r.vram_gib, r.platform) for r in rows}
+    assert len(others["x"]) == len(shapes) > 0
+    assert others["name"] == "Other offerings (the cheapest per GPU and platform)"
+    groups, by_platform = charts.catalogue_groups(
+        report.catalogue.offerings, currency="CNY", rates=report.catalogue.rates, now=NOW
+    )
+    assert by_platform and sum(g.offerings for g in groups) == len(rows)
     assert fitting["name"] == "Can run the scenario (ranked)"
     assert report.advice is not None
     top = report.advice.recommendations[0]
     assert any(top.offering_name in c[0] for c in fitting["customdata"])
+
+
+def test_a_group_is_its_cheapest_price_per_gpu_hour_with_a_bar_up_to_the_dearest():
+    rows = [
+        row(1, 24, 1, price("hour", "2.00"), name="a"),
+        row(2, 24, 2, price("hour", "3.00"), price("month", "1440"), name="b"),  # 1.50, 1.00
+        row(3, 24, 1, price("hour", "0.50", "USD"), name="c"),  # 3.50 CNY
+        row(4, 12, 1, price("hour", "0.90"), name="pooled"),  # another shape: its own point
+    ]
+    groups = charts.price_groups(rows, currency="CNY", rates=[USD_CNY], now=NOW)
+    [big, small] = groups
+    assert (big.cheapest.name, big.price.unit, big.low, big.high) == (
+        "b",
+        "month",
+        Decimal("1"),
+        Decimal("3.5"),
+    )
+    assert (big.offerings, small.offerings) == (3, 1)
+    fig = charts.price_vram_figure(groups, currency="CNY", rates=[USD_CNY], now=NOW)
+    [others] = fig["data"]
+    assert others["x"] == [24, 12] and others["y"] == [1.0, 0.9]
+    assert others["error_y"]["array"] == [2.5, 0.0]
+    assert others["customdata"][0][6] == (
+        "the cheapest of 3 offerings of this GPU here, up to 3.50"
+    )
+    assert others["marker"]["symbol"] == ["diamond", "circle"]  # a month plan; an hourly price
+
+
+def test_past_max_group_points_the_chart_has_one_point_per_gpu_across_platforms(monkeypatch):
+    monkeypatch.setattr(charts, "MAX_GROUP_POINTS", 1)
+    offerings = [
+        OfferingSpec(
+            id=i,
+            platform=f"p{i % 3}",
+            platform_name=f"P{i % 3}",
+            name=f"o{i}",
+            accelerator=CARD,
+            gpu_count=1,
+            prices=(fresh("hour", f"{1 + i / 10:.2f}"),),
+        )
+        for i in range(30)
+    ]
+    groups, by_platform = charts.catalogue_groups(offerings, currency="CNY", rates=[], now=NOW)
+    assert not by_platform
+    [group] = groups
+    assert (group.offerings, group.platforms, group.low, group.high) == (
+        30,
+        3,
+        Decimal("1.00"),
+        Decimal("3.90"),
+    )
+    # Kept for this catalogue: the same object again is the same answer.
+    assert charts.catalogue_groups(offerings, currency="CNY", rates=[], now=NOW)[0] is groups
 
 
 @pytest.mark.parametrize("storage_gb", [0, 200])
