@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed-stamp
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: install run serve setup test e2e lint format typecheck bench measure messages reset-local-db clean
+.PHONY: install run serve setup test e2e lint format typecheck bench load measure messages reset-local-db clean backup restore
 
 $(STAMP): requirements.lock
 	$(PYTHON) -c 'import sys; sys.exit("Python >= 3.11 is required") if sys.version_info < (3, 11) else None'
@@ -25,10 +25,15 @@ setup: install messages
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py load_seed
 
+# Static files collected first, as for `make serve`: hashed names, gzipped, cached (config/storage.py).
 run: setup
+	$(PY) manage.py collectstatic --noinput -v0
 	$(PY) manage.py runserver $(HOST):$(PORT)
 
-serve: setup
+# Production settings: DATABASE_URL, SECRET_KEY, ALLOWED_HOSTS and REDIS_URL must be set (README,
+# "Production").
+serve: install messages
+	DJANGO_SETTINGS_MODULE=config.settings.prod $(PY) manage.py migrate --noinput
 	DJANGO_SETTINGS_MODULE=config.settings.prod $(PY) manage.py collectstatic --noinput -v0
 	DJANGO_SETTINGS_MODULE=config.settings.prod $(VENV)/bin/gunicorn config.wsgi --bind $(HOST):$(PORT) --workers 2
 
@@ -58,7 +63,7 @@ format: install
 	$(VENV)/bin/ruff check --fix .
 
 typecheck: install
-	$(VENV)/bin/mypy advisor api platforms config feeds
+	$(VENV)/bin/mypy advisor api platforms config feeds ops
 
 bench: install
 	for f in bench/bench_*.py; do echo "== $$f"; $(PY) $$f || exit 1; done
@@ -70,6 +75,20 @@ measure:
 	test -x $(MEASURE_VENV)/bin/python || $(PYTHON) -m venv $(MEASURE_VENV)
 	$(MEASURE_VENV)/bin/python -m pip install --quiet -r measure/requirements.txt
 	$(MEASURE_VENV)/bin/python measure/measure_memory.py --out measure/data/memory.json
+
+# The load test: gunicorn with production settings on Postgres (LOAD_DATABASE_URL) and Redis.
+LOAD_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/postgres
+load: install messages
+	$(PY) bench/load.py --database-url $(LOAD_DATABASE_URL) $(LOAD_ARGS)
+
+# Backups of the database DATABASE_URL names (SQLite: a consistent copy; Postgres: pg_dump -Fc)
+# under var/backups/; `make restore FILE=var/backups/...` puts one back (replacing everything).
+backup: install
+	$(PY) manage.py db_backup
+
+restore: install
+	test -n "$(FILE)" || { echo "usage: make restore FILE=var/backups/<file>"; exit 2; }
+	$(PY) manage.py db_restore "$(FILE)" --noinput
 
 reset-local-db:
 	rm -f var/db.sqlite3

@@ -30,6 +30,9 @@ class AuthFailureThrottle(SimpleRateThrottle):
     """Counts failed authentications per client address (scope "auth_failure")."""
 
     scope = "auth_failure"
+    # Set by SimpleRateThrottle.__init__ from the rate ("10/min": 10 and 60).
+    num_requests: int
+    duration: int
 
     def get_cache_key(self, request: Any, view: Any) -> str:
         return self.cache_format % {"scope": self.scope, "ident": client_address(request)}
@@ -45,7 +48,7 @@ class AuthFailureThrottle(SimpleRateThrottle):
         _key, history = self.recent(request)
         if len(history) < self.num_requests:
             return None
-        return max(1.0, self.duration - (self.timer() - history[-1]))
+        return float(max(1.0, self.duration - (self.timer() - history[-1])))
 
     def record_failure(self, request: Any) -> None:
         key, history = self.recent(request)
@@ -53,7 +56,7 @@ class AuthFailureThrottle(SimpleRateThrottle):
         self.cache.set(key, history, self.duration)
 
 
-class TokenAuthentication(KnoxTokenAuthentication):
+class TokenAuthentication(KnoxTokenAuthentication):  # type: ignore[misc]  # knox is untyped
     """`Authorization: Token <token>`, checked against the stored digests; expired tokens are
     refused (and deleted)."""
 
@@ -71,7 +74,8 @@ class TokenAuthentication(KnoxTokenAuthentication):
 
     def _presents_token(self, request: Request) -> bool:
         header = request.META.get("HTTP_AUTHORIZATION", "")
-        return header.split(" ", 1)[0].lower() == self.authenticate_header(request).lower()
+        prefix = str(self.authenticate_header(request))
+        return bool(header.split(" ", 1)[0].lower() == prefix.lower())
 
 
 class TokenScheme(OpenApiAuthenticationExtension):

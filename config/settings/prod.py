@@ -9,8 +9,10 @@ front terminates TLS and already redirects and sends HSTS. Logs are JSON lines o
 
 from django.core.exceptions import ImproperlyConfigured
 
+from ops.logging import logging_config
+
 from .base import *  # noqa: F403
-from .base import DATABASES
+from .base import DATABASES, LOG_LEVEL
 from .database import database
 from .env import env, envbool, envint, envlist
 
@@ -54,4 +56,4 @@ CSRF_COOKIE_SECURE = envbool("CSRF_COOKIE_SECURE", True)
 
 LOG_FORMAT = env("LOG_FORMAT", "json")
 LOG_REQUESTS = envbool("LOG_REQUESTS", True)
-LOGGING = logging_config(fmt=LOG_FORMAT, level=LOG_LEVEL)  # noqa: F405
+LOGGING = logging_config(fmt=LOG_FORMAT, level=LOG_LEVEL)

@@ -29,7 +29,7 @@ class LosslessJSONEncoder(DjangoJSONEncoder):
 class Serializer(django_json.Serializer):
     def _init_options(self) -> None:
         self.options.setdefault("cls", LosslessJSONEncoder)
-        super()._init_options()
+        super()._init_options()  # type: ignore[misc]  # Django's, untyped
 
 
 Deserializer = django_json.Deserializer

@@ -10,7 +10,7 @@ from .json import LosslessJSONEncoder
 class Serializer(django_jsonl.Serializer):
     def _init_options(self) -> None:
         self.options.setdefault("cls", LosslessJSONEncoder)
-        super()._init_options()
+        super()._init_options()  # type: ignore[misc]  # Django's, untyped
 
 
 Deserializer = django_jsonl.Deserializer
