@@ -62,6 +62,9 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "ops.middleware.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # Dynamic HTML and JSON gzipped; static files are WhiteNoise's, compressed ahead, and never
+    # reach it. BREACH: README, "Compression".
+    "django.middleware.gzip.GZipMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "corsheaders.middleware.CorsMiddleware",
     "django.middleware.locale.LocaleMiddleware",
