@@ -21,13 +21,18 @@ from django.conf import settings
 from django.db.models import OuterRef, Prefetch, Subquery
 from django.utils import timezone, translation
 
+from advisor import presets
 from advisor.engine import vocab
-from advisor.engine.errors import AdvisorError, NoFit
+from advisor.engine.errors import AdvisorError, InvalidWorkload, NoFit
 from advisor.engine.estimate import Estimate, estimate
 from advisor.engine.hardware import accelerators_from_dicts
+from advisor.engine.messages import Code, Message
 from advisor.engine.placement import PlacementCache
-from advisor.engine.ranking import Advice, advise
-from advisor.engine.scenario import parse_scenario
+from advisor.engine.plans import Plan, PlanSearch, price_legs, search_plans, single_plan
+from advisor.engine.ranking import Advice, Recommendation, advise
+from advisor.engine.ranking import closest_miss as ranking_closest_miss
+from advisor.engine.scenario import parse_scenario, scenario_to_dict
+from advisor.engine.suggest import what_would_fit
 from advisor.engine.types import (
     AcceleratorSpec,
     BillingRulesSpec,
@@ -37,6 +42,7 @@ from advisor.engine.types import (
     Scenario,
     StoragePriceSpec,
 )
+from advisor.engine.verdict import Verdict, judge, pick_pool
 from advisor.snapshot import ALWAYS, Snapshots, Window, stale_window
 from platforms.models import (
     Accelerator,
@@ -49,6 +55,7 @@ from platforms.models import (
     Offering,
     Platform,
     Source,
+    SourceKind,
     StoragePrice,
     in_page_language,
 )
@@ -185,6 +192,7 @@ _OFFERING_COLUMNS = (
     "platform_id",
     "accelerator__slug",
     "source__kind",
+    "source__speaker__name",
     "name",
     "name_zh",
     "gpu_count",
@@ -312,16 +320,27 @@ def _offering_spec(
         network_gbps=float(row["network_gbps"]) if row["network_gbps"] else None,
         # The columns hold the vocab's values (their choices are derived from it).
         multi_task=cast(vocab.MultiTask, platform.multi_task),
-        physically_exclusive=bool(platform.physically_exclusive),
+        physically_exclusive=platform.physically_exclusive,
         interruptible=row["interruptible"],
         region=row["region"],
         retention_after_expiry=platform.retention_after_expiry,
         vendor_claim="vendor_claim" in (row["source__kind"], platform.source.kind),
+        competitor_claim_by=_competitor_claim_by(row, platform),
         prices=tuple(
             _price_spec(p, sources, stale_before, rules) for p in prices.get(row["pk"], ())
         ),
         billing_rules=rules,
     )
+
+
+def _competitor_claim_by(row: dict[str, Any], platform: Platform) -> str:
+    """Who described this offering or its platform, when a competitor did (else "")."""
+    if row["source__kind"] == SourceKind.COMPETITOR_CLAIM:
+        return str(row["source__speaker__name"] or "?")
+    source = platform.source
+    if source.kind == SourceKind.COMPETITOR_CLAIM:
+        return source.speaker.name if source.speaker is not None else str(source)
+    return ""
 
 
 def exchange_rates() -> list[ExchangeRateSpec]:
@@ -369,9 +388,21 @@ class Catalogue:
 
 
 @dataclass(frozen=True)
+class CheckedSuggestion:
+    """A "what would fit" change that the advisor answers: the scenario with it (contract JSON,
+    ready to post again) and the recommendation it then leads with."""
+
+    change: Message
+    scenario: dict[str, Any]
+    best: Recommendation
+
+
+@dataclass(frozen=True)
 class AdviceReport:
     """What the advisor says of a valid scenario: its memory plan, and either the ranked advice
-    or why nothing fits (`no_fit`), with the catalogue both were computed on."""
+    or why nothing fits (`no_fit`, with the changes that would fit), with the catalogue both
+    were computed on; for a scenario of the seed article (`scenario.preset`), the article's
+    claims checked and the verdict on its pick."""
 
     scenario: Scenario
     estimate: Estimate
@@ -379,6 +410,29 @@ class AdviceReport:
     now: datetime
     advice: Advice | None = None
     no_fit: NoFit | None = None
+    plans: PlanSearch | None = None
+    suggestions: tuple[CheckedSuggestion, ...] = ()
+    checks: tuple[presets.Check, ...] = ()
+    verdict: Verdict | None = None
+
+    @property
+    def preset(self) -> presets.Preset | None:
+        return presets.PRESETS.get(self.scenario.preset or "")
+
+    @property
+    def answer(self) -> Plan | None:
+        """What the advisor recommends, as a plan of legs: for the cost objective the plan across
+        platforms when one is proposed (it beats every single-platform plan by the threshold),
+        else the first recommendation as a plan of one leg."""
+        if (
+            self.plans is not None
+            and self.plans.plan is not None
+            and self.scenario.objective == vocab.Objective.COST
+        ):
+            return self.plans.plan
+        if self.advice is None or not self.advice.recommendations:
+            return None
+        return single_plan(self.advice.recommendations[0], self.advice.currency)
 
     @property
     def unpriced_platforms(self) -> tuple[tuple[str, str], ...]:
@@ -442,29 +496,140 @@ def load_catalogue(scenario: Scenario, *, now: datetime) -> Catalogue:
     return replace(catalogue, offerings=[o for o in catalogue.offerings if o.platform in chosen])
 
 
+def _pricing(catalogue: Catalogue, now: datetime) -> dict[str, Any]:
+    """The engine's keyword arguments for pricing on `catalogue`."""
+    return {
+        "now": now,
+        "placements": PLACEMENTS,
+        "rates": catalogue.rates,
+        "storage_prices": catalogue.storage,
+        "stale_after_days": settings.PRICE_STALE_AFTER_DAYS,
+    }
+
+
+def _advise(scenario: Scenario, catalogue: Catalogue, now: datetime) -> Advice:
+    return advise(
+        scenario,
+        catalogue.offerings,
+        catalogue.accelerators,
+        platforms=catalogue.platforms,
+        **_pricing(catalogue, now),
+    )
+
+
+def _checked_preset(scenario: Scenario) -> presets.Preset | None:
+    if scenario.preset is None:
+        return None
+    preset = presets.PRESETS.get(scenario.preset)
+    if preset is None:
+        raise InvalidWorkload(
+            Code.UNKNOWN_PRESET, "preset", name=scenario.preset, presets=tuple(presets.PRESETS)
+        )
+    return preset
+
+
 def advise_scenario(data: Any, *, now: datetime | None = None) -> AdviceReport:
-    """The memory plan and ranked recommendations for a scenario.
+    """The memory plan and ranked recommendations for a scenario, the plans across platforms,
+    and for a preset of the seed article its claims checked and the verdict on its pick.
 
     Raises InvalidWorkload (a field the user can fix); nothing that fits is `report.no_fit`, so
-    the page can still show the memory plan. The catalogue is read once.
+    the page can still show the memory plan, with the changes that would fit
+    (`report.suggestions`, each checked against the catalogue). The catalogue is read once
+    (twice when a suggestion drops the platforms or price tier the first read was for).
+    Translated texts (the checks) are in the active language.
     """
     scenario = parse(data)
+    preset = _checked_preset(scenario)
     now = now or timezone.now()
     catalogue = load_catalogue(scenario, now=now)
     plan = estimate(scenario, catalogue.accelerators)
     report = AdviceReport(scenario, plan, catalogue, now)
     try:
-        advice = advise(
-            scenario,
-            catalogue.offerings,
-            catalogue.accelerators,
-            now=now,
-            placements=PLACEMENTS,
-            rates=catalogue.rates,
-            storage_prices=catalogue.storage,
-            stale_after_days=settings.PRICE_STALE_AFTER_DAYS,
-            platforms=catalogue.platforms,
-        )
+        advice = _advise(scenario, catalogue, now)
     except NoFit as error:
-        return replace(report, no_fit=error)
-    return replace(report, advice=advice)
+        report = replace(report, no_fit=error, suggestions=_suggestions(report, error))
+    else:
+        plans = search_plans(
+            scenario, catalogue.offerings, catalogue.accelerators, **_pricing(catalogue, now)
+        )
+        report = replace(report, advice=advice, plans=plans)
+    if preset is None:
+        return report
+    report = replace(report, verdict=_verdict(report, preset))
+    return replace(report, checks=presets.premise_checks(report))
+
+
+def _suggestions(report: AdviceReport, error: NoFit) -> tuple[CheckedSuggestion, ...]:
+    """The "what would fit" changes the catalogue answers with recommendations."""
+    candidates = what_would_fit(
+        report.scenario,
+        report.estimate,
+        error.closest_miss,
+        dict(error.rejected),
+        report.catalogue.accelerators,
+    )
+    out = []
+    for candidate in candidates:
+        scenario = candidate.scenario
+        catalogue = report.catalogue
+        c, was = scenario.constraints, report.scenario.constraints
+        if (c.platforms, c.price_tier) != (was.platforms, was.price_tier):
+            catalogue = load_catalogue(scenario, now=report.now)
+        try:
+            advice = _advise(scenario, catalogue, report.now)
+        except NoFit:
+            continue
+        body = scenario_to_dict(scenario)
+        out.append(CheckedSuggestion(candidate.change, body, advice.recommendations[0]))
+    return tuple(out)
+
+
+def _verdict(report: AdviceReport, preset: presets.Preset) -> Verdict | None:
+    """The article's pick for `preset`, priced for the scenario and judged against the answer."""
+    pick = preset.pick
+    if pick is None:
+        return None
+    scenario, catalogue = report.scenario, report.catalogue
+    offerings = catalogue.offerings
+    if scenario.constraints.platforms:
+        # The pick is judged even where the scenario leaves its platform out.
+        offerings = load_catalogue(
+            replace(scenario, constraints=replace(scenario.constraints, platforms=())),
+            now=report.now,
+        ).offerings
+    legs = []
+    unpriced = []
+    for leg in pick.legs:
+        indices = tuple(
+            i
+            for i in range(len(scenario.tasks))
+            if not leg.tasks or _task_key(preset, i) in leg.tasks
+        )
+        if not indices:
+            return None  # the scenario no longer has the tasks the article's plan names
+        pool = pick_pool(leg, offerings)
+        if pool and not any(off.prices for off in pool):
+            unpriced.append(catalogue.platforms.get(leg.platform, leg.platform))
+            continue
+        legs.append((indices, pool))
+    label = str(pick.label)
+    answer = report.answer
+    objective = scenario.objective
+    pricing = _pricing(catalogue, report.now)
+    priced, contexts = (
+        price_legs(scenario, legs, catalogue.accelerators, **pricing) if legs else (None, ())
+    )
+    if unpriced:
+        what = ", ".join(unpriced)
+        return judge(label, None, answer, objective, unpriced=what, priced_part=priced)
+    why_not = None
+    if priced is None and contexts:
+        closest = ranking_closest_miss(contexts[-1])
+        why_not = closest.label if closest is not None else None
+    return judge(label, priced, answer, objective, why_not=why_not)
+
+
+def _task_key(preset: presets.Preset, index: int) -> str:
+    """The preset's own (English) name of task `index`, which its pick's legs refer to."""
+    tasks = preset.scenario["tasks"]
+    return str(tasks[index]["name"]) if index < len(tasks) else ""

@@ -9,7 +9,7 @@ the service (see advisor/services.py); the charts reuse the catalogue the servic
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, TypeVar
 
@@ -19,7 +19,7 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
-from advisor import charts, forms, messages, presets
+from advisor import charts, forms, messages, presets, results
 from advisor.engine.billing import cents
 from advisor.engine.errors import AdvisorError
 from advisor.engine.estimate import Estimate
@@ -49,13 +49,14 @@ class Outcome:
 
     report: AdviceReport
     no_fit: str = ""
-    checks: list[dict[str, Any]] = field(default_factory=list)
     # The platforms in scope with no current price, named (the engine's PLATFORMS_NOT_PRICED).
     unpriced: str = ""
 
 
 def _advise(form: forms.ScenarioForm) -> Outcome | None:
     scenario = form.scenario()
+    if form.preset in presets.PRESETS:
+        scenario["preset"] = form.preset  # its claims are checked, its pick judged
     try:
         report = advise_scenario(scenario)
     except AdvisorError as error:
@@ -69,7 +70,6 @@ def _advise(form: forms.ScenarioForm) -> Outcome | None:
     unpriced = unpriced_message(report.unpriced_platforms)
     if unpriced is not None:
         outcome.unpriced = messages.render(unpriced)
-    outcome.checks = presets.premise_checks(form.preset, scenario, report.estimate)
     return outcome
 
 
@@ -83,8 +83,8 @@ def index(request: HttpRequest) -> HttpResponse:
     )
     outcome = _advise(form) if form.is_valid() else None
     advice = outcome.report.advice if outcome else None
-    if advice is not None and request.GET.get("format") == "csv":
-        return _csv(advice)
+    if outcome is not None and advice is not None and request.GET.get("format") == "csv":
+        return _csv(advice, outcome.report)
     figures = charts.advisor_figures(outcome.report) if outcome else {}
     query = request.GET.copy()
     query["format"] = "csv"
@@ -109,6 +109,9 @@ def index(request: HttpRequest) -> HttpResponse:
                 for p in presets.PRESETS.values()
             ],
             "active_preset": presets.PRESETS.get(form.preset),
+            "article": results.article(outcome.report) if outcome else None,
+            "no_fit_help": results.no_fit(outcome.report) if outcome else None,
+            "plans": results.plans(outcome.report) if outcome else None,
         },
     )
 
@@ -307,6 +310,9 @@ def _source_kind_label(kind: str) -> str:
 
 CSV_COLUMNS = (
     "rank",
+    "plan",
+    "leg",
+    "tasks",
     "platform",
     "offering",
     "accelerator",
@@ -343,8 +349,10 @@ def _yes(flag: bool) -> str:
     return "yes" if flag else "no"
 
 
-def _csv(advice: Advice) -> HttpResponse:
-    """The table as CSV: money in cents (half up, as the page shows it), the difference to #1
+def _csv(advice: Advice, report: AdviceReport) -> HttpResponse:
+    """The table as CSV, one row per leg: each recommendation is a plan of one leg (plan
+    "single", leg 1), then the legs of the plan across platforms when one is proposed (plan
+    "mixed", rank empty). Money in cents (half up, as the page shows it), the difference to #1
     empty on #1's own row."""
     response = HttpResponse(content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = 'attachment; filename="gpu-advisor-results.csv"'
@@ -359,6 +367,9 @@ def _csv(advice: Advice) -> HttpResponse:
         writer.writerow(
             [
                 rec.rank,
+                "single",
+                1,
+                "; ".join(dict.fromkeys(a.task for a in rec.placement.assignments)),
                 rec.platform_name,
                 rec.offering_name,
                 rec.accelerator,
@@ -390,4 +401,6 @@ def _csv(advice: Advice) -> HttpResponse:
                 "; ".join(_serving_text(s) for s in row["serving"]),
             ]
         )
+    for cells in results.csv_leg_rows(report, CSV_COLUMNS):
+        writer.writerow(cells)
     return response

@@ -15,12 +15,14 @@ from collections.abc import Sequence
 from decimal import ROUND_HALF_UP
 from typing import Any, TypedDict, cast
 
+from django.urls import reverse
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from advisor import messages
 from advisor.engine import vocab
 from advisor.engine.messages import Code, Message
+from advisor.engine.plans import SAVING_THRESHOLD, leg_of
 from platforms.choices import values
 from platforms.models import PriceObservation
 
@@ -349,6 +351,29 @@ class TaskServingSerializer(serializers.Serializer[Any]):
     )
 
 
+class LegSerializer(serializers.Serializer[Any]):
+    """One offering of a plan, with its billing plan, the tasks it runs and what it costs."""
+
+    platform = serializers.CharField()
+    platform_name = serializers.CharField()
+    offering_id = serializers.IntegerField()
+    offering = serializers.CharField(source="offering_name")
+    accelerator = serializers.CharField()
+    instances = serializers.IntegerField()
+    gpus_per_instance = serializers.IntegerField()
+    plan = PlanSerializer()
+    tasks = serializers.ListField(child=serializers.CharField(), help_text="The tasks it runs.")
+    cost = serializers.DecimalField(
+        **MONEY, help_text="This leg on the plan's cost basis, storage on its platform included."
+    )
+    monthly_cost = serializers.DecimalField(**MONEY, help_text="This leg in the busiest month.")
+    storage_cost = serializers.DecimalField(**MONEY, allow_null=True)
+    time_hours = RoundedFloatField(3, allow_null=True, help_text="Its longest training time.")
+    price_source_kind = serializers.CharField()
+    vendor_claim = serializers.BooleanField()
+    placement = AssignmentSerializer(many=True, source="placement.assignments")
+
+
 class ComparisonSerializer(serializers.Serializer[Any]):
     cost = serializers.DecimalField(**MONEY, help_text="More than #1 (negative: less).")
     time_hours = RoundedFloatField(3, allow_null=True, help_text="Longer than #1.")
@@ -412,6 +437,195 @@ class RecommendationSerializer(serializers.Serializer[Any]):
     )
     reasons = message_list()
     warnings = message_list()
+    legs = serializers.SerializerMethodField(
+        help_text="The recommendation as a plan of legs: one offering is a plan of one leg."
+    )
+
+    @extend_schema_field(LegSerializer(many=True))
+    def get_legs(self, rec: Any) -> list[dict[str, Any]]:
+        return cast(list[dict[str, Any]], LegSerializer([leg_of(rec)], many=True).data)
+
+
+class PlanOfLegsSerializer(serializers.Serializer[Any]):
+    """A plan of one or more legs (advisor/engine/plans.py)."""
+
+    # A field named like Field.label (DRF collects declared fields before that attribute).
+    label = MessageSerializer(help_text="The legs in a few words (Plan.label()).")  # type: ignore[assignment]
+    legs = LegSerializer(many=True)
+    cost = serializers.DecimalField(**MONEY, help_text="All legs on `basis`.")
+    monthly_cost = serializers.DecimalField(**MONEY, help_text="All legs, busiest month.")
+    time_hours = RoundedFloatField(3, allow_null=True, help_text="The slowest leg's training.")
+    currency = serializers.ChoiceField(choices=values(vocab.Currency))
+    basis = serializers.ChoiceField(choices=values(vocab.CostBasis))
+    across_platforms = serializers.BooleanField()
+
+
+class PlanSearchSerializer(serializers.Serializer[Any]):
+    """Plans of two legs across platforms: the one proposed, if any, and why."""
+
+    plan = PlanOfLegsSerializer(
+        allow_null=True,
+        help_text="The plan across platforms proposed: it costs more than `threshold` less than "
+        "the best single-platform plan. Null when none does.",
+    )
+    best_cross = PlanOfLegsSerializer(
+        allow_null=True, help_text="The cheapest plan across two platforms, proposed or not."
+    )
+    single = PlanOfLegsSerializer(
+        allow_null=True,
+        help_text="The best single-platform plan: one offering, or two on one platform.",
+    )
+    saving = serializers.DecimalField(
+        **MONEY, allow_null=True, help_text="single.cost - best_cross.cost (negative: more)."
+    )
+    saving_fraction = RoundedFloatField(4, allow_null=True, help_text="`saving` ÷ single.cost.")
+    threshold = serializers.SerializerMethodField(help_text="The saving a plan must beat.")
+    splits = serializers.ListField(
+        child=serializers.ListField(child=serializers.ListField(child=serializers.CharField())),
+        help_text="The splits of the tasks in two that were tried, by task name.",
+    )
+    note = MessageSerializer(help_text="What was found: by how much and why, or why none wins.")
+    details = message_list(help_text="Storage on both sides and moving the data.")
+
+    def get_threshold(self, search: Any) -> float:
+        return float(SAVING_THRESHOLD)
+
+
+class CheckSerializer(serializers.Serializer[Any]):
+    """One claim of the seed article, checked with arithmetic (advisor/presets.py)."""
+
+    id = serializers.CharField()
+    claim = serializers.CharField(help_text="The article's claim, in the reader's language.")
+    verdict = serializers.ChoiceField(choices=["holds", "does_not_hold", "cannot_tell"])
+    holds = serializers.BooleanField(allow_null=True, help_text="null: cannot be told here.")
+    lines = serializers.ListField(child=serializers.CharField(), help_text="The arithmetic.")
+
+
+class VerdictSerializer(serializers.Serializer[Any]):
+    """The article's own pick for the preset, priced for the scenario, against the answer."""
+
+    message = MessageSerializer()
+    pick_wins = serializers.BooleanField(
+        allow_null=True,
+        help_text="true: the article's pick is the answer or within 2 % of it; false: another "
+        "plan beats it; null: they cannot be compared.",
+    )
+    pick = PlanOfLegsSerializer(allow_null=True, help_text="The article's pick, priced.")
+    best = PlanOfLegsSerializer(allow_null=True, help_text="The advisor's answer.")
+    saving = serializers.DecimalField(
+        **MONEY, allow_null=True, help_text="What the pick costs more than the answer."
+    )
+    speedup = RoundedFloatField(3, allow_null=True, help_text="Pick time ÷ answer time.")
+    priced_part = PlanOfLegsSerializer(
+        allow_null=True, help_text="Where part of the pick has no price: the rest, priced."
+    )
+
+
+def preset_extras(report: Any) -> dict[str, Any]:
+    """`preset`, `checks` and `verdict` of a report: in the answer and in its 422 alike."""
+    return {
+        "preset": report.scenario.preset,
+        "checks": CheckSerializer(report.checks, many=True).data,
+        "verdict": None if report.verdict is None else VerdictSerializer(report.verdict).data,
+    }
+
+
+class ClosestMissSerializer(serializers.Serializer[Any]):
+    reason = serializers.ChoiceField(choices=values(Code))
+    offering_id = serializers.IntegerField()
+    platform = serializers.CharField()
+    accelerator = serializers.CharField()
+    message = MessageSerializer(source="label")
+
+
+class SuggestionBestSerializer(serializers.Serializer[Any]):
+    offering_id = serializers.IntegerField()
+    offering = serializers.CharField(source="offering_name")
+    platform = serializers.CharField()
+    platform_name = serializers.CharField()
+    cost = serializers.DecimalField(**MONEY)
+    cost_basis = serializers.ChoiceField(choices=values(vocab.CostBasis))
+    currency = serializers.CharField(source="plan.target_currency")
+
+
+class SuggestionSerializer(serializers.Serializer[Any]):
+    """A change that would fit: post `scenario` again to get its recommendations."""
+
+    change = MessageSerializer()
+    scenario = serializers.DictField(help_text="The scenario with the change, as contract JSON.")
+    best = SuggestionBestSerializer(help_text="What it then recommends first.")
+
+
+def no_fit_extras(report: Any) -> dict[str, Any]:
+    """What a 422 adds to the error body: the closest miss, the changes that would fit (each a
+    scenario ready to post again), and for a preset its checks and verdict."""
+    closest = report.no_fit.closest_miss if report.no_fit is not None else None
+    return {
+        "closest_miss": None if closest is None else ClosestMissSerializer(closest).data,
+        "suggestions": SuggestionSerializer(report.suggestions, many=True).data,
+        **preset_extras(report),
+    }
+
+
+class PresetAnswerSerializer(serializers.Serializer[Any]):
+    """What the advisor answers for a preset's scenario, in short (post `scenario` to advise for
+    the whole answer)."""
+
+    status = serializers.IntegerField(
+        help_text="What advise answers: 200, or 422 when nothing fits."
+    )
+    first = SuggestionBestSerializer(allow_null=True, help_text="Its first recommendation.")
+    plans = MessageSerializer(
+        allow_null=True, help_text="The plans across platforms: what was found, or why none wins."
+    )
+    no_fit = MessageSerializer(allow_null=True, help_text="Why nothing fits, when nothing does.")
+
+
+class PresetSerializer(serializers.Serializer[Any]):
+    """A scenario of the seed article, its claim, and the product's verdict on the catalogue as
+    it stands."""
+
+    id = serializers.CharField(source="preset.slug")
+    url = serializers.SerializerMethodField()
+    title = serializers.CharField(source="preset.title")
+    summary = serializers.CharField(source="preset.summary")
+    claim = serializers.CharField(
+        source="preset.article", allow_null=True, help_text="The article's claim, paraphrased."
+    )
+    quote = serializers.CharField(
+        source="preset.quote", help_text="The article's own words (Chinese, as published)."
+    )
+    pick = serializers.CharField(
+        source="pick_label", allow_null=True, help_text="What the article recommends for it."
+    )
+    scenario = serializers.DictField(
+        source="preset.named_scenario",
+        help_text="Contract JSON naming its preset: post it to /api/v1/advise/ for the whole "
+        "answer, with the checks and the verdict.",
+    )
+    checks = CheckSerializer(many=True, source="report.checks")
+    verdict = VerdictSerializer(allow_null=True, source="report.verdict")
+    answer = PresetAnswerSerializer()
+
+    def get_url(self, item: Any) -> str:
+        return reverse("api:preset-detail", args=[item.preset.slug])
+
+
+class PresetItem:
+    """A preset with the report of its scenario, as PresetSerializer reads it."""
+
+    def __init__(self, preset: Any, report: Any) -> None:
+        self.preset = preset
+        self.report = report
+        self.pick_label = None if preset.pick is None else str(preset.pick.label)
+        advice = report.advice
+        first = advice.recommendations[0] if advice is not None and advice.recommendations else None
+        self.answer = {
+            "status": 422 if report.no_fit is not None else 200,
+            "first": first,
+            "plans": None if report.plans is None else report.plans.note,
+            "no_fit": None if report.no_fit is None else report.no_fit.detail,
+        }
 
 
 class RejectionSerializer(serializers.Serializer[Any]):
@@ -473,6 +687,21 @@ class AdviceReportSerializer(serializers.Serializer[Any]):
         source="advice.unpriced_message",
         allow_null=True,
         help_text="The note naming them (code platforms_not_priced); null when there are none.",
+    )
+
+    plans = PlanSearchSerializer(
+        allow_null=True,
+        help_text="Plans of two legs across platforms (null for a single task): the one "
+        "proposed, if any, by how much it beats the best single-platform plan, and why.",
+    )
+    preset = serializers.CharField(
+        source="scenario.preset", allow_null=True, help_text="The scenario's preset, if any."
+    )
+    checks = CheckSerializer(
+        many=True, help_text="The seed article's claims this preset tests, with the arithmetic."
+    )
+    verdict = VerdictSerializer(
+        allow_null=True, help_text="For a preset: the article's own pick against the answer."
     )
 
     @extend_schema_field(UnpricedPlatformSerializer(many=True))

@@ -160,6 +160,18 @@ def error_body(exc: exceptions.APIException, status_code: int) -> dict[str, Any]
     return body
 
 
+def no_fit_body(report: Any) -> dict[str, Any]:
+    """The 422 body of advise (the API's and the CLI's): the error, the closest miss, the
+    changes that would fit as scenarios to post again, and for a preset its checks and verdict."""
+    from api.advice import no_fit_extras
+
+    exc = _as_drf_exception(report.no_fit)
+    assert isinstance(exc, exceptions.APIException)
+    body = error_body(exc, status.HTTP_422_UNPROCESSABLE_ENTITY)
+    body.update(no_fit_extras(report))
+    return {"error": body}
+
+
 def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     """REST_FRAMEWORK["EXCEPTION_HANDLER"]: DRF's handler (headers, rollback), then our shape."""
     if database_unavailable(exc):

@@ -18,7 +18,13 @@ from rest_framework import serializers
 
 from advisor.engine import scenario, vocab
 from advisor.engine.messages import Code
-from api.advice import MessageSerializer
+from api.advice import (
+    CheckSerializer,
+    ClosestMissSerializer,
+    MessageSerializer,
+    SuggestionSerializer,
+    VerdictSerializer,
+)
 from platforms.choices import values
 from platforms.models import (
     BillingUnit,
@@ -86,6 +92,26 @@ class ErrorBodySerializer(serializers.Serializer[Any]):
 
 class ErrorSerializer(serializers.Serializer[Any]):
     error = ErrorBodySerializer()
+
+
+class NoFitBodySerializer(ErrorBodySerializer):
+    """The 422 of advise: why nothing fits, and what would."""
+
+    closest_miss = ClosestMissSerializer(
+        allow_null=True, help_text="The offering that came nearest, and why it does not run it."
+    )
+    suggestions = SuggestionSerializer(
+        many=True,
+        help_text="Changes the catalogue answers with recommendations, each as a scenario ready "
+        "to post again.",
+    )
+    preset = serializers.CharField(allow_null=True, help_text="The scenario's preset, if any.")
+    checks = CheckSerializer(many=True, help_text="For a preset: the article's claims checked.")
+    verdict = VerdictSerializer(allow_null=True, help_text="For a preset: the article's pick.")
+
+
+class NoFitErrorSerializer(serializers.Serializer[Any]):
+    error = NoFitBodySerializer()
 
 
 # Status -> when it happens. 400 and 415 only where a request can carry input.

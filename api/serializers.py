@@ -650,6 +650,11 @@ class ConstraintsSerializer(serializers.Serializer[Any]):
         help_text="Your price tier (default list): each offering is priced at this tier's price "
         "where the platform states one, else at its list price.",
     )
+    transfer_mbps = serializers.FloatField(
+        **OPTIONAL,
+        help_text="Link speed (Mbit/s) for moving the data between the legs of a plan across "
+        "platforms; default 100, stated as an assumption.",
+    )
 
 
 class ScenarioSerializer(serializers.Serializer[Any]):
@@ -658,6 +663,11 @@ class ScenarioSerializer(serializers.Serializer[Any]):
     tasks = TaskSerializer(many=True)
     constraints = ConstraintsSerializer(**OPTIONAL)
     objective = serializers.ChoiceField(choices=OBJECTIVES, **OPTIONAL)
+    preset = serializers.CharField(
+        **OPTIONAL,
+        help_text="The seed article's scenario this is (an id of /api/v1/presets/): the answer "
+        "then carries the article's claims checked (`checks`) and the verdict on its pick.",
+    )
 
     def to_internal_value(self, data: object) -> dict[str, Any]:
         # The engine is the one authority on scenarios (the CLI and the form use it too), so

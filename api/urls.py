@@ -14,6 +14,7 @@ router.register("accelerators", views.AcceleratorViewSet, basename="accelerator"
 router.register("offerings", views.OfferingViewSet, basename="offering")
 router.register("storage-prices", views.StoragePriceViewSet, basename="storageprice")
 router.register("exchange-rates", views.ExchangeRateViewSet, basename="exchangerate")
+router.register("presets", views.PresetViewSet, basename="preset")
 
 urlpatterns = [
     path("v1/", include(router.urls)),

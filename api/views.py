@@ -9,10 +9,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
+from django.core.cache import cache
 from django.core.exceptions import NON_FIELD_ERRORS
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import IntegrityError
 from django.db.models import Count, Model, Prefetch, Q, QuerySet
+from django.utils import timezone
+from django.utils.translation import get_language
 from drf_spectacular.utils import (
     OpenApiResponse,
     extend_schema,
@@ -27,6 +30,7 @@ from rest_framework.serializers import BaseSerializer, as_serializer_error
 from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
+from advisor import presets
 from advisor.services import advise_scenario, estimate_scenario
 from platforms.models import (
     Accelerator,
@@ -39,10 +43,11 @@ from platforms.models import (
     PriceObservation,
     StoragePrice,
 )
-from platforms.services import manual_source, price_observation_create
+from platforms.services import catalogue_version, manual_source, price_observation_create
 
 from . import examples
-from .advice import AdviceReportSerializer, EstimateSerializer
+from .advice import AdviceReportSerializer, EstimateSerializer, PresetItem, PresetSerializer
+from .exceptions import no_fit_body
 from .filters import (
     DEFAULT_UNIT,
     OfferingQuerySerializer,
@@ -56,7 +61,7 @@ from .filters import (
 from .pagination import CataloguePagination
 from .parsers import StrictJSONParser
 from .permissions import AdminModelPermissions
-from .schema import ApiAutoSchema, ErrorSerializer
+from .schema import ApiAutoSchema, NoFitErrorSerializer
 from .serializers import (
     AcceleratorSerializer,
     ExchangeRateSerializer,
@@ -306,7 +311,11 @@ class AdviseView(AdvisorView):
         request=ScenarioSerializer,
         responses={
             200: AdviceReportSerializer,
-            422: OpenApiResponse(ErrorSerializer, description="Nothing in the catalogue fits."),
+            422: OpenApiResponse(
+                NoFitErrorSerializer,
+                description="Nothing in the catalogue fits: the closest miss, and the changes "
+                "that would fit as scenarios ready to post again.",
+            ),
         },
         examples=[
             examples.ADVISE_REQUEST,
@@ -318,8 +327,61 @@ class AdviseView(AdvisorView):
     def post(self, request: Request) -> Response:
         report = advise_scenario(self.scenario(request))
         if report.no_fit is not None:
-            raise report.no_fit
+            return Response(no_fit_body(report), status=status.HTTP_422_UNPROCESSABLE_ENTITY)
         return Response(AdviceReportSerializer(report).data)
+
+
+PRESET_CACHE_SECONDS = 3600
+
+
+def preset_body(preset: presets.Preset) -> dict[str, Any]:
+    """A preset with its checks and verdict on the catalogue as it stands, in the active
+    language; kept in the cache per catalogue version, language and day (the day: prices turn
+    stale by the calendar)."""
+    key = ":".join(
+        (
+            "preset",
+            preset.slug,
+            get_language() or "",
+            str(catalogue_version()),
+            str(timezone.now().date()),
+        )
+    )
+    body = cache.get(key)
+    if body is None:
+        report = advise_scenario(preset.named_scenario())
+        body = dict(PresetSerializer(PresetItem(preset, report)).data)
+        cache.set(key, body, PRESET_CACHE_SECONDS)
+    return cast(dict[str, Any], body)
+
+
+@extend_schema_view(
+    list=extend_schema(
+        summary="The seed article's scenarios, each with its claim and the product's verdict",
+        responses=PresetSerializer(many=True),
+    ),
+    retrieve=extend_schema(
+        summary="One scenario of the seed article: its claim, checks and verdict",
+        responses=PresetSerializer,
+    ),
+)
+class PresetViewSet(viewsets.ViewSet):
+    """Presets: the seed article's scenarios (advisor/presets.py). Each is a scenario ready to
+    post to advise, the article's claim and pick, and what the catalogue says of them today."""
+
+    schema = ApiAutoSchema()
+    permission_classes = [AllowAny]
+    lookup_field = "id"
+    lookup_value_regex = "[a-z0-9.-]+"
+
+    def list(self, request: Request) -> Response:
+        return Response([preset_body(p) for p in presets.PRESETS.values()])
+
+    def retrieve(self, request: Request, id: str | None = None) -> Response:
+        preset = presets.PRESETS.get(id or "")
+        if preset is None:
+            raise exceptions.NotFound()
+        return Response(preset_body(preset))
 
 
 class NotFoundView(APIView):

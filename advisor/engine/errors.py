@@ -8,6 +8,8 @@ exception from the engine is a bug.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from advisor.engine.messages import Code, Message, Param
 
 
@@ -39,8 +41,27 @@ class InvalidWorkload(AdvisorError):
     """A field of the scenario is wrong, or fields contradict each other."""
 
 
+@dataclass(frozen=True)
+class ClosestMiss:
+    """The offering that came nearest to running a scenario, and why it does not.
+
+    `closeness` is what the reason measures: bytes short (does not fit), hours (misses the
+    deadline) or the busiest month's cost in the scenario's currency (over budget)."""
+
+    reason: Code
+    offering_id: int | str
+    platform: str
+    accelerator: str  # slug
+    closeness: float
+    label: Message  # the offering on its platform, with the reason's figure
+
+
 class NoFit(AdvisorError):
     """The scenario is valid, but nothing in the given hardware or catalogue can run it."""
 
     # Platforms in scope with no current price at all, as (slug, name) (ranking.advise).
     unpriced_platforms: tuple[tuple[str, str], ...] = ()
+    # The nearest miss, by the first of over budget, misses the deadline, does not fit.
+    closest_miss: ClosestMiss | None = None
+    # Offerings left out, by the reason's code, most first (what a suggestion may relax).
+    rejected: tuple[tuple[Code, int], ...] = ()

@@ -831,6 +831,8 @@ def _inference_memory(task: Task) -> MemoryPlan:
 
 # How far the ZeRO-3 / tensor-parallel search looks; beyond this a suggestion is not realistic.
 MAX_SEARCH_GPUS = 1024
+# A suggestion: what to change, and the task changed so (None when only other hardware helps).
+Fix = tuple[Message, Task | None]
 
 
 def _fits(task: Task, capacity: int) -> int | None:
@@ -940,8 +942,8 @@ def _training_candidates(task: Task) -> list[tuple[Message, Task]]:
     return candidates
 
 
-def _training_fixes(task: Task, capacity: int, max_gpus: int) -> list[Message]:
-    fixes: list[Message] = []
+def _training_fixes(task: Task, capacity: int, max_gpus: int) -> list[Fix]:
+    fixes: list[Fix] = []
     for label, variant in _training_candidates(task):
         found = _with_checkpointing(variant, capacity)
         if found is None:
@@ -949,12 +951,18 @@ def _training_fixes(task: Task, capacity: int, max_gpus: int) -> list[Message]:
         fitted, total = found
         if fitted.activation_checkpointing != variant.activation_checkpointing:
             label = msg(Code.FIX_WITH_FULL_CHECKPOINTING, fix=label)
-        fixes.append(_per_gpu(label, total, task_memory(fitted).offloaded_bytes))
+        fixes.append((_per_gpu(label, total, task_memory(fitted).offloaded_bytes), fitted))
     fixes.extend(_more_gpus_fix(task, capacity, max_gpus, sharding="zero3"))
     return fixes
 
 
-def _more_gpus_fix(task: Task, capacity: int, max_gpus: int, **changes: Any) -> list[Message]:
+def _with_gpus(task: Task, gpus: int, **changes: Any) -> Task:
+    """`task` over `gpus` GPUs (and `on` hardware, when given, counted alike)."""
+    on = task.on if task.on is None else replace(task.on, count=gpus)
+    return replace(task, gpus=gpus, on=on, **changes)
+
+
+def _more_gpus_fix(task: Task, capacity: int, max_gpus: int, **changes: Any) -> list[Fix]:
     """The fewest GPUs that hold the task: as it is, or with full checkpointing, or with Liger
     kernels as well, when that needs fewer (recomputing costs time and Liger one flag, not
     GPUs)."""
@@ -975,7 +983,8 @@ def _more_gpus_fix(task: Task, capacity: int, max_gpus: int, **changes: Any) -> 
     if least is None:
         return []
     count = _machines(least, max_gpus)
-    total = task_memory(replace(task, gpus=count, **changes)).per_gpu.total
+    variant = _with_gpus(task, count, **changes)
+    total = task_memory(variant).per_gpu.total
     if count <= max_gpus:
         what = msg(Code.FIX_MORE_GPUS, how=how, gpus=count)
     elif count != least:
@@ -995,30 +1004,32 @@ def _more_gpus_fix(task: Task, capacity: int, max_gpus: int, **changes: Any) -> 
             machines=count // max_gpus,
             per_machine=max_gpus,
         )
-    return [_per_gpu(what, total)]
+    return [(_per_gpu(what, total), variant)]
 
 
-def _inference_fixes(task: Task, capacity: int, max_gpus: int) -> list[Message]:
-    fixes: list[Message] = []
+def _inference_fixes(task: Task, capacity: int, max_gpus: int) -> list[Fix]:
+    fixes: list[Fix] = []
+    variants: list[tuple[Task, Message]] = []
     if task.serving == "hf_generate":
-        total = _fits(replace(task, serving="paged"), capacity)
-        if total is not None:
-            fixes.append(_per_gpu(msg(Code.FIX_PAGED_SERVING), total))
+        variants.append((replace(task, serving="paged"), msg(Code.FIX_PAGED_SERVING)))
     for precision in ("int8", "int4"):
         if PRECISION_BYTES[precision] < PRECISION_BYTES[task.precision]:
-            total = _fits(replace(task, precision=precision), capacity)
-            if total is not None:
-                fixes.append(_per_gpu(msg(Code.FIX_WEIGHTS_PRECISION, precision=precision), total))
+            fix = msg(Code.FIX_WEIGHTS_PRECISION, precision=precision)
+            variants.append((replace(task, precision=precision), fix))
     if PRECISION_BYTES["fp8"] < PRECISION_BYTES[task.kv_precision]:
-        total = _fits(replace(task, kv_precision="fp8"), capacity)
+        variants.append(
+            (replace(task, kv_precision="fp8"), msg(Code.FIX_KV_PRECISION, precision="fp8"))
+        )
+    for variant, label in variants:
+        total = _fits(variant, capacity)
         if total is not None:
-            fixes.append(_per_gpu(msg(Code.FIX_KV_PRECISION, precision="fp8"), total))
+            fixes.append((_per_gpu(label, total), variant))
     fixes.extend(_max_sequences_fix(task, capacity))
     fixes.extend(_more_gpus_fix(task, capacity, max_gpus))
     return fixes
 
 
-def _max_sequences_fix(task: Task, capacity: int) -> list[Message]:
+def _max_sequences_fix(task: Task, capacity: int) -> list[Fix]:
     """The most concurrent sequences that fit (memory grows with them; binary search)."""
     if (
         task.concurrent_sequences <= 1
@@ -1032,7 +1043,8 @@ def _max_sequences_fix(task: Task, capacity: int) -> list[Message]:
             hi = mid - 1
         else:
             lo = mid
-    return [msg(Code.FIX_MAX_SEQUENCES, sequences=lo, context_len=task.context_len)]
+    fix = msg(Code.FIX_MAX_SEQUENCES, sequences=lo, context_len=task.context_len)
+    return [(fix, replace(task, concurrent_sequences=lo))]
 
 
 def suggest_fixes(task: Task, capacity_bytes_per_gpu: int, max_gpus: int = 8) -> list[Message]:
@@ -1042,13 +1054,19 @@ def suggest_fixes(task: Task, capacity_bytes_per_gpu: int, max_gpus: int = 8) ->
     QLoRA); more GPUs last, at the fewest that hold the task. `max_gpus` is the GPUs in one
     machine: counts above it are rounded up to whole machines.
     """
+    return [label for label, _ in fix_variants(task, capacity_bytes_per_gpu, max_gpus)]
+
+
+def fix_variants(task: Task, capacity_bytes_per_gpu: int, max_gpus: int = 8) -> list[Fix]:
+    """suggest_fixes with the changed task each message describes (None: no change of the
+    task makes it fit; a bigger GPU would), so that a suggestion can be run as a scenario."""
     if task.kind == "fixed":
         need = task_memory(task).per_gpu.total
-        return [msg(Code.FIX_BIGGER_GPU, bytes=gib(need))]
+        return [(msg(Code.FIX_BIGGER_GPU, bytes=gib(need)), None)]
     if task.arch is not None and task.arch.family == "diffusion":
         from advisor.engine import diffusion
 
-        return [label for label, _ in diffusion.fix_variants(task, capacity_bytes_per_gpu)]
+        return diffusion.fix_variants(task, capacity_bytes_per_gpu)
     if task.kind == "inference":
         return _inference_fixes(task, capacity_bytes_per_gpu, max_gpus)
     return _training_fixes(task, capacity_bytes_per_gpu, max_gpus)

@@ -340,6 +340,55 @@ class Code(StrEnum):
     WARN_POOLED_SOFT = "warn_pooled_soft"
     WARN_SHARED_NO_ISOLATION = "warn_shared_no_isolation"
     WARN_MIG_NO_P2P = "warn_mig_no_p2p"
+    UNKNOWN_PRESET = "unknown_preset"
+    # who says what about whom (sources)
+    REJECT_EXCLUSIVE_UNKNOWN = "reject_exclusive_unknown"
+    WARN_COMPETITOR_CLAIM = "warn_competitor_claim"
+    REASON_RESTS_ON_VENDOR_CLAIM = "reason_rests_on_vendor_claim"
+    DIFF_COMPETITOR_CLAIM = "diff_competitor_claim"
+    # suggest.py: what would fit, each a scenario to run again
+    SUGGEST_TASK_CHANGE = "suggest_task_change"
+    SUGGEST_ANY_HARDWARE = "suggest_any_hardware"
+    SUGGEST_BUDGET = "suggest_budget"
+    SUGGEST_DEADLINE = "suggest_deadline"
+    SUGGEST_NOT_EXCLUSIVE = "suggest_not_exclusive"
+    SUGGEST_NO_NVLINK = "suggest_no_nvlink"
+    SUGGEST_NOT_DOMESTIC_ONLY = "suggest_not_domestic_only"
+    SUGGEST_ALL_PLATFORMS = "suggest_all_platforms"
+    SUGGEST_STALE_PRICES = "suggest_stale_prices"
+    SUGGEST_INTERRUPTIBLE = "suggest_interruptible"
+    # plans.py: plans of legs across platforms
+    PLAN_MIXED_WINS = "plan_mixed_wins"
+    PLAN_NONE_BEATS = "plan_none_beats"
+    PLAN_NONE_FOUND = "plan_none_found"
+    PLAN_SPLIT_BURST = "plan_split_burst"
+    PLAN_SPLIT_KIND = "plan_split_kind"
+    PLAN_SPLIT_TASKS = "plan_split_tasks"
+    PLAN_LEG = "plan_leg"
+    PLAN_DATA_TWICE = "plan_data_twice"
+    PLAN_TRANSFER = "plan_transfer"
+    PLAN_OVER_BUDGET = "plan_over_budget"
+    PLAN_MIXED_ONLY = "plan_mixed_only"
+    PLAN_LEG_LABEL = "plan_leg_label"
+    PLAN_LEGS = "plan_legs"
+    PLAN_MBPS_STATED = "plan_mbps_stated"
+    PLAN_MBPS_ASSUMED = "plan_mbps_assumed"
+    # verdict.py: the article's pick against the advisor's answer
+    VERDICT_PICK_WINS = "verdict_pick_wins"
+    VERDICT_PICK_CLOSE = "verdict_pick_close"
+    VERDICT_OTHER_CHEAPER = "verdict_other_cheaper"
+    VERDICT_OTHER_FASTER = "verdict_other_faster"
+    VERDICT_PICK_CANNOT_RUN = "verdict_pick_cannot_run"
+    VERDICT_PICK_UNPRICED = "verdict_pick_unpriced"
+    VERDICT_NOTHING_RUNS = "verdict_nothing_runs"
+    VERDICT_PART_COSTS_MORE = "verdict_part_costs_more"
+    BECAUSE_FEWER_GPUS = "because_fewer_gpus"
+    BECAUSE_CHEAPER_GPU_HOUR = "because_cheaper_gpu_hour"
+    BECAUSE_FASTER_GPUS = "because_faster_gpus"
+    BECAUSE_BILLING_UNIT = "because_billing_unit"
+    BECAUSE_SPLIT = "because_split"
+    BECAUSE_ONE_LEG = "because_one_leg"
+    BECAUSE_CHEAPER_PLAN = "because_cheaper_plan"
 
 
 TEMPLATES: dict[Code, str] = {
@@ -903,6 +952,114 @@ TEMPLATES: dict[Code, str] = {
     Code.WARN_MIG_NO_P2P: gettext_noop(
         "MIG slices have no peer-to-peer (NVLink or PCIe) between them"
     ),
+    Code.UNKNOWN_PRESET: gettext_noop("no preset %(name)s; the presets are %(presets)s"),
+    Code.REJECT_EXCLUSIVE_UNKNOWN: gettext_noop("physical exclusivity unknown"),
+    Code.WARN_COMPETITOR_CLAIM: gettext_noop(
+        "Facts about this platform come from a competitor's description (%(speaker)s), not from "
+        "the platform itself"
+    ),
+    Code.REASON_RESTS_ON_VENDOR_CLAIM: gettext_noop(
+        "This answer rests on %(platform)s's own statements about itself (its prices or facts); "
+        "no other source confirms them"
+    ),
+    Code.DIFF_COMPETITOR_CLAIM: gettext_noop("its facts are a competitor's description"),
+    Code.SUGGEST_TASK_CHANGE: gettext_noop("%(task)s: %(change)s"),
+    Code.SUGGEST_ANY_HARDWARE: gettext_noop(
+        "%(task)s: on whatever hardware fits, not only %(accelerator)s"
+    ),
+    Code.SUGGEST_BUDGET: gettext_noop("a budget of %(budget)s"),
+    Code.SUGGEST_DEADLINE: gettext_noop("a deadline of %(hours)s"),
+    Code.SUGGEST_NOT_EXCLUSIVE: gettext_noop(
+        "GPUs not known to be physically exclusive allowed too"
+    ),
+    Code.SUGGEST_NO_NVLINK: gettext_noop("without requiring NVLink"),
+    Code.SUGGEST_NOT_DOMESTIC_ONLY: gettext_noop("any accelerator, not only domestic ones"),
+    Code.SUGGEST_ALL_PLATFORMS: gettext_noop("every platform, not only %(platforms)s"),
+    Code.SUGGEST_STALE_PRICES: gettext_noop("stale prices allowed too (each shown with its age)"),
+    Code.SUGGEST_INTERRUPTIBLE: gettext_noop("interruptible (spot) capacity allowed"),
+    Code.PLAN_MIXED_WINS: gettext_noop(
+        "A plan across %(platforms)s costs %(cost)s: %(saving)s (%(fraction)s) less than the "
+        "best single-platform plan, %(single)s (%(single_cost)s), because %(why)s."
+    ),
+    Code.PLAN_NONE_BEATS: gettext_noop(
+        "No plan across platforms beats the best single-platform plan (%(single)s, "
+        "%(single_cost)s) by more than %(limit)s: the best one, %(legs)s, costs %(cost)s "
+        "(%(difference)s)."
+    ),
+    Code.PLAN_NONE_FOUND: gettext_noop(
+        "No plan across two platforms could be priced: no split of the tasks (%(splits)s) runs "
+        "on two platforms."
+    ),
+    Code.PLAN_SPLIT_BURST: gettext_noop(
+        "the steady load (%(steady)s) is on one platform and the bursts (%(burst)s) on another"
+    ),
+    Code.PLAN_SPLIT_KIND: gettext_noop(
+        "training (%(training)s) is on one platform and the rest (%(rest)s) on another"
+    ),
+    Code.PLAN_SPLIT_TASKS: gettext_noop(
+        "%(first)s run on one platform and %(second)s on another"
+    ),
+    Code.PLAN_LEG_LABEL: gettext_noop("%(offering)s on %(platform)s, by the %(unit)s"),
+    Code.PLAN_LEGS: gettext_noop("%(first)s + %(second)s"),
+    Code.PLAN_LEG: gettext_noop("%(offering)s, %(unit)s, for %(tasks)s: %(cost)s"),
+    Code.PLAN_DATA_TWICE: gettext_noop(
+        "The data (%(size)s) is kept on both platforms; the storage of each is in its leg's cost."
+    ),
+    Code.PLAN_TRANSFER: gettext_noop(
+        "Moving it between them instead takes %(hours)s each way at %(mbps)s Mbit/s (%(basis)s)."
+    ),
+    Code.PLAN_OVER_BUDGET: gettext_noop(
+        "The plan's busiest month (%(monthly)s) is over the budget (%(budget)s)."
+    ),
+    Code.PLAN_MIXED_ONLY: gettext_noop(
+        "No single platform runs every task; a plan across %(platforms)s does, for %(cost)s, "
+        "because %(why)s."
+    ),
+    Code.PLAN_MBPS_STATED: gettext_noop("the scenario's link speed"),
+    Code.PLAN_MBPS_ASSUMED: gettext_noop("an assumed link; set constraints.transfer_mbps"),
+    Code.VERDICT_PICK_WINS: gettext_noop(
+        "The article recommends %(pick)s; for this workload it is also the advisor's best "
+        "(%(cost)s)."
+    ),
+    Code.VERDICT_PICK_CLOSE: gettext_noop(
+        "The article recommends %(pick)s (%(pick_cost)s); for this workload it is within "
+        "%(limit)s of the advisor's best, %(best)s (%(best_cost)s)."
+    ),
+    Code.VERDICT_OTHER_CHEAPER: gettext_noop(
+        "The article recommends %(pick)s (%(pick_cost)s); for this workload %(best)s costs "
+        "%(saving)s less (%(best_cost)s), because %(because)s."
+    ),
+    Code.VERDICT_OTHER_FASTER: gettext_noop(
+        "The article recommends %(pick)s (%(pick_time)s); for this workload %(best)s is "
+        "%(ratio)s× faster (%(best_time)s), because %(because)s."
+    ),
+    Code.VERDICT_PICK_CANNOT_RUN: gettext_noop(
+        "The article recommends %(pick)s, but it cannot run this workload: %(reason)s"
+    ),
+    Code.VERDICT_PICK_UNPRICED: gettext_noop(
+        "The article recommends %(pick)s, but the catalogue has no current price for %(what)s, "
+        "so it cannot be compared."
+    ),
+    Code.VERDICT_NOTHING_RUNS: gettext_noop(
+        "The article recommends %(pick)s; nothing in the catalogue can run this workload, the "
+        "article's pick included."
+    ),
+    Code.VERDICT_PART_COSTS_MORE: gettext_noop(
+        "The article recommends %(pick)s. The catalogue has no current price for %(what)s, but "
+        "the rest of it, %(part)s, already costs %(part_cost)s: more than the advisor's whole "
+        "answer, %(best)s (%(best_cost)s), whatever %(what)s would cost."
+    ),
+    Code.BECAUSE_FEWER_GPUS: gettext_noop("it bills %(gpus)s GPUs, not %(pick_gpus)s"),
+    Code.BECAUSE_CHEAPER_GPU_HOUR: gettext_noop(
+        "a GPU-hour of it costs %(price)s, not %(pick_price)s"
+    ),
+    Code.BECAUSE_FASTER_GPUS: gettext_noop(
+        "%(gpus)s× %(accelerator)s train faster than %(pick_gpus)s× %(pick_accelerator)s"
+    ),
+    Code.BECAUSE_BILLING_UNIT: gettext_noop("it is billed %(unit)s, not %(pick_unit)s"),
+    Code.BECAUSE_SPLIT: gettext_noop("it splits the tasks between %(platforms)s"),
+    Code.BECAUSE_ONE_LEG: gettext_noop("one platform runs every task"),
+    Code.BECAUSE_CHEAPER_PLAN: gettext_noop("its plan costs less for the same busy hours"),
 }
 
 

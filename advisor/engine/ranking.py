@@ -52,7 +52,7 @@ from advisor.engine.billing import (
     period_units,
     storage_cost,
 )
-from advisor.engine.errors import AdvisorError, NoFit
+from advisor.engine.errors import AdvisorError, ClosestMiss, NoFit
 from advisor.engine.estimate import slice_spec
 from advisor.engine.hardware import resolve_accelerator
 from advisor.engine.memory import task_memory
@@ -358,7 +358,7 @@ class _Context:
             or self.card_needs is not None
         )
         self.rejected: Counter[Code] = Counter()
-        self.misses: dict[Code, tuple[float, Message]] = {}
+        self.misses: dict[Code, tuple[float, Message, OfferingSpec]] = {}
         self.sequence_bytes: dict[int, int] = {}
 
     def per_sequence(self, index: int, task: Task) -> int:
@@ -381,7 +381,7 @@ class _Context:
         known = self.misses.get(reason)
         if offering is not None and (known is None or closeness < known[0]):
             value = detail() if callable(detail) else detail
-            self.misses[reason] = (closeness, _label(offering, value))
+            self.misses[reason] = (closeness, _label(offering, value), offering)
 
     def rate(self, currency: str) -> ExchangeRateSpec | None:
         if currency not in self.rate_of:
@@ -427,6 +427,8 @@ def advise(
     if not candidates:
         error = NoFit(_no_fit_message(ctx, len(offerings)))
         error.unpriced_platforms = unpriced
+        error.closest_miss = closest_miss(ctx)
+        error.rejected = tuple(ctx.rejected.most_common())
         raise error
     ordered = _fold_regions(_rank(candidates, scenario.objective))
     front = _pareto(ordered)
@@ -560,6 +562,9 @@ def _constraint_miss(ctx: _Context, off: OfferingSpec) -> Code | None:
     if c.require_nvlink and off.interconnect != "nvlink":
         return Code.REJECT_NO_NVLINK
     if c.physically_exclusive and not off.physically_exclusive:
+        # Unknown is not "no": the renter can ask the platform (shown as unknown, not as no).
+        if off.physically_exclusive is None:
+            return Code.REJECT_EXCLUSIVE_UNKNOWN
         return Code.REJECT_NOT_EXCLUSIVE
     if ctx.on_slugs and off.accelerator.slug not in ctx.on_slugs:
         return Code.REJECT_NOT_REQUESTED_HARDWARE
@@ -1189,6 +1194,8 @@ def _reasons(
     objective = Objective(ctx.scenario.objective)
     if rank == 1:
         out.append(msg(_BEST_BY[objective], fitting=n, basis=ctx.basis))
+        if _vendor_claim(c):
+            out.append(msg(Code.REASON_RESTS_ON_VENDOR_CLAIM, platform=off.platform_name))
     if vs_first is not None:
         out.append(_versus_first(ctx, c, vs_first))
     if on_front:
@@ -1259,6 +1266,8 @@ def _apart(c: _Candidate) -> tuple[Message, ...]:
     out = []
     if _vendor_claim(c):
         out.append(msg(Code.DIFF_VENDOR_CLAIM))
+    if c.offering.competitor_claim_by:
+        out.append(msg(Code.DIFF_COMPETITOR_CLAIM))
     if c.stale:
         out.append(msg(Code.DIFF_STALE_PRICE))
     return tuple(out)
@@ -1291,6 +1300,8 @@ def _rec_warnings(ctx: _Context, c: _Candidate) -> tuple[Message, ...]:
     out = list(c.fit.placement.warnings)
     if _vendor_claim(c):
         out.append(msg(Code.WARN_VENDOR_CLAIM))
+    if off.competitor_claim_by:
+        out.append(msg(Code.WARN_COMPETITOR_CLAIM, speaker=off.competitor_claim_by))
     for p in c.prices:
         if _stale(ctx, p):
             age = (ctx.now - p.observed_at).days
@@ -1355,11 +1366,20 @@ def _no_fit_message(ctx: _Context, total: int) -> Message:
         for reason, n in ctx.rejected.most_common()
     )
     head = msg(Code.NO_FIT, total=total, counts=counts)
+    closest = closest_miss(ctx)
+    if closest is not None:
+        return msg(Code.NO_FIT_CLOSEST, head=head, reason=msg(closest.reason), miss=closest.label)
+    return head
+
+
+def closest_miss(ctx: _Context) -> ClosestMiss | None:
+    """The nearest miss of the first reason that has one: over budget, misses the deadline,
+    does not fit (the order a renter relaxes them in)."""
     for reason in (Code.REJECT_OVER_BUDGET, Code.REJECT_MISSES_DEADLINE, Code.REJECT_DOES_NOT_FIT):
         if reason in ctx.misses:
-            miss = ctx.misses[reason][1]
-            return msg(Code.NO_FIT_CLOSEST, head=head, reason=msg(reason), miss=miss)
-    return head
+            closeness, label, off = ctx.misses[reason]
+            return ClosestMiss(reason, off.id, off.platform, off.accelerator.slug, closeness, label)
+    return None
 
 
 __all__ = ["TIE_FRACTION", "Advice", "BillingChoice", "Comparison", "Recommendation", "advise"]

@@ -96,7 +96,8 @@ ON_KEYS = frozenset(
 )
 NETWORKS = tuple(vocab.Network)
 MAX_NETWORK_GBPS = 1_000_000  # Gb/s per machine; the largest sold today is 3,200 (AWS p5)
-TOP_KEYS = frozenset({"tasks", "constraints", "objective"})
+MAX_TRANSFER_MBPS = 1_000_000  # Mbit/s: 1 Tbit/s, beyond any rented link
+TOP_KEYS = frozenset({"tasks", "constraints", "objective", "preset"})
 
 
 # ----------------------------------------------------------------------------- primitive readers
@@ -453,6 +454,8 @@ _CONSTRAINT_READERS: dict[str, Callable[[object, str], Any]] = {
     "storage_gb": lambda v, p: _number(v, p, 0, 1e9),
     # The renter's price tier (list, member, student, enterprise); the loader prices with it.
     "price_tier": _member(vocab.PriceTier, PRICE_TIERS),
+    # Link speed for moving the data between the legs of a plan across platforms, Mbit/s.
+    "transfer_mbps": lambda v, p: _number(v, p, 0, MAX_TRANSFER_MBPS, low_open=True),
 }
 
 
@@ -491,12 +494,14 @@ def parse_scenario(data: object) -> Scenario:
             raise InvalidWorkload(Code.DUPLICATE_TASK_NAME, f"tasks[{i}].name", name=name)
     constraints = top.get("constraints")
     objective = top.get("objective")
+    preset = top.get("preset")
     return Scenario(
         tasks=parsed,
         constraints=Constraints() if constraints is None else parse_constraints(constraints),
         objective=Objective.BALANCED
         if objective is None
         else Objective(_choice(objective, OBJECTIVES, "objective")),
+        preset=None if preset is None else _string(preset, "preset").lower(),
     )
 
 
@@ -554,8 +559,11 @@ def scenario_to_dict(scenario: Scenario) -> dict[str, Any]:
             value = list(value)
         if value is not None:
             constraints[key] = value
-    return {
+    out: dict[str, Any] = {
         "tasks": [task_to_dict(task) for task in scenario.tasks],
         "constraints": constraints,
         "objective": scenario.objective,
     }
+    if scenario.preset is not None:
+        out["preset"] = scenario.preset
+    return out

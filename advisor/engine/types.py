@@ -213,6 +213,9 @@ class Constraints:
     # The renter's price tier: each offering is priced at this tier's price where the platform
     # states one, else at its list price (the catalogue loader picks; advisor/services.py).
     price_tier: vocab.PriceTier = vocab.PriceTier.LIST
+    # A plan across platforms keeps the data on both; moving it instead takes storage_gb at this
+    # link speed (Mbit/s). None: plans.DEFAULT_TRANSFER_MBPS, stated as an assumption.
+    transfer_mbps: float | None = None
 
 
 @dataclass(frozen=True)
@@ -220,6 +223,8 @@ class Scenario:
     tasks: tuple[Task, ...]
     constraints: Constraints = field(default_factory=Constraints)
     objective: Objective = Objective.BALANCED
+    # The seed article's scenario this is (an advisor preset id): its claims are checked.
+    preset: str | None = None
 
 
 @dataclass(frozen=True)
@@ -275,7 +280,8 @@ class PriceSpec:
     currency: Currency
     observed_at: datetime
     source: str = ""
-    source_kind: str = "manual"  # vendor_claim | third_party | measured | import | manual
+    # vendor_claim | competitor_claim | documentation | third_party | measured | import | manual
+    source_kind: str = "manual"
     stale: bool = False
     # Metering step in seconds; usage is rounded up to it. None = the unit's default
     # (billing.DEFAULT_GRANULARITY_SECONDS: per second for second/minute/hour prices,
@@ -339,11 +345,13 @@ class OfferingSpec:
     network: vocab.Network | None = None
     network_gbps: float | None = None
     multi_task: MultiTask = MultiTask.INSTANCE  # the platform's finest multi-task granularity
-    physically_exclusive: bool = False
+    physically_exclusive: bool | None = False  # None = unknown
     interruptible: bool = False
     region: str = ""
     retention_after_expiry: bool | None = None  # None = unknown
     vendor_claim: bool = False  # facts about this platform come from its own marketing
+    # Facts about this platform come from a competitor's description: that competitor's name.
+    competitor_claim_by: str = ""
     prices: tuple[PriceSpec, ...] = ()
     billing_rules: BillingRulesSpec | None = None  # None: the platform has none recorded
 

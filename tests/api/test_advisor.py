@@ -363,6 +363,78 @@ def test_advice_is_exactly_this_body(anon_client, openapi, catalogue, frozen):
                     },
                 ],
                 "warnings": [],
+                # 100 h a month by an always-on notebook is a run a day: (720 - 100) / 30 h apart,
+                # stopped in between; 大云 states no billing rules, so nothing is kept or billed.
+                "idle": {
+                    "way": "stopped",
+                    "hours": 620.0,
+                    "runs": 30.0,
+                    "gap_hours": 20.667,
+                    "kept_hours": 0.0,
+                    "cost": "0.00",
+                    "stopped_storage_cost": None,
+                    "startup_hours": 0.0,
+                    "startup_cost": "0.00",
+                    "message": {
+                        "code": "idle_stopped",
+                        "params": {
+                            "hours": {"value": 620.0, "unit": "hours"},
+                            "runs": {"value": 30.0, "unit": "count"},
+                            "gap": {"value": 620 / 30, "unit": "hours"},
+                        },
+                        "message": "Runs: 30, about 20.7 h apart; idle 620 h: stopped, which "
+                        "costs nothing",
+                    },
+                    "notes": [],
+                },
+                # A single offering is a plan of one leg: the same offering, plan and cost.
+                "legs": [
+                    {
+                        "platform": "bigcloud",
+                        "platform_name": "大云 (Big Cloud)",
+                        "offering_id": pk,
+                        "offering": "A100 x8",
+                        "accelerator": "a100-80gb",
+                        "instances": 1,
+                        "gpus_per_instance": 8,
+                        "plan": {
+                            "unit": "hour",
+                            "units": ["hour"],
+                            "price": "60.000000",
+                            "basis": "month",
+                            "cost": "6000.00",
+                            "monthly": "6000.00",
+                            "currency": "CNY",
+                            "converted": "6000.00",
+                            "converted_monthly": "6000.00",
+                            "converted_currency": "CNY",
+                            "rate": None,
+                            "rate_date": None,
+                            "rate_source": "",
+                        },
+                        "tasks": ["notebook"],
+                        "cost": "6000.00",
+                        "monthly_cost": "6000.00",
+                        "storage_cost": None,
+                        "time_hours": None,
+                        "price_source_kind": "manual",
+                        "vendor_claim": False,
+                        "placement": [
+                            {
+                                "task": "notebook",
+                                "instance": 0,
+                                "gpus": [0],
+                                "mode": "whole",
+                                "mig_profile": None,
+                                "mig_start": None,
+                                "pooled_share": None,
+                                "usable_bytes": 84825604096,
+                                "used_bytes": 8589934592,
+                                "headroom_bytes": 76235669504,
+                            }
+                        ],
+                    }
+                ],
             }
         ],
         # Every platform of this catalogue has a current price.
@@ -370,6 +442,11 @@ def test_advice_is_exactly_this_body(anon_client, openapi, catalogue, frozen):
         "oldest_price_age_days": 5,
         "unpriced_platforms": [],
         "unpriced": None,
+        # One task: no split into legs to try; no preset, so no article to check.
+        "plans": None,
+        "preset": None,
+        "checks": [],
+        "verdict": None,
     }
 
 

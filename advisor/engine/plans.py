@@ -1,0 +1,557 @@
+"""Plans of legs: a scenario's tasks split between two offerings, possibly on two platforms.
+
+A recommendation is a plan of legs, each leg an offering with its billing plan and the tasks it
+runs; a single offering is a plan of one leg (`single_plan`). `search_plans` looks for plans of
+two legs across platforms and proposes one only when it beats the best single-platform plan by
+more than SAVING_THRESHOLD, saying by how much and why.
+
+How (docs/advisor-rules.md, "Plans across platforms"):
+
+* Splits: the tasks that run in bursts against the steady ones (a prepaid base for the steady
+  load, metered capacity for bursts: the seed article's tip 4), training against the rest
+  (training on one platform, inference on another), and, with three tasks or fewer, every split
+  in two.
+* Each side of a split is priced as a scenario of its own tasks over the whole catalogue by
+  ranking's own pricing (ranking._evaluate: placement, time, usage, every billing unit, storage),
+  on the whole scenario's cost basis so that the two sides add up. The budget is the plan's: it
+  is checked on the sum of the legs' busiest months, not per leg.
+* Storage: with `storage_gb`, each leg pays its own platform's storage, so the data is kept on
+  both; moving it instead takes storage_gb × 8 / transfer_mbps seconds each way, stated with the
+  link speed (constraints.transfer_mbps, else DEFAULT_TRANSFER_MBPS, an assumption said so).
+* The best single-platform plan is the cheapest of one offering for every task and of two legs
+  on one platform; the best plan across two platforms is proposed when it costs more than
+  SAVING_THRESHOLD less. Costs compare on the ranked basis (a month, or the whole run of
+  one-off jobs), in the scenario's currency, exactly (Decimal).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from datetime import datetime
+from decimal import Decimal
+
+from advisor.engine import ranking, usage
+from advisor.engine.billing import ZERO, cents
+from advisor.engine.messages import Code, Message, Money, Quantity, Unit, hours, msg
+from advisor.engine.placement import Placement, PlacementCache
+from advisor.engine.ranking import BillingChoice, Recommendation
+from advisor.engine.types import (
+    AcceleratorSpec,
+    ExchangeRateSpec,
+    OfferingSpec,
+    Scenario,
+    StoragePriceSpec,
+    Task,
+)
+from advisor.engine.vocab import TRAINING_KINDS, BillingUnit, CostBasis, When
+
+# A plan across platforms is proposed only when it saves more than this against the best
+# single-platform plan: below it, two accounts, two bills and data kept twice are not worth it
+# (the product's rule, README "Plans across platforms").
+SAVING_THRESHOLD = Decimal("0.05")
+# Link speed assumed for moving the data between platforms when the scenario states none: a
+# 100 Mbit/s line, the common business broadband tier; stated with every figure it gives.
+DEFAULT_TRANSFER_MBPS = 100.0
+# Every split in two is tried up to this many tasks (2^(n-1) - 1 splits); above it only the
+# named splits (bursts, training), to keep the search a few passes over the catalogue.
+ALL_SPLITS_UP_TO = 3
+
+
+@dataclass(frozen=True)
+class Leg:
+    """One offering of a plan: what it runs, how it is billed and what it costs."""
+
+    platform: str
+    platform_name: str
+    offering_id: int | str
+    offering_name: str
+    accelerator: str
+    instances: int
+    gpus_per_instance: int
+    plan: BillingChoice
+    tasks: tuple[str, ...]
+    cost: Decimal  # ranked basis, target currency, storage included
+    monthly_cost: Decimal  # the busiest month, storage included
+    storage_cost: Decimal | None
+    time_hours: float | None
+    placement: Placement
+    price_source_kind: str
+    vendor_claim: bool
+    gpu_hours: float  # GPU-hours used in the busiest month (instance busy hours × its GPUs)
+
+    @property
+    def gpus(self) -> int:
+        return self.instances * self.gpus_per_instance
+
+
+@dataclass(frozen=True)
+class Plan:
+    legs: tuple[Leg, ...]
+    currency: str
+    basis: CostBasis
+
+    @property
+    def cost(self) -> Decimal:
+        return sum((leg.cost for leg in self.legs), ZERO)
+
+    @property
+    def monthly_cost(self) -> Decimal:
+        return sum((leg.monthly_cost for leg in self.legs), ZERO)
+
+    @property
+    def time_hours(self) -> float | None:
+        times = [leg.time_hours for leg in self.legs if leg.time_hours is not None]
+        return max(times) if times else None
+
+    @property
+    def platforms(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(leg.platform_name for leg in self.legs))
+
+    @property
+    def across_platforms(self) -> bool:
+        return len({leg.platform for leg in self.legs}) > 1
+
+    @property
+    def offering_ids(self) -> tuple[int | str, ...]:
+        return tuple(leg.offering_id for leg in self.legs)
+
+    def label(self) -> Message:
+        """The plan in a few words: its legs, each offering on its platform and how billed."""
+        label = _leg_label(self.legs[0])
+        for leg in self.legs[1:]:
+            label = msg(Code.PLAN_LEGS, first=label, second=_leg_label(leg))
+        return label
+
+
+@dataclass(frozen=True)
+class PlanSearch:
+    """What the search over two-leg plans found."""
+
+    plan: Plan | None  # the plan across platforms proposed (beats `single` by the threshold)
+    best_cross: Plan | None  # the cheapest plan across two platforms, proposed or not
+    single: Plan | None  # the best single-platform plan
+    saving: Decimal | None  # single.cost - best_cross.cost (negative: the cross plan costs more)
+    saving_fraction: float | None
+    splits: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...]
+    note: Message
+    details: tuple[Message, ...] = ()
+
+
+def leg_of(rec: Recommendation) -> Leg:
+    """A recommendation as the one leg of its plan."""
+    names = tuple(dict.fromkeys(a.task for a in rec.placement.assignments))
+    return Leg(
+        platform=rec.platform,
+        platform_name=rec.platform_name,
+        offering_id=rec.offering_id,
+        offering_name=rec.offering_name,
+        accelerator=rec.accelerator,
+        instances=rec.instances,
+        gpus_per_instance=rec.gpus_per_instance,
+        plan=rec.plan,
+        tasks=names,
+        cost=rec.cost,
+        monthly_cost=rec.monthly_cost,
+        storage_cost=rec.storage_cost,
+        time_hours=rec.time_hours,
+        placement=rec.placement,
+        price_source_kind=rec.price_source_kind,
+        vendor_claim=rec.vendor_claim,
+        gpu_hours=sum(rec.instance_hours) * rec.gpus_per_instance,
+    )
+
+
+def single_plan(rec: Recommendation, currency: str) -> Plan:
+    """A single-offering recommendation is a plan of one leg."""
+    return Plan((leg_of(rec),), currency, rec.cost_basis)
+
+
+# ------------------------------------------------------------------------------------- search
+
+
+@dataclass(frozen=True)
+class _Split:
+    first: tuple[int, ...]
+    second: tuple[int, ...]
+    why: Message
+
+
+def _names(tasks: Sequence[Task], indices: Sequence[int]) -> tuple[str, ...]:
+    return tuple(tasks[i].name for i in indices)
+
+
+def splits(tasks: Sequence[Task]) -> list[_Split]:
+    """The splits in two that the search tries (module docstring), each once."""
+    n = len(tasks)
+    if n < 2:
+        return []
+    found: dict[frozenset[frozenset[int]], _Split] = {}
+
+    def add(first: Sequence[int], why: Message) -> None:
+        second = tuple(i for i in range(n) if i not in first)
+        if first and second:
+            key = frozenset({frozenset(first), frozenset(second)})
+            found.setdefault(key, _Split(tuple(first), second, why))
+
+    steady = [i for i, t in enumerate(tasks) if t.when != When.BURST]
+    burst = [i for i, t in enumerate(tasks) if t.when == When.BURST]
+    add(
+        steady, msg(Code.PLAN_SPLIT_BURST, steady=_names(tasks, steady), burst=_names(tasks, burst))
+    )
+    training = [i for i, t in enumerate(tasks) if t.kind in TRAINING_KINDS]
+    rest = [i for i in range(n) if i not in training]
+    add(
+        training,
+        msg(Code.PLAN_SPLIT_KIND, training=_names(tasks, training), rest=_names(tasks, rest)),
+    )
+    if n <= ALL_SPLITS_UP_TO:
+        for size in range(1, n // 2 + 1):
+            for first in itertools.combinations(range(n), size):
+                second = tuple(i for i in range(n) if i not in first)
+                why = msg(
+                    Code.PLAN_SPLIT_TASKS,
+                    first=_names(tasks, first),
+                    second=_names(tasks, second),
+                )
+                add(first, why)
+    return list(found.values())
+
+
+class _Pricer:
+    """ranking's pricing for scenarios of some of the tasks, on the whole scenario's basis."""
+
+    def __init__(
+        self,
+        scenario: Scenario,
+        offerings: Sequence[OfferingSpec],
+        accelerators: Mapping[str, AcceleratorSpec],
+        *,
+        now: datetime,
+        rates: Sequence[ExchangeRateSpec],
+        storage_prices: Sequence[StoragePriceSpec],
+        stale_after_days: int,
+        placements: PlacementCache | None,
+    ) -> None:
+        self.scenario = scenario
+        self.offerings = offerings
+        self.accelerators = accelerators
+        self.now = now
+        self.rates = rates
+        self.storage_prices = storage_prices
+        self.stale_after_days = stale_after_days
+        self.placements = PlacementCache() if placements is None else placements
+        self.basis = usage.basis(scenario.tasks)
+        self.sides: dict[tuple[int, ...], tuple[ranking._Context, list[ranking._Candidate]]] = {}
+
+    def side(
+        self, indices: tuple[int, ...], offerings: Sequence[OfferingSpec] | None = None
+    ) -> tuple[ranking._Context, list[ranking._Candidate]]:
+        """Every offering that can run the tasks `indices` alone, priced; once per side."""
+        key = indices if offerings is None else (*indices, id(offerings))
+        found = self.sides.get(key)
+        if found is not None:
+            return found
+        c = self.scenario.constraints
+        tasks = tuple(self.scenario.tasks[i] for i in indices)
+        sub = replace(
+            self.scenario,
+            tasks=tasks,
+            constraints=replace(c, budget_per_month=None),
+            preset=None,
+        )
+        ctx = ranking._Context(
+            sub,
+            self.accelerators,
+            self.now,
+            self.rates,
+            self.storage_prices,
+            self.stale_after_days,
+            self.placements,
+        )
+        ctx.basis = self.basis  # the legs of one plan add up on one basis
+        pool = self.offerings if offerings is None else offerings
+        candidates = [cand for off in pool if (cand := ranking._evaluate(ctx, off)) is not None]
+        found = self.sides[key] = (ctx, candidates)
+        return found
+
+    def leg(self, ctx: ranking._Context, c: ranking._Candidate) -> Leg:
+        cost, monthly = ranking._exact(ctx, c)
+        off = c.offering
+        month = c.fit.month
+        busy = sum(u.hours * n for u, n in month.groups) if month is not None else 0.0
+        oldest = min(c.prices, key=lambda p: p.observed_at)
+        return Leg(
+            platform=off.platform,
+            platform_name=off.platform_name,
+            offering_id=off.id,
+            offering_name=off.name,
+            accelerator=off.accelerator.slug,
+            instances=c.fit.placement.instances,
+            gpus_per_instance=off.gpu_count,
+            plan=ranking._billing_choice(ctx, c, cost, monthly),
+            tasks=tuple(t.name for t in ctx.tasks),
+            cost=cost,
+            monthly_cost=monthly,
+            storage_cost=c.storage,
+            time_hours=c.time,
+            placement=c.fit.placement,
+            price_source_kind=oldest.source_kind,
+            vendor_claim=ranking._vendor_claim(c),
+            gpu_hours=busy * off.gpu_count,
+        )
+
+    def plan(self, legs: Sequence[Leg]) -> Plan:
+        return Plan(tuple(legs), self.scenario.constraints.currency, self.basis)
+
+
+def _cheapest_per_platform(
+    candidates: Sequence[ranking._Candidate],
+) -> dict[str, ranking._Candidate]:
+    """The cheapest candidate of each platform (ranked cost; fresh before stale at equal cost)."""
+    best: dict[str, ranking._Candidate] = {}
+    for c in candidates:
+        key = (round(c.cost_key, 2), c.stale, c.time_key)
+        kept = best.get(c.offering.platform)
+        if kept is None or key < (round(kept.cost_key, 2), kept.stale, kept.time_key):
+            best[c.offering.platform] = c
+    return best
+
+
+def search_plans(
+    scenario: Scenario,
+    offerings: Sequence[OfferingSpec],
+    accelerators: Mapping[str, AcceleratorSpec],
+    *,
+    now: datetime,
+    rates: Sequence[ExchangeRateSpec] = (),
+    storage_prices: Sequence[StoragePriceSpec] = (),
+    stale_after_days: int = 30,
+    placements: PlacementCache | None = None,
+) -> PlanSearch | None:
+    """Two-leg plans for `scenario` (module docstring); None for a scenario of one task."""
+    tried = splits(scenario.tasks)
+    if not tried:
+        return None
+    pricer = _Pricer(
+        scenario,
+        offerings,
+        accelerators,
+        now=now,
+        rates=rates,
+        storage_prices=storage_prices,
+        stale_after_days=stale_after_days,
+        placements=placements,
+    )
+    everything = tuple(range(len(scenario.tasks)))
+    whole_ctx, whole = pricer.side(everything)
+    singles = [pricer.plan([pricer.leg(whole_ctx, c)]) for c in _top(whole)]
+    same: list[tuple[Plan, _Split]] = []
+    cross: list[tuple[Plan, _Split]] = []
+    for split in tried:
+        ctx_a, side_a = pricer.side(split.first)
+        ctx_b, side_b = pricer.side(split.second)
+        best_a, best_b = _cheapest_per_platform(side_a), _cheapest_per_platform(side_b)
+        for p in best_a.keys() & best_b.keys():
+            legs = [pricer.leg(ctx_a, best_a[p]), pricer.leg(ctx_b, best_b[p])]
+            same.append((pricer.plan(legs), split))
+        pair = _best_pair(best_a, best_b)
+        if pair is not None:
+            legs = [pricer.leg(ctx_a, pair[0]), pricer.leg(ctx_b, pair[1])]
+            cross.append((pricer.plan(legs), split))
+    names = tuple(
+        (_names(scenario.tasks, s.first), _names(scenario.tasks, s.second)) for s in tried
+    )
+    single_options = [*singles, *(p for p, _ in same)]
+    single = min(single_options, key=lambda p: p.cost, default=None)
+    c = scenario.constraints
+    budget = c.budget_per_month
+    within = [(p, s) for p, s in cross if budget is None or p.monthly_cost <= budget]
+    if not cross:
+        note = msg(Code.PLAN_NONE_FOUND, splits=tuple(_split_label(n) for n in names))
+        return PlanSearch(None, None, single, None, None, names, note)
+    best_cross, split = min(within or cross, key=lambda item: item[0].cost)
+    details = _storage_details(scenario)
+    if not within and budget is not None:
+        over = msg(
+            Code.PLAN_OVER_BUDGET,
+            monthly=_money(best_cross.monthly_cost, c.currency, BillingUnit.MONTH),
+            budget=_money(budget, c.currency, BillingUnit.MONTH),
+        )
+        details = (over, *details)
+    if single is None:
+        # Nothing runs every task on one platform: the plan across platforms is the answer.
+        note = msg(
+            Code.PLAN_MIXED_ONLY,
+            platforms=best_cross.platforms,
+            cost=_money(best_cross.cost, c.currency, _per(pricer.basis)),
+            why=split.why,
+        )
+        proposed = best_cross if within else None
+        return PlanSearch(proposed, best_cross, None, None, None, names, note, details)
+    saving = single.cost - best_cross.cost
+    share = float(saving / single.cost) if single.cost > 0 else 0.0
+    wins = bool(within) and single.cost > 0 and saving > single.cost * SAVING_THRESHOLD
+    per = _per(pricer.basis)
+    if wins:
+        note = msg(
+            Code.PLAN_MIXED_WINS,
+            platforms=best_cross.platforms,
+            cost=_money(best_cross.cost, c.currency, per),
+            saving=_money(saving, c.currency, per),
+            fraction=Quantity(share, Unit.FRACTION, 1),
+            single=single.label(),
+            single_cost=_money(single.cost, c.currency, per),
+            why=split.why,
+        )
+    else:
+        difference = (
+            msg(Code.DIFF_COSTS_LESS, amount=_money(saving, c.currency, per))
+            if saving > 0
+            else msg(Code.DIFF_COSTS_MORE, amount=_money(-saving, c.currency, per))
+            if saving < 0
+            else msg(Code.DIFF_SAME_COST)
+        )
+        note = msg(
+            Code.PLAN_NONE_BEATS,
+            single=single.label(),
+            single_cost=_money(single.cost, c.currency, per),
+            limit=Quantity(float(SAVING_THRESHOLD), Unit.FRACTION),
+            legs=best_cross.label(),
+            cost=_money(best_cross.cost, c.currency, per),
+            difference=difference,
+        )
+    return PlanSearch(
+        best_cross if wins else None,
+        best_cross,
+        single,
+        saving,
+        share,
+        names,
+        note,
+        details,
+    )
+
+
+def price_legs(
+    scenario: Scenario,
+    legs: Sequence[tuple[tuple[int, ...], Sequence[OfferingSpec]]],
+    accelerators: Mapping[str, AcceleratorSpec],
+    *,
+    now: datetime,
+    rates: Sequence[ExchangeRateSpec] = (),
+    storage_prices: Sequence[StoragePriceSpec] = (),
+    stale_after_days: int = 30,
+    placements: PlacementCache | None = None,
+) -> tuple[Plan | None, tuple[ranking._Context, ...]]:
+    """A given plan: each leg's tasks (indices) on the cheapest of its offerings. None when a
+    leg cannot run (its context says why: rejections and the closest miss)."""
+    pricer = _Pricer(
+        scenario,
+        (),
+        accelerators,
+        now=now,
+        rates=rates,
+        storage_prices=storage_prices,
+        stale_after_days=stale_after_days,
+        placements=placements,
+    )
+    out: list[Leg] = []
+    contexts = []
+    for indices, pool in legs:
+        ctx, candidates = pricer.side(indices, pool)
+        contexts.append(ctx)
+        if not candidates:
+            return None, tuple(contexts)
+        best = min(candidates, key=lambda c: (round(c.cost_key, 2), c.stale, c.time_key))
+        out.append(pricer.leg(ctx, best))
+    return pricer.plan(out), tuple(contexts)
+
+
+def transfer_hours(storage_gb: float, mbps: float) -> float:
+    """Hours to move `storage_gb` (1e9 B) over a link of `mbps` (1e6 bit/s): GB × 8000 / Mb/s
+    seconds."""
+    return storage_gb * 8000 / mbps / 3600
+
+
+# ----------------------------------------------------------------------------------- helpers
+
+
+def _top(candidates: Sequence[ranking._Candidate]) -> list[ranking._Candidate]:
+    """The cheapest single offering (a list of one, or none)."""
+    if not candidates:
+        return []
+    return [min(candidates, key=lambda c: (round(c.cost_key, 2), c.stale, c.time_key))]
+
+
+def _best_pair(
+    a: Mapping[str, ranking._Candidate], b: Mapping[str, ranking._Candidate]
+) -> tuple[ranking._Candidate, ranking._Candidate] | None:
+    """The cheapest (a, b) on two different platforms: the two cheapest of each side hold it."""
+
+    def ordered(side: Mapping[str, ranking._Candidate]) -> list[ranking._Candidate]:
+        return sorted(side.values(), key=lambda c: (round(c.cost_key, 2), c.stale))[:2]
+
+    pairs = [
+        (x, y) for x in ordered(a) for y in ordered(b) if x.offering.platform != y.offering.platform
+    ]
+    return min(pairs, key=lambda p: p[0].cost_key + p[1].cost_key, default=None)
+
+
+def _storage_details(scenario: Scenario) -> tuple[Message, ...]:
+    c = scenario.constraints
+    if c.storage_gb <= 0:
+        return ()
+    mbps = c.transfer_mbps or DEFAULT_TRANSFER_MBPS
+    return (
+        msg(Code.PLAN_DATA_TWICE, size=Quantity(c.storage_gb, Unit.GB)),
+        msg(
+            Code.PLAN_TRANSFER,
+            hours=hours(transfer_hours(c.storage_gb, mbps)),
+            mbps=mbps,
+            basis=msg(Code.PLAN_MBPS_STATED if c.transfer_mbps else Code.PLAN_MBPS_ASSUMED),
+        ),
+    )
+
+
+def _leg_label(leg: Leg) -> Message:
+    unit = leg.plan.unit
+    if unit == "mixed":
+        units = tuple(dict.fromkeys(BillingUnit(u) for u in leg.plan.units))
+        return msg(
+            Code.PLAN_LEG_LABEL, offering=leg.offering_name, platform=leg.platform_name, unit=units
+        )
+    return msg(
+        Code.PLAN_LEG_LABEL,
+        offering=leg.offering_name,
+        platform=leg.platform_name,
+        unit=BillingUnit(unit),
+    )
+
+
+def _split_label(names: tuple[tuple[str, ...], tuple[str, ...]]) -> Message:
+    return msg(Code.PLAN_SPLIT_TASKS, first=names[0], second=names[1])
+
+
+def _money(amount: Decimal, currency: str, per: str = "") -> Money:
+    return Money(cents(amount), currency, per=per)
+
+
+def _per(basis: CostBasis) -> str:
+    return BillingUnit.MONTH if basis is CostBasis.MONTH else ""
+
+
+__all__ = [
+    "DEFAULT_TRANSFER_MBPS",
+    "SAVING_THRESHOLD",
+    "Leg",
+    "Plan",
+    "PlanSearch",
+    "leg_of",
+    "price_legs",
+    "search_plans",
+    "single_plan",
+    "splits",
+    "transfer_hours",
+]

@@ -1,0 +1,139 @@
+"""What the advisor page shows beyond the ranked table, as text ready for the template: the
+seed article's claims checked and the verdict on its pick, the plans across platforms with their
+legs, and, when nothing fits, the closest miss and the changes that would fit, each a link that
+runs the scenario again with it. The same facts the API and the CLI give (api/advice.py).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, ngettext
+
+from advisor import charts, forms, messages
+from advisor.engine.billing import cents
+from advisor.engine.plans import Leg, Plan, PlanSearch
+from advisor.services import AdviceReport
+from platforms.choices import BILLING_UNIT_LABELS, BillingUnit
+
+VERDICT_LABELS = {
+    "holds": gettext_lazy("holds"),
+    "does_not_hold": gettext_lazy("does not hold"),
+    "cannot_tell": gettext_lazy("cannot be told"),
+}
+
+
+def article(report: AdviceReport) -> dict[str, Any]:
+    """The preset's claims checked, and the verdict on the article's pick."""
+    checks = [
+        {
+            "id": check.id,
+            "claim": check.claim,
+            "verdict": check.verdict,
+            "label": str(VERDICT_LABELS[check.verdict]),
+            "lines": list(check.lines),
+        }
+        for check in report.checks
+    ]
+    verdict = report.verdict
+    return {
+        "checks": checks,
+        "verdict": None if verdict is None else messages.render(verdict.message),
+        "pick_wins": None if verdict is None else verdict.pick_wins,
+    }
+
+
+def no_fit(report: AdviceReport) -> dict[str, Any]:
+    """The closest miss and the changes that would fit, each with the query that runs it."""
+    error = report.no_fit
+    closest = error.closest_miss if error is not None else None
+    return {
+        "closest": None if closest is None else messages.render(closest.label),
+        "suggestions": [
+            {
+                "change": messages.render(s.change),
+                "query": forms.scenario_query(s.scenario).urlencode(),
+                "best": _("then first: %(offering)s on %(platform)s, %(cost)s %(currency)s")
+                % {
+                    "offering": s.best.offering_name,
+                    "platform": s.best.platform_name,
+                    "cost": charts.money_text(s.best.cost),
+                    "currency": s.best.plan.target_currency,
+                },
+            }
+            for s in report.suggestions
+        ],
+    }
+
+
+def _unit_label(leg: Leg) -> str:
+    if leg.plan.unit == "mixed":
+        return _("mixed plan")
+    return str(BILLING_UNIT_LABELS[BillingUnit(leg.plan.unit)])
+
+
+def _legs(plan: Plan) -> list[dict[str, Any]]:
+    return [
+        {
+            "n": n,
+            "platform": leg.platform_name,
+            "offering": leg.offering_name,
+            "offering_id": leg.offering_id,
+            "gpus": ngettext("%(n)s GPU", "%(n)s GPUs", leg.gpus) % {"n": leg.gpus},
+            "unit": _unit_label(leg),
+            "tasks": _(", ").join(leg.tasks),
+            "cost": charts.money_text(leg.cost),
+            "monthly": charts.money_text(leg.monthly_cost),
+            "storage": None if leg.storage_cost is None else charts.money_text(leg.storage_cost),
+            "time": None if leg.time_hours is None else charts.hours_text(leg.time_hours),
+        }
+        for n, leg in enumerate(plan.legs, start=1)
+    ]
+
+
+def plans(report: AdviceReport) -> dict[str, Any] | None:
+    """The search over plans across platforms: the note, and the legs of the plan it proposes
+    (or of the cheapest plan across platforms, when none beats a single platform)."""
+    search: PlanSearch | None = report.plans
+    if search is None:
+        return None
+    shown = search.plan or search.best_cross
+    return {
+        "proposed": search.plan is not None,
+        "note": messages.render(search.note),
+        "details": messages.render_all(search.details),
+        "legs": _legs(shown) if shown is not None else [],
+        "cost": None if shown is None else charts.money_text(shown.cost),
+        "single": _legs(search.single) if search.single is not None else [],
+        "single_cost": None if search.single is None else charts.money_text(search.single.cost),
+    }
+
+
+def csv_leg_rows(report: AdviceReport, columns: tuple[str, ...]) -> list[list[object]]:
+    """The proposed plan across platforms, one CSV row per leg (rank empty, plan "mixed")."""
+    search = report.plans
+    if search is None or search.plan is None:
+        return []
+    out = []
+    for n, leg in enumerate(search.plan.legs, start=1):
+        cells: dict[str, object] = {
+            "plan": "mixed",
+            "leg": n,
+            "tasks": "; ".join(leg.tasks),
+            "platform": leg.platform_name,
+            "offering": leg.offering_name,
+            "accelerator": leg.accelerator,
+            "instances": leg.instances,
+            "gpus_per_instance": leg.gpus_per_instance,
+            "billing_unit": leg.plan.unit,
+            "cost": cents(leg.cost),
+            "cost_basis": search.plan.basis.value,
+            "monthly_cost": cents(leg.monthly_cost),
+            "storage_cost": "" if leg.storage_cost is None else cents(leg.storage_cost),
+            "currency": search.plan.currency,
+            "time_hours": "" if leg.time_hours is None else round(leg.time_hours, 3),
+            "price_source_kind": leg.price_source_kind,
+        }
+        out.append([cells.get(column, "") for column in columns])
+    return out
