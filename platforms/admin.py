@@ -188,10 +188,12 @@ class OfferingAdminForm(forms.ModelForm[Offering]):
         assert cleaned is not None  # ModelForm.clean() returns cleaned_data
         if cleaned.get("new_price_amount") is not None and self.instance.pk:
             observed_at = cleaned.get("new_price_observed_at") or timezone.now()
-            if observed_at > timezone.now() + services.FUTURE_TOLERANCE:
-                raise ValidationError(
-                    {"new_price_observed_at": _("A price cannot be observed in the future.")}
-                )
+            try:
+                # The service's rule (not in the future, not before 2010), checked here so that
+                # it is a message beside the field rather than an error when the price is saved.
+                services.price_date_check(moment=observed_at)
+            except ValidationError as exc:
+                raise ValidationError({"new_price_observed_at": exc.messages}) from None
             clash = PriceObservation.objects.filter(
                 offering=self.instance,
                 unit=cleaned.get("new_price_unit"),
