@@ -78,6 +78,25 @@ def _choices_check(field: str, choices: type[models.TextChoices]) -> Q:
     return Q(**{f"{field}__in": choices.values})
 
 
+# No price in this catalogue can be older: no GPU was rented from a cloud before Amazon EC2's
+# Cluster GPU instances, announced on 15 November 2010
+# (https://aws.amazon.com/about-aws/whats-new/2010/11/15/announcing-cluster-gpu-instances-for-amazon-ec2/).
+# An earlier date is a typing mistake (0001-01-01, 0206 for 2026) that every write path
+# (platforms.services.price_date_check) and the database refuse.
+EARLIEST_PRICE_AT = dt.datetime(2010, 1, 1, tzinfo=dt.UTC)
+EARLIEST_PRICE_MESSAGE = _(
+    "A price cannot be observed before 2010: no cloud rented GPUs before then."
+)
+
+
+def _observed_since_earliest(prefix: str) -> models.CheckConstraint:
+    return models.CheckConstraint(
+        condition=Q(observed_at__gte=EARLIEST_PRICE_AT),
+        name=f"{prefix}_observed_since_2010",
+        violation_error_message=EARLIEST_PRICE_MESSAGE,
+    )
+
+
 def in_page_language(english: str, chinese: str) -> str:
     """Catalogue text kept in both languages: the Chinese one on a Chinese page, where there is
     one, else the English one."""
@@ -739,6 +758,7 @@ class PriceObservation(models.Model):
                 name="price_amount_not_negative",
                 violation_error_message=_("A price cannot be negative."),
             ),
+            _observed_since_earliest("price"),
             models.CheckConstraint(
                 condition=_choices_check("currency", Currency),
                 name="price_currency_known",
@@ -904,6 +924,7 @@ class StoragePrice(models.Model):
                 name="storage_amount_not_negative",
                 violation_error_message=_("A price cannot be negative."),
             ),
+            _observed_since_earliest("storage"),
             models.CheckConstraint(
                 condition=_choices_check("currency", Currency),
                 name="storage_currency_known",
@@ -1083,6 +1104,7 @@ class IdleModePrice(models.Model):
                 name="idlemode_amount_not_negative",
                 violation_error_message=_("A price cannot be negative."),
             ),
+            _observed_since_earliest("idlemode"),
             models.CheckConstraint(
                 condition=_choices_check("currency", Currency),
                 name="idlemode_currency_known",

@@ -25,6 +25,8 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from .models import (
+    EARLIEST_PRICE_AT,
+    EARLIEST_PRICE_MESSAGE,
     CatalogueVersion,
     CurrentPrice,
     IdleModePrice,
@@ -141,12 +143,16 @@ def current_prices_recompute(*, keys: Iterable[PriceKey]) -> None:
 
 
 def price_date_check(*, moment: datetime, now: datetime | None = None) -> None:
-    """Refuse a price dated in the future: it would stay "current" until that moment passed.
+    """Refuse a price dated in the future (it would stay "current" until that moment passed) or
+    before EARLIEST_PRICE_AT (a mistyped year; the database refuses it too).
 
-    Every write of a price date meets this rule: a new observation and a price seen again alike.
+    Every write of a price date meets this rule: a new observation and a price seen again alike,
+    from the admin, the API, an import or a feed.
     """
     if moment > (now or timezone.now()) + FUTURE_TOLERANCE:
         raise ValidationError({"observed_at": _("A price cannot be observed in the future.")})
+    if moment < EARLIEST_PRICE_AT:
+        raise ValidationError({"observed_at": EARLIEST_PRICE_MESSAGE})
 
 
 def price_observation_check(*, observation: PriceObservation, now: datetime | None = None) -> None:
