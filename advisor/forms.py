@@ -372,6 +372,33 @@ def task_count(data: Mapping[str, Any]) -> int:
     return min(max(count, 1), MAX_TASKS)
 
 
+def task_count_notice(data: Mapping[str, Any]) -> str:
+    """What task_count changed in a `tasks` value it could not use as given, in a sentence for
+    the page ("" when it used the value as given): tasks=101 or tasks=abc are not silent."""
+    if "tasks" not in data:
+        return ""
+    given = str(data.get("tasks", ""))
+    count = task_count(data)
+    if given == str(count):
+        return ""
+    try:
+        asked = int(given)
+    except ValueError:
+        return _("“tasks=%(given)s” is not a number of tasks: %(count)s is shown.") % {
+            "given": given[:20],
+            "count": count,
+        }
+    if asked > MAX_TASKS:
+        return _(
+            "“tasks=%(given)s” asks for more than the %(most)s tasks a scenario may have: "
+            "the first %(most)s are shown."
+        ) % {"given": asked, "most": MAX_TASKS}
+    return _("“tasks=%(given)s”: a scenario has at least one task, so %(count)s is shown.") % {
+        "given": asked,
+        "count": count,
+    }
+
+
 def is_submitted(data: Mapping[str, Any]) -> bool:
     return "tasks" in data
 

@@ -19,7 +19,7 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
-from advisor import charts, forms, messages, presets, results
+from advisor import charts, explain, forms, messages, presets, results, sharing
 from advisor.engine.billing import cents
 from advisor.engine.errors import AdvisorError
 from advisor.engine.estimate import Estimate
@@ -85,9 +85,10 @@ def index(request: HttpRequest) -> HttpResponse:
     advice = outcome.report.advice if outcome else None
     if outcome is not None and advice is not None and request.GET.get("format") == "csv":
         return _csv(advice, outcome.report)
+    if outcome is not None and request.GET.get("format") == "json":
+        return sharing.json_download(outcome.report)
     figures = charts.advisor_figures(outcome.report) if outcome else {}
-    query = request.GET.copy()
-    query["format"] = "csv"
+    rows = _rows(advice, outcome.report.catalogue.accelerators) if outcome and advice else []
     return render(
         request,
         "advisor/index.html",
@@ -98,12 +99,14 @@ def index(request: HttpRequest) -> HttpResponse:
             "plan": _plan(outcome.report.estimate) if outcome else [],
             "outcome": outcome,
             "advice": advice,
-            "rows": _rows(advice, outcome.report.catalogue.accelerators)
-            if outcome and advice
-            else [],
+            "rows": rows,
+            "explain": explain.explain_first(
+                rows, advice.currency, choices.label(advice.cost_basis)
+            )
+            if advice
+            else None,
             "results": _results(advice) if advice else {},
             "figures": figures,
-            "csv_query": query.urlencode(),
             "presets": [
                 (p, forms.scenario_query(p.translated_scenario(), preset=p.slug).urlencode())
                 for p in presets.PRESETS.values()
@@ -112,6 +115,8 @@ def index(request: HttpRequest) -> HttpResponse:
             "article": results.article(outcome.report) if outcome else None,
             "no_fit_help": results.no_fit(outcome.report) if outcome else None,
             "plans": results.plans(outcome.report) if outcome else None,
+            "share": sharing.share_context(request, form) if outcome else None,
+            "tasks_notice": forms.task_count_notice(request.GET),
         },
     )
 

@@ -8,6 +8,7 @@ urlpatterns = [
     path("i18n/", include("django.conf.urls.i18n")),
     path("api/", include("api.urls")),
     path("advisor/", include("advisor.urls")),
+    path("s/", include("advisor.scenario_urls")),
     path("", include("platforms.urls")),
 ]
 

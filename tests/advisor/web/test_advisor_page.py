@@ -203,7 +203,7 @@ def test_the_csv_download_lists_every_recommendation(client, seed, frozen):
 
 def test_the_csv_link_carries_the_scenario(client, seed, frozen):
     response = get(client, PRESETS["rendering-simulation"].scenario)
-    link = re.search(r'href="\?([^"]+)" download', text(response))[1]
+    link = re.search(r'href="/advisor/\?([^"]+)" download data-download="csv"', text(response))[1]
     query = QueryDict(link.replace("&amp;", "&"))
     assert query["format"] == "csv" and query["t0-vram_gib"] == "40"
 
