@@ -253,7 +253,6 @@ class ImportJobAdmin(ReadOnlyAdmin, admin.ModelAdmin[ImportJob]):
     list_filter = ["status", "format"]
     search_fields = ["filename"]
     list_select_related = ["platform", "created_by"]
-    exclude = ["text"]
 
     @admin.display(description=_("page"))
     def progress_link(self, job: ImportJob) -> SafeString:

@@ -1,19 +1,25 @@
-"""The admin's import, applied in the background: the confirmed file becomes an ImportJob that a
-worker applies through `offers_import`, while the page polls its status and progress.
+"""The admin's import, in the background: an uploaded file becomes an ImportJob whose file is kept
+server-side (feeds.uploads); a worker checks it (the preview, a dry run of `offers_import`), staff
+confirm what they saw, and a worker applies the same file. The page polls the job's status and
+progress throughout, so neither a large file nor a slow import holds a web request.
 
-The job's outcome is saved in the transaction that applies the file, so the page never says
-"failed" about an import that was written. Live progress (rows checked, rows written) cannot be
-read from that transaction by another connection, so it goes to Django's cache: shared between
-the web and the worker when the cache is Redis (REDIS_URL), and in-process otherwise, as with
-`make run`, where the job runs in the request that confirms it.
+    upload -> check_queued -> checking -> checked --confirm--> queued -> running -> succeeded
+                                       \\-> refused            \\-> expired           \\-> failed
+
+Each outcome is saved in the transaction that produced it, so the page never says "failed" about
+an import that was written. Live progress (rows checked, rows written) cannot be read from that
+transaction by another connection, so it goes to Django's cache: shared between the web and the
+worker when the cache is Redis (REDIS_URL), and in-process otherwise, as with `make run`, where
+each step runs in the request that starts it.
 """
 
 from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from django.core.cache import cache
@@ -21,12 +27,14 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext
 
-from platforms.importers import offers_import
+from platforms.importers import ImportReport, offers_import
+from platforms.importers.report import line_ranges
 from platforms.importers.service import Progress
 from platforms.models import Platform
 
 from .models import ImportJob, JobStatus
 from .services import PROBLEMS_KEPT
+from .uploads import job_file_drop, job_file_open, job_file_save
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
@@ -37,11 +45,17 @@ PROGRESS_KEY = "feeds:import-job:{pk}:progress"
 PROGRESS_TTL_S = 24 * 60 * 60
 # Write progress at most this often (the last row of a phase always).
 PROGRESS_EVERY_S = 0.5
+# A preview not confirmed within this long expires and its file is dropped: the catalogue it was
+# checked against may have moved on.
+CONFIRM_WITHIN = timedelta(hours=1)
+# The preview lists at most this many offerings; its counts always cover the whole file.
+PREVIEW_CHANGES = 1000
 
 
 def job_create(
     *,
-    text: str,
+    pieces: Iterable[bytes],
+    max_bytes: int,
     fmt: str,
     filename: str,
     platform: Platform | None,
@@ -50,55 +64,138 @@ def job_create(
     strict: bool,
     created_by: User | None,
 ) -> ImportJob:
-    """Save the job and hand it to a worker once the job is committed."""
-    from .tasks import apply_import_job
+    """Save the job with its file (`pieces`, streamed into the database) and hand it to a worker
+    to check once committed. Raises uploads.FileRefused (nothing saved) for a file over
+    `max_bytes` or not UTF-8."""
+    from .tasks import check_import_job
 
-    job = ImportJob.objects.create(
-        format=fmt,
-        filename=filename[:255],
-        platform=platform,
-        observed_at=observed_at,
-        source_url=source_url,
-        strict=strict,
-        text=text,
-        size=len(text.encode()),
-        created_by=created_by,
-    )
-    transaction.on_commit(lambda: apply_import_job.delay(job_id=job.pk))
+    with transaction.atomic():
+        job = ImportJob.objects.create(
+            status=JobStatus.CHECK_QUEUED,
+            format=fmt,
+            filename=filename[:255],
+            platform=platform,
+            observed_at=observed_at,
+            source_url=source_url,
+            strict=strict,
+            created_by=created_by,
+        )
+        job.size = job_file_save(job, pieces, max_bytes=max_bytes)
+        job.save(update_fields=["size"])
+        transaction.on_commit(lambda: check_import_job.delay(job_id=job.pk))
     return job
 
 
-def job_run(job_id: int) -> ImportJob | None:
-    """Apply a queued job; None when there is none (already taken, or gone)."""
-    taken = ImportJob.objects.filter(pk=job_id, status=JobStatus.QUEUED).update(
-        status=JobStatus.RUNNING, started_at=timezone.now()
+def _take(job_id: int, waiting: str, working: str) -> ImportJob | None:
+    """The job, moved from `waiting` to `working` by this worker alone; None when another took
+    it, or it is gone."""
+    taken = ImportJob.objects.filter(pk=job_id, status=waiting).update(
+        status=working, started_at=timezone.now()
     )
     if not taken:
         return None
-    job = ImportJob.objects.select_related("platform", "created_by").get(pk=job_id)
-    progress_write = _progress_writer(job.pk)
+    return ImportJob.objects.select_related("platform", "created_by").get(pk=job_id)
+
+
+def _import(job: ImportJob, *, dry_run: bool) -> ImportReport:
+    with job_file_open(job) as text:
+        return offers_import(
+            text=text,
+            fmt=job.format,
+            filename=job.filename,
+            observed_at=job.observed_at,
+            platform=job.platform,
+            source_url=job.source_url,
+            strict=job.strict,
+            dry_run=dry_run,
+            created_by=job.created_by,
+            progress=_progress_writer(job.pk),
+        )
+
+
+def _record(job: ImportJob, report: ImportReport) -> None:
+    job.rows = report.total_rows
+    job.created, job.updated, job.unchanged = report.created, report.updated, report.unchanged
+    job.skipped, job.errors = report.skipped_rows, len(report.errors)
+    job.problems = [str(problem) for problem in report.errors[:PROBLEMS_KEPT]]
+    job.summary = report.summary_lines()
+
+
+def job_check(job_id: int) -> ImportJob | None:
+    """The preview: check a queued upload against the catalogue and keep what the page shows (the
+    summary, skipped rows by reason, the first PREVIEW_CHANGES offerings, the bad rows). A file
+    with a bad row is refused and dropped; one without waits for its confirmation."""
+    job = _take(job_id, JobStatus.CHECK_QUEUED, JobStatus.CHECKING)
+    if job is None:
+        return None
+    try:
+        report = _import(job, dry_run=True)
+    except Exception as exc:
+        logger.exception("import job %s: the check failed", job_id)
+        return _fail(job, exc)
+    _record(job, report)
+    job.preview = {
+        "skipped": [list(item) for item in report.skipped_by_reason()],
+        "offerings": report.offerings,
+        "changes": [
+            {
+                "action": change.action,
+                "platform": change.platform,
+                "key": change.external_id,
+                "lines": line_ranges(change.lines),
+                "details": "; ".join(change.details),
+            }
+            for change in report.changes[:PREVIEW_CHANGES]
+        ],
+    }
+    job.checked_at = timezone.now()
+    if report.ok:
+        job.status = JobStatus.CHECKED
+        job.save()
+        cache.delete(PROGRESS_KEY.format(pk=job.pk))
+    else:
+        job.status = JobStatus.REFUSED
+        job.error_code = "rows"
+        job.error_params = {"count": len(report.errors), "first": str(report.errors[0])}
+        _finish(job)
+    return job
+
+
+def confirm_deadline(job: ImportJob) -> datetime | None:
+    return None if job.checked_at is None else job.checked_at + CONFIRM_WITHIN
+
+
+def job_confirm(job: ImportJob, *, by: User) -> bool:
+    """Queue a checked job to be written, by the person who uploaded it, within CONFIRM_WITHIN of
+    its check; an expired one is marked so (and its file dropped). Returns whether it was queued."""
+    from .tasks import apply_import_job
+
+    job.refresh_from_db()
+    deadline = confirm_deadline(job)
+    if job.status != JobStatus.CHECKED or job.created_by_id != by.pk or deadline is None:
+        return False
+    if timezone.now() > deadline:
+        _expire(job)
+        return False
+    with transaction.atomic():
+        confirmed = ImportJob.objects.filter(pk=job.pk, status=JobStatus.CHECKED).update(
+            status=JobStatus.QUEUED, confirmed_at=timezone.now()
+        )
+        if confirmed:
+            transaction.on_commit(lambda: apply_import_job.delay(job_id=job.pk))
+    job.refresh_from_db()
+    return bool(confirmed)
+
+
+def job_run(job_id: int) -> ImportJob | None:
+    """Apply a confirmed job; None when there is none (already taken, or gone)."""
+    job = _take(job_id, JobStatus.QUEUED, JobStatus.RUNNING)
+    if job is None:
+        return None
     try:
         with transaction.atomic():
-            report = offers_import(
-                text=job.text,
-                fmt=job.format,
-                filename=job.filename,
-                observed_at=job.observed_at,
-                platform=job.platform,
-                source_url=job.source_url,
-                strict=job.strict,
-                created_by=job.created_by,
-                progress=progress_write,
-            )
-            job.rows = report.total_rows
-            job.created, job.updated, job.unchanged = (
-                report.created,
-                report.updated,
-                report.unchanged,
-            )
-            job.skipped, job.errors = report.skipped_rows, len(report.errors)
-            job.problems = [str(problem) for problem in report.errors[:PROBLEMS_KEPT]]
-            job.summary = report.summary_lines()
+            report = _import(job, dry_run=False)
+            _record(job, report)
             if report.applied:
                 job.status = JobStatus.SUCCEEDED
             else:
@@ -112,16 +209,28 @@ def job_run(job_id: int) -> ImportJob | None:
             _finish(job)
     except Exception as exc:
         logger.exception("import job %s failed", job_id)
-        job.status = JobStatus.FAILED
-        job.error_code, job.error_params = "internal", {"error": f"{type(exc).__name__}: {exc}"}
-        _finish(job)
+        _fail(job, exc)
     return job
 
 
+def _fail(job: ImportJob, exc: Exception) -> ImportJob:
+    job.status = JobStatus.FAILED
+    job.error_code, job.error_params = "internal", {"error": f"{type(exc).__name__}: {exc}"}
+    _finish(job)
+    return job
+
+
+def _expire(job: ImportJob) -> None:
+    job.status = JobStatus.EXPIRED
+    job.error_code, job.error_params = "expired", {}
+    _finish(job)
+
+
 def _finish(job: ImportJob) -> None:
+    """Save the job's outcome; its file (up to 20 MB) is not kept once the job is done."""
     job.finished_at = timezone.now()
-    job.text = ""  # up to 20 MB: not kept once applied or refused
     job.save()
+    job_file_drop(job)
     cache.delete(PROGRESS_KEY.format(pk=job.pk))
     ok = job.status == JobStatus.SUCCEEDED
     logger.log(
@@ -145,6 +254,26 @@ def _finish(job: ImportJob) -> None:
     )
 
 
+def jobs_tidy(*, now: datetime, stale_before: datetime) -> int:
+    """Jobs left behind, marked and their files dropped: checks and imports still under way that
+    started before `stale_before` (their worker stopped; as an outcome is saved with what it
+    wrote, nothing was written), and previews not confirmed in time. Returns how many."""
+    count = 0
+    stuck = ImportJob.objects.filter(
+        status__in=[JobStatus.CHECKING, JobStatus.RUNNING], started_at__lt=stale_before
+    )
+    for job in stuck:
+        job.status, job.error_code, job.error_params = JobStatus.FAILED, "abandoned", {}
+        _finish(job)
+        count += 1
+    for job in ImportJob.objects.filter(
+        status=JobStatus.CHECKED, checked_at__lt=now - CONFIRM_WITHIN
+    ):
+        _expire(job)
+        count += 1
+    return count
+
+
 @dataclass(frozen=True)
 class JobProgress:
     phase: str  # "" (not started), "checking", "writing"
@@ -153,11 +282,9 @@ class JobProgress:
 
     @property
     def percent(self) -> int:
-        """Checking is the first half, writing the second."""
         if not self.total:
             return 0
-        share = min(self.done, self.total) * 50 // self.total
-        return share + (50 if self.phase == "writing" else 0)
+        return min(self.done, self.total) * 100 // self.total
 
     @property
     def text(self) -> str:
@@ -170,9 +297,12 @@ class JobProgress:
 
 
 def job_progress(job: ImportJob) -> JobProgress:
+    """Rows done in the job's current step: the check, then (confirmed) the import."""
     if job.status == JobStatus.SUCCEEDED:
         return JobProgress("writing", job.rows, job.rows)
-    if job.status != JobStatus.RUNNING:
+    if job.status in (JobStatus.CHECKED, JobStatus.REFUSED):
+        return JobProgress("checking", job.rows, job.rows)
+    if job.status not in (JobStatus.CHECKING, JobStatus.RUNNING):
         return JobProgress("", 0, 0)
     value: Any = cache.get(PROGRESS_KEY.format(pk=job.pk))
     if not isinstance(value, dict):

@@ -31,6 +31,10 @@ MESSAGES: dict[str, Promise] = {
         "The run stopped without finishing (was the worker stopped?); nothing was written."
     ),
     "internal": _("Unexpected error: %(error)s"),
+    "expired": _(
+        "The preview was not confirmed within an hour, so nothing was written; upload the file "
+        "again."
+    ),
 }
 
 

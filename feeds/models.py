@@ -164,17 +164,36 @@ class FeedRun(models.Model):
 
 
 class JobStatus(models.TextChoices):
+    # The uploaded file, checked by a worker (a dry run): nothing is written.
+    CHECK_QUEUED = "check_queued", _("waiting for a worker to check the file")
+    CHECKING = "checking", _("checking the file")
+    CHECKED = "checked", _("checked: waiting for your confirmation")
+    REFUSED = "refused", _("checked: bad rows, nothing to import")
+    EXPIRED = "expired", _("not confirmed in time")
+    # Confirmed: written by a worker, whole or not at all.
     QUEUED = "queued", _("waiting for a worker")
     RUNNING = "running", _("running")
     SUCCEEDED = "succeeded", _("succeeded")
     FAILED = "failed", _("failed")
 
 
+# A worker is busy with the job, or will be: the page polls until it is not.
+UNDER_WAY = (JobStatus.CHECK_QUEUED, JobStatus.CHECKING, JobStatus.QUEUED, JobStatus.RUNNING)
+# Nothing will happen to the job any more; its file is gone.
+DONE = (JobStatus.REFUSED, JobStatus.EXPIRED, JobStatus.SUCCEEDED, JobStatus.FAILED)
+
+
 class ImportJob(models.Model):
-    """An import confirmed in the admin, applied by a worker; the page polls its status."""
+    """A file uploaded in the admin's "Import offers": checked by a worker (the preview), then,
+    once staff confirm it, applied by a worker; the page polls its status.
+
+    The file itself is kept server-side in ImportJobChunks from the upload until the job is done
+    (refused, expired, applied or failed), so the confirmation carries no copy of it and every
+    web and worker process reads the same file from the database.
+    """
 
     status = models.CharField(
-        _("status"), max_length=10, choices=JobStatus.choices, default=JobStatus.QUEUED
+        _("status"), max_length=20, choices=JobStatus.choices, default=JobStatus.CHECK_QUEUED
     )
     format = models.CharField(_("format"), max_length=20)
     filename = models.CharField(_("file"), max_length=255)
@@ -189,8 +208,6 @@ class ImportJob(models.Model):
     observed_at = models.DateTimeField(_("observed at"))
     source_url = models.URLField(_("source URL"), max_length=500, blank=True)
     strict = models.BooleanField(_("unknown accelerators are errors"), default=False)
-    # The file itself, until the job is done.
-    text = models.TextField(blank=True, editable=False)
     size = models.PositiveBigIntegerField(_("bytes"), default=0)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,
@@ -201,6 +218,8 @@ class ImportJob(models.Model):
         verbose_name=_("started by"),
     )
     created_at = models.DateTimeField(_("created at"), auto_now_add=True)
+    checked_at = models.DateTimeField(_("checked at"), null=True, blank=True)
+    confirmed_at = models.DateTimeField(_("confirmed at"), null=True, blank=True)
     started_at = models.DateTimeField(_("started at"), null=True, blank=True)
     finished_at = models.DateTimeField(_("finished at"), null=True, blank=True)
     rows = models.PositiveIntegerField(_("rows"), default=0)
@@ -213,6 +232,8 @@ class ImportJob(models.Model):
     error_params = models.JSONField(_("error details"), default=dict, blank=True)
     problems = models.JSONField(_("bad rows"), default=list, blank=True)
     summary = models.JSONField(_("summary"), default=list, blank=True)
+    # What the check found, for the preview page: skipped rows by reason and the first changes.
+    preview = models.JSONField(_("preview"), default=dict, blank=True, editable=False)
 
     class Meta:
         ordering = ["-created_at", "-pk"]
@@ -223,8 +244,17 @@ class ImportJob(models.Model):
         return f"{self.filename} ({self.created_at:%Y-%m-%d %H:%M})"
 
     @property
+    def under_way(self) -> bool:
+        return self.status in UNDER_WAY
+
+    @property
     def finished(self) -> bool:
-        return self.status in (JobStatus.SUCCEEDED, JobStatus.FAILED)
+        return self.status in DONE
+
+    @property
+    def confirmed(self) -> bool:
+        """Past the preview: queued to be written, written, or failed."""
+        return self.confirmed_at is not None
 
     @property
     def error_text(self) -> str:
@@ -233,3 +263,21 @@ class ImportJob(models.Model):
     @property
     def format_label(self) -> str:
         return FORMAT_LABELS.get(self.format, self.format)
+
+
+class ImportJobChunk(models.Model):
+    """A piece of an import job's file, in upload order: the file, streamed in from the upload and
+    out to the importer without ever being whole in memory, and readable by any worker."""
+
+    job = models.ForeignKey(ImportJob, on_delete=models.CASCADE, related_name="chunks")
+    index = models.PositiveIntegerField()
+    data = models.BinaryField()
+
+    class Meta:
+        constraints = [
+            # Also the index of "the job's file, in order" (feeds.uploads).
+            models.UniqueConstraint(fields=["job", "index"], name="importjobchunk_one_per_index")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.job_id}/{self.index}"

@@ -26,7 +26,7 @@ from platforms.models import Platform
 
 from . import schedule
 from .fetch import FetchError, fetch
-from .models import Feed, FeedRun, ImportJob, JobStatus, RunStatus, Trigger
+from .models import Feed, FeedRun, RunStatus, Trigger
 
 logger = logging.getLogger(__name__)
 
@@ -297,7 +297,7 @@ def abandon_stale(now: datetime | None = None) -> int:
         run.error_code, run.error_params = "abandoned", {}
         run_finish(run, ok=False)
         count += 1
-    count += ImportJob.objects.filter(status=JobStatus.RUNNING, started_at__lt=before).update(
-        status=JobStatus.FAILED, finished_at=now, error_code="abandoned", text=""
-    )
-    return count
+    # Import jobs too, and previews not confirmed in time (feeds.jobs imports this module).
+    from .jobs import jobs_tidy
+
+    return count + jobs_tidy(now=now, stale_before=before)

@@ -1,5 +1,6 @@
 """Celery tasks: beat's `run_due_feeds` every FEED_CHECK_INTERVAL_S seconds, one `run_feed` per due
-feed (retried with backoff while its failures may pass), and `apply_import_job` for the admin.
+feed (retried with backoff while its failures may pass), and for the admin's import
+`check_import_job` (the preview) and `apply_import_job` (the confirmed file).
 
 With no broker configured (CELERY_BROKER_URL unset) they run eagerly where they are called, and a
 retry follows at once.
@@ -67,7 +68,15 @@ def run_feed(
     return RunStatus.FAILED
 
 
+@shared_task(name="feeds.tasks.check_import_job", ignore_result=True)
+def check_import_job(job_id: int) -> str:
+    """The admin import's preview: check the uploaded file (a dry run)."""
+    job = jobs.job_check(job_id)
+    return job.status if job is not None else "not queued"
+
+
 @shared_task(name="feeds.tasks.apply_import_job", ignore_result=True)
 def apply_import_job(job_id: int) -> str:
+    """The admin import, confirmed: write the checked file."""
     job = jobs.job_run(job_id)
     return job.status if job is not None else "not queued"

@@ -1,10 +1,10 @@
 """Staff keep the catalogue current here. A price typed on an offering becomes a new observation;
 past observations are shown read-only and only superusers may correct or delete them.
 
-Catalog files are imported from the Offering list ("Import offers"): upload, preview what would
-change (nothing is written), then confirm to apply, through the same service as
-`manage.py import_offers`; the confirmed file is applied by a background job (feeds.jobs), whose
-page shows its progress.
+Catalog files are imported from the Offering list ("Import offers"): upload (the file is kept
+server-side), a background job checks it and previews what would change (nothing is written),
+then confirm to apply the same file, through the same service as `manage.py import_offers`; the
+job's page (feeds.jobs) shows each step's progress.
 """
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, Any, cast
 
 from django import forms
 from django.contrib import admin
-from django.core import signing
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db.models import Model
 from django.http import HttpRequest, HttpResponse, JsonResponse
@@ -25,10 +24,11 @@ from django.utils.translation import gettext_lazy as _
 
 from advisor.messages import listed_price, rate_number
 from feeds import jobs as import_jobs
-from feeds.models import ImportJob
+from feeds.models import ImportJob, JobStatus
+from feeds.uploads import FileRefused
 
 from . import services
-from .importers import FORMAT_LABELS, observed_at_value, offers_import
+from .importers import FORMAT_LABELS, observed_at_value
 from .importers.registry import PLATFORM_PER_ROW
 from .models import (
     Accelerator,
@@ -207,17 +207,17 @@ class OfferingAdminForm(forms.ModelForm[Offering]):
         return cleaned
 
 
-# The uploaded file travels from the preview to the confirmation inside the page, signed (staff
-# cannot alter what they previewed) and compressed (catalog CSVs shrink about tenfold).
-IMPORT_SALT = "platforms.admin.offer-import"
-IMPORT_MAX_AGE_S = 60 * 60
-IMPORT_MAX_BYTES = 20 * 1024 * 1024
-# A preview lists at most this many offerings; the counts always cover the whole file.
-IMPORT_PREVIEW_ROWS = 1000
+# The largest file the page takes; staff with larger catalogs use manage.py import_offers.
+IMPORT_MAX_MB = 20
+IMPORT_MAX_BYTES = IMPORT_MAX_MB * 1024 * 1024
+# Bytes read from the upload at a time (from its temporary file, or memory below 2.5 MB).
+UPLOAD_PIECE_BYTES = 256 * 1024
+TOO_LARGE = _("The file is larger than 20 MB; use manage.py import_offers.")
+NOT_UTF8 = _("The file is not UTF-8 text.")
 
 
 class OfferImportForm(forms.Form):
-    file = forms.FileField(label=_("catalog file (CSV or JSON)"), required=False)
+    file = forms.FileField(label=_("catalog file (CSV or JSON)"))
     format = forms.ChoiceField(label=_("format"), choices=sorted(FORMAT_LABELS.items()))
     platform = forms.ModelChoiceField(
         label=_("platform"),
@@ -245,58 +245,37 @@ class OfferImportForm(forms.Form):
         required=False,
         help_text=_("Unticked, rows with an unknown accelerator are skipped and listed."),
     )
-    payload = forms.CharField(required=False, widget=forms.HiddenInput)
 
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean()
         assert cleaned is not None  # Form.clean() returns cleaned_data
         if cleaned.get("format") not in {None, *PLATFORM_PER_ROW} and not cleaned.get("platform"):
             self.add_error("platform", _("Choose the platform this catalog lists."))
-        if cleaned.get("payload"):
-            try:
-                data = signing.loads(cleaned["payload"], salt=IMPORT_SALT, max_age=IMPORT_MAX_AGE_S)
-            except signing.BadSignature:
-                raise ValidationError(
-                    _("The preview expired or was altered; upload again.")
-                ) from None
-            cleaned["text"], cleaned["filename"] = data["text"], data["filename"]
-            return cleaned
         upload = cleaned.get("file")
-        if upload is None:
-            self.add_error("file", _("Choose a file to import."))
-            return cleaned
-        if upload.size > IMPORT_MAX_BYTES:
-            self.add_error("file", _("The file is larger than 20 MB; use manage.py import_offers."))
-            return cleaned
-        try:
-            cleaned["text"] = upload.read().decode("utf-8-sig")
-        except UnicodeDecodeError:
-            self.add_error("file", _("The file is not UTF-8 text."))
-            return cleaned
-        cleaned["filename"] = upload.name
+        if upload is not None and upload.size > IMPORT_MAX_BYTES:
+            self.add_error("file", TOO_LARGE)
         return cleaned
 
-    def confirmation(self) -> OfferImportForm:
-        """The same choices as hidden fields, with the file signed into `payload`."""
+    def job(self, request: HttpRequest) -> ImportJob | None:
+        """The upload as an import job (its file streamed into the database, a check queued), or
+        None with the reason on the file field."""
         data = self.cleaned_data
-        payload = signing.dumps(
-            {"text": data["text"], "filename": data["filename"]}, salt=IMPORT_SALT, compress=True
-        )
-        form = OfferImportForm(
-            auto_id=False,  # the upload form above already uses the ids
-            initial={
-                "format": data["format"],
-                "platform": data["platform"].pk if data.get("platform") else "",
-                "observed_on": data["observed_on"].isoformat(),
-                "source_url": data["source_url"],
-                "strict": data["strict"],
-                "payload": payload,
-            },
-        )
-        for field in form.fields.values():
-            field.widget = forms.HiddenInput()
-        del form.fields["file"]
-        return form
+        upload = data["file"]
+        try:
+            return import_jobs.job_create(
+                pieces=upload.chunks(UPLOAD_PIECE_BYTES),
+                max_bytes=IMPORT_MAX_BYTES,
+                fmt=data["format"],
+                filename=upload.name or "upload",
+                platform=data.get("platform"),
+                observed_at=observed_at_value(data["observed_on"]),
+                source_url=data["source_url"],
+                strict=data["strict"],
+                created_by=staff_user(request),
+            )
+        except FileRefused as refused:
+            self.add_error("file", TOO_LARGE if refused.code == "too_large" else NOT_UTF8)
+            return None
 
 
 @admin.register(Offering)
@@ -406,39 +385,15 @@ class OfferingAdmin(CatalogueAdminMixin, admin.ModelAdmin[Offering]):
             raise PermissionDenied
 
     def import_view(self, request: HttpRequest) -> HttpResponse:
-        """Upload -> preview (a dry run) -> confirm: the same file, applied by a background job
-        (feeds.jobs) whose page shows its progress."""
+        """Upload: the file is kept server-side as an import job, which a worker checks (the
+        preview) and, once confirmed on the job's page, writes (feeds.jobs)."""
         self._check_import_permission(request)
-        report = confirmation = None
         if request.method == "POST":
             form = OfferImportForm(request.POST, request.FILES)
             if form.is_valid():
-                data = form.cleaned_data
-                if "apply" in request.POST and data.get("payload"):
-                    job = import_jobs.job_create(
-                        text=data["text"],
-                        fmt=data["format"],
-                        filename=data["filename"],
-                        observed_at=observed_at_value(data["observed_on"]),
-                        platform=data.get("platform"),
-                        source_url=data["source_url"],
-                        strict=data["strict"],
-                        created_by=staff_user(request),
-                    )
+                job = form.job(request)
+                if job is not None:
                     return redirect("admin:platforms_offering_import_job", job.pk)
-                report = offers_import(
-                    text=data["text"],
-                    fmt=data["format"],
-                    filename=data["filename"],
-                    observed_at=observed_at_value(data["observed_on"]),
-                    platform=data.get("platform"),
-                    source_url=data["source_url"],
-                    strict=data["strict"],
-                    dry_run=True,
-                    created_by=staff_user(request),
-                )
-                if report.ok:
-                    confirmation = form.confirmation()
         else:
             form = OfferImportForm(initial={"observed_on": timezone.localdate()})
         context = {
@@ -446,25 +401,27 @@ class OfferingAdmin(CatalogueAdminMixin, admin.ModelAdmin[Offering]):
             "opts": self.model._meta,
             "title": _("Import offers"),
             "form": form,
-            "report": report,
-            "confirmation": confirmation,
-            "preview_limit": IMPORT_PREVIEW_ROWS,
-            "changes": report.changes[:IMPORT_PREVIEW_ROWS] if report else [],
         }
         return TemplateResponse(request, "admin/platforms/offering/import.html", context)
 
     def import_job_view(self, request: HttpRequest, job_id: int) -> HttpResponse:
-        """A confirmed import's status and progress; `?format=json` for the page's poller.
-        Without JavaScript the page has a refresh link while the job is under way."""
+        """An import's status and progress, its preview once checked and the button that confirms
+        it (POST `apply`, for whoever uploaded it); `?format=json` for the page's poller. Without
+        JavaScript the page has a refresh link while a worker is busy with the job."""
         self._check_import_permission(request)
         job = get_object_or_404(ImportJob.objects.select_related("platform"), pk=job_id)
+        if request.method == "POST" and "apply" in request.POST:
+            if job.created_by_id != request.user.pk:
+                raise PermissionDenied
+            import_jobs.job_confirm(job, by=staff_user(request))
+            return redirect("admin:platforms_offering_import_job", job.pk)
         progress = import_jobs.job_progress(job)
         if request.GET.get("format") == "json":
             return JsonResponse(
                 {
                     "status": job.status,
                     "status_label": job.get_status_display(),
-                    "finished": job.finished,
+                    "finished": not job.under_way,
                     "phase": progress.phase,
                     "done": progress.done,
                     "total": progress.total,
@@ -472,12 +429,18 @@ class OfferingAdmin(CatalogueAdminMixin, admin.ModelAdmin[Offering]):
                     "progress_text": progress.text,
                 }
             )
+        preview = job.preview or {}
+        shown = len(preview.get("changes", []))
         context = {
             **self.admin_site.each_context(request),
             "opts": self.model._meta,
             "title": _("Import offers"),
             "job": job,
             "progress": progress,
+            "preview": preview,
+            "more_offerings": max(0, preview.get("offerings", 0) - shown),
+            "can_confirm": job.status == JobStatus.CHECKED and job.created_by_id == request.user.pk,
+            "confirm_by": import_jobs.confirm_deadline(job),
         }
         return TemplateResponse(request, "admin/platforms/offering/import_job.html", context)
 

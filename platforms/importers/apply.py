@@ -22,47 +22,55 @@ from .registry import FORMAT_LABELS
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
 
-# Rows written per statement: bulk inserts keep a 10,000-row catalog to seconds, not minutes.
-WRITE_BATCH = 500
 
+class Writer:
+    """Writes checked batches of a plan inside the caller's transaction, then the platform
+    prices; `sources` are the sources it recorded (one per URL and day, shared by the batches).
 
-def apply(
-    plan: list[PlannedOffering],
-    *,
-    fmt: str,
-    filename: str,
-    source_url: str,
-    created_by: User | None,
-    tick: Callable[[list[int]], None],
-    platform_prices: Sequence[PlannedPlatformPrice] = (),
-) -> list[Source]:
-    """Write a checked plan inside the caller's transaction; returns the sources it recorded.
-
-    `platform_prices`: storage and no-GPU-mode prices (native CSV), written after the offerings.
-
-    Raises IntegrityError or ValidationError when the catalogue changed since the plan was made.
+    Each batch is written in bulk (one insert per kind of row): a 100,000-row catalog is 200
+    batches of 500, a few statements each. Raises IntegrityError or ValidationError when the
+    catalogue changed since the batch was planned.
     """
-    label = FORMAT_LABELS.get(fmt, fmt)
-    sources: dict[tuple[str, date], Source] = {}
 
-    def source_for(url: str, when: datetime) -> Source:
+    def __init__(
+        self,
+        *,
+        fmt: str,
+        filename: str,
+        source_url: str,
+        created_by: User | None,
+        tick: Callable[[list[int]], None],
+    ) -> None:
+        self.label = FORMAT_LABELS.get(fmt, fmt)
+        self.filename, self.source_url, self.created_by, self.tick = (
+            filename,
+            source_url,
+            created_by,
+            tick,
+        )
+        self._sources: dict[tuple[str, date], Source] = {}
+
+    @property
+    def sources(self) -> list[Source]:
+        return list(self._sources.values())
+
+    def source_for(self, url: str, when: datetime) -> Source:
         day = timezone.localtime(when).date()
-        key = (url or source_url, day)
-        if key not in sources:
-            sources[key] = services.import_source(
-                label=label, filename=filename, url=key[0], day=day
+        key = (url or self.source_url, day)
+        if key not in self._sources:
+            self._sources[key] = services.import_source(
+                label=self.label, filename=self.filename, url=key[0], day=day
             )
-        return sources[key]
+        return self._sources[key]
 
-    for start in range(0, len(plan), WRITE_BATCH):
-        batch = plan[start : start + WRITE_BATCH]
+    def write(self, batch: list[PlannedOffering]) -> None:
         new = [planned for planned in batch if planned.is_new]
         for planned in new:
             first = min(planned.prices, key=lambda item: item.observed_at, default=None)
             planned.offering.source = (
-                source_for(first.price.source_url, first.observed_at)
+                self.source_for(first.price.source_url, first.observed_at)
                 if first is not None
-                else source_for("", timezone.now())
+                else self.source_for("", timezone.now())
             )
         services.offerings_create(offerings=[planned.offering for planned in new])
         for planned in batch:
@@ -78,18 +86,21 @@ def apply(
                     continue
                 observation = item.observation
                 observation.offering = planned.offering
-                observation.source = source_for(item.price.source_url, item.observed_at)
-                observation.created_by = created_by
+                observation.source = self.source_for(item.price.source_url, item.observed_at)
+                observation.created_by = self.created_by
                 observations.append(observation)
         services.price_observations_create(observations=observations)
         for seen_at, seen_again in seen.items():
             services.price_observations_seen(observations=seen_again, seen_at=seen_at)
-        tick([line for planned in batch for line in planned.row.lines])
-    if platform_prices:
+        self.tick([line for planned in batch for line in planned.row.lines])
+
+    def write_platform_prices(self, platform_prices: Sequence[PlannedPlatformPrice]) -> None:
+        """Storage and no-GPU-mode prices (native CSV), written after the offerings."""
+        if not platform_prices:
+            return
         for platform_price in platform_prices:
-            platform_price.price.source = source_for(
+            platform_price.price.source = self.source_for(
                 platform_price.source_url, platform_price.price.observed_at
             )
         services.platform_prices_create(prices=[p.price for p in platform_prices])
-        tick([p.line for p in platform_prices])
-    return list(sources.values())
+        self.tick([p.line for p in platform_prices])

@@ -9,7 +9,7 @@ observed before becomes a new observation; the same price seen again only moves 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
@@ -71,6 +71,11 @@ class PlannedOffering:
     change: Change
 
 
+# Rows planned (and, on apply, written) together: the offerings, prices and changes of one batch
+# are all that is held at a time, so memory follows the batch, not the catalog.
+BATCH = 500
+
+
 def plan(
     rows: list[OfferRow],
     *,
@@ -79,17 +84,48 @@ def plan(
     observed_at: datetime,
     strict: bool,
     tick: Callable[[list[int]], None],
-) -> list[PlannedOffering]:
-    """The offerings to write, in row order; every problem found goes into `report`."""
+    batch: int = BATCH,
+) -> Iterator[list[PlannedOffering]]:
+    """The offerings to write, in row order, a batch of `batch` rows at a time; every problem
+    found goes into `report`. Each batch is planned against the catalogue as it is when the batch
+    is asked for: an import that writes a batch before asking for the next sees its own writes
+    only in offerings of that batch (each offering is in one row, so in one batch)."""
     now = timezone.now()
     resolver = AcceleratorResolver()
     slugs = {row.platform_slug for row in rows if row.platform_slug}
     platforms = {p.slug: p for p in Platform.objects.filter(slug__in=slugs)}
     if platform is not None:
         platforms.setdefault(platform.slug, platform)
-
-    ready: list[tuple[OfferRow, Platform, Accelerator]] = []
     skipped_lines: set[tuple[int, str]] = set()
+    for start in range(0, len(rows), batch):
+        yield _plan_batch(
+            rows[start : start + batch],
+            report=report,
+            platform=platform,
+            platforms=platforms,
+            resolver=resolver,
+            skipped_lines=skipped_lines,
+            observed_at=observed_at,
+            strict=strict,
+            tick=tick,
+            now=now,
+        )
+
+
+def _plan_batch(
+    rows: list[OfferRow],
+    *,
+    report: ImportReport,
+    platform: Platform | None,
+    platforms: dict[str, Platform],
+    resolver: AcceleratorResolver,
+    skipped_lines: set[tuple[int, str]],
+    observed_at: datetime,
+    strict: bool,
+    tick: Callable[[list[int]], None],
+    now: datetime,
+) -> list[PlannedOffering]:
+    ready: list[tuple[OfferRow, Platform, Accelerator]] = []
     for row in rows:
         target = platforms.get(row.platform_slug) if row.platform_slug else platform
         if target is None:
@@ -143,7 +179,7 @@ def plan(
         )
         if planned is not None:
             planned_offerings.append(planned)
-            report.changes.append(planned.change)
+            report.add_change(planned.change)
         tick(row.lines)
     return planned_offerings
 

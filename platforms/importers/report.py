@@ -25,13 +25,20 @@ class Change:
     details: list[str] = field(default_factory=list)
 
 
+# Changes kept with their details (the admin's preview lists at most this many); the counts cover
+# every offering of the file. A catalog of 100,000 offerings would otherwise keep 100,000 lists.
+CHANGES_KEPT = 1000
+
+
 @dataclass
 class ImportReport:
     fmt: str
     filename: str
     dry_run: bool
     total_rows: int = 0
+    # The first CHANGES_KEPT changes, in row order; `actions` counts them all.
     changes: list[Change] = field(default_factory=list)
+    actions: Counter[str] = field(default_factory=Counter)
     skipped: list[RowProblem] = field(default_factory=list)
     errors: list[RowProblem] = field(default_factory=list)
     merged: int = 0
@@ -46,8 +53,18 @@ class ImportReport:
     def ok(self) -> bool:
         return not self.errors
 
+    def add_change(self, change: Change) -> None:
+        self.actions[change.action] += 1
+        if len(self.changes) < CHANGES_KEPT:
+            self.changes.append(change)
+
+    @property
+    def offerings(self) -> int:
+        """Offerings the file describes (created, updated or unchanged), kept or not."""
+        return sum(self.actions.values())
+
     def count(self, action: str) -> int:
-        return sum(1 for change in self.changes if change.action == action)
+        return self.actions[action]
 
     @property
     def created(self) -> int:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import csv
 import io
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import date, datetime, time
 from decimal import ROUND_HALF_EVEN, Decimal, InvalidOperation
 from functools import cache
@@ -42,7 +42,7 @@ class Skip(Exception):
         self.reason = reason
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class RowProblem:
     """A skipped or rejected row. `reason` groups rows in the summary; `message` is per row.
 
@@ -66,7 +66,7 @@ class RowProblem:
         return f"{where}{self.message or self.reason}"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class PriceRow:
     unit: str
     amount: Decimal
@@ -82,7 +82,7 @@ class PriceRow:
         return (self.unit, self.tier, self.observed_at)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class StorageRow:
     """A platform's storage price, from a native CSV row with `record` = storage."""
 
@@ -100,7 +100,7 @@ class StorageRow:
     source_url: str = ""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class IdleModeRow:
     """A platform's no-GPU (idle) mode price, from a native CSV row with `record` = no_gpu_mode."""
 
@@ -115,7 +115,7 @@ class IdleModeRow:
     source_url: str = ""
 
 
-@dataclass
+@dataclass(slots=True)
 class OfferRow:
     """One offering as a catalog states it.
 
@@ -440,7 +440,8 @@ def merge_duplicates(parsed: Parsed, *, same_unit: str) -> Parsed:
         key = (row.platform_slug, row.external_id)
         first = merged.get(key)
         if first is None:
-            merged[key] = replace(row, lines=list(row.lines), prices=list(row.prices))
+            # The parsed rows are not read again: the first row of a key takes the others in.
+            merged[key] = row
             continue
         if first.hardware() != row.hardware() or (first.name, first.name_zh) != (
             row.name,

@@ -18,11 +18,11 @@ from django.utils import timezone
 from platforms import services
 from platforms.models import Platform
 
-from .apply import apply
+from .apply import Writer
 from .plan import plan, plan_platform_prices
 from .registry import parser_for
 from .report import ImportReport
-from .rows import RowError, RowProblem, url_value
+from .rows import RowError, RowProblem, Text, url_value
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
@@ -34,7 +34,7 @@ logger = logging.getLogger("platforms.importers")
 
 def offers_import(
     *,
-    text: str,
+    text: Text,
     fmt: str,
     filename: str,
     observed_at: datetime,
@@ -94,7 +94,7 @@ def offers_import(
 
 def _offers_import(
     *,
-    text: str,
+    text: Text,
     fmt: str,
     filename: str,
     observed_at: datetime,
@@ -107,12 +107,16 @@ def _offers_import(
 ) -> ImportReport:
     """Import a catalog file. Nothing is written when `dry_run` or when any row has an error.
 
+    `text` is the file's text, or a text stream opened with newline="" (an uploaded file, read as
+    it is parsed: feeds.uploads).
+
     `observed_at` dates every price whose row gives no date of its own. `platform` applies to every
     row that does not name one (native CSV may). Rows that cannot be used but are not wrong
     (CPU-only instances, no on-demand price, an accelerator the catalogue does not know) are
     skipped and reported with their lines; `strict` makes an unknown or ambiguous accelerator an
-    error instead. `progress(phase, done, total)` is called per row in the phases "checking" and
-    "writing".
+    error instead. `progress(phase, done, total)` is called as rows are done, in one phase:
+    "writing" when the file is written (each batch of rows as soon as it is checked), "checking"
+    for a dry run or a file with bad rows.
     """
     report = ImportReport(fmt=fmt, filename=filename, dry_run=dry_run)
     try:
@@ -133,46 +137,41 @@ def _offers_import(
     report.errors += parsed.errors
     report.merged = parsed.merged
     counter = _Counter(progress)
-    counter.start("checking", parsed.total)
-    # Rows the parser already settled (skipped or bad) count as checked.
-    counter.tick("checking", [problem.line for problem in parsed.skipped + parsed.errors])
+    # A dry run checks; an import writes each batch as soon as it is checked, while no row has
+    # an error (after one, it only checks, to report every bad row, and writes nothing).
+    phase = "checking" if dry_run or report.errors else "writing"
+    counter.start(phase, parsed.total)
+    # Rows the parser already settled (skipped or bad) are done.
+    counter.tick(phase, [problem.line for problem in parsed.skipped + parsed.errors])
+    writer = Writer(
+        fmt=fmt,
+        filename=filename,
+        source_url=source_url,
+        created_by=created_by,
+        tick=lambda lines: counter.tick(phase, lines),
+    )
 
     with transaction.atomic():
-        planned = plan(
-            parsed.rows,
-            report=report,
-            platform=platform,
-            observed_at=observed_at,
-            strict=strict,
-            tick=lambda lines: counter.tick("checking", lines),
-        )
-        platform_prices = plan_platform_prices(
-            parsed.storage,
-            parsed.idle_modes,
-            report=report,
-            platform=platform,
-            observed_at=observed_at,
-        )
-        counter.tick(
-            "checking", [r.line for r in parsed.storage] + [r.line for r in parsed.idle_modes]
-        )
-        report.errors.sort(key=lambda problem: problem.line)
-        report.skipped.sort(key=lambda problem: problem.line)
-        if dry_run or report.errors:
-            return report
-        # Writing covers the lines that make offerings, not the skipped ones.
-        lines = {line for item in planned for line in item.row.lines}
-        counter.start("writing", len(lines | {item.line for item in platform_prices}))
         try:
-            report.sources = apply(
-                planned,
-                fmt=fmt,
-                filename=filename,
-                source_url=source_url,
-                created_by=created_by,
-                tick=lambda lines: counter.tick("writing", lines),
-                platform_prices=platform_prices,
+            for batch in plan(
+                parsed.rows,
+                report=report,
+                platform=platform,
+                observed_at=observed_at,
+                strict=strict,
+                tick=lambda lines: counter.tick(phase, lines),
+            ):
+                if not (dry_run or report.errors):
+                    writer.write(batch)
+            platform_prices = plan_platform_prices(
+                parsed.storage,
+                parsed.idle_modes,
+                report=report,
+                platform=platform,
+                observed_at=observed_at,
             )
+            if not (dry_run or report.errors):
+                writer.write_platform_prices(platform_prices)
         except (IntegrityError, ValidationError) as exc:
             # Someone wrote the same offerings between our reads and our writes. The whole
             # transaction is rolled back, so running the import again is safe.
@@ -180,8 +179,15 @@ def _offers_import(
             report.errors.append(
                 RowProblem(0, "conflict", f"the catalogue changed while importing ({exc}); retry")
             )
-            report.sources = []
             return report
+        counter.tick(phase, [r.line for r in parsed.storage] + [r.line for r in parsed.idle_modes])
+        report.errors.sort(key=lambda problem: problem.line)
+        report.skipped.sort(key=lambda problem: problem.line)
+        if dry_run or report.errors:
+            # A row found bad after earlier batches were written: none of them stays.
+            transaction.set_rollback(True)
+            return report
+    report.sources = writer.sources
     report.applied = True
     return report
 

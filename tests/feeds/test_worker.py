@@ -25,8 +25,8 @@ from django.db import connections
 from django.utils import timezone
 
 from feeds import jobs
-from feeds.models import FeedRun, ImportJob
-from feeds.tasks import run_due_feeds
+from feeds.models import FeedRun, ImportJob, ImportJobChunk
+from feeds.tasks import apply_import_job, run_due_feeds
 from platforms.models import Offering
 
 from .conftest import LAMBDA, make_feed, sample
@@ -136,9 +136,13 @@ def test_a_real_worker_retries_after_its_backoff(worker, feed_server, lambda_clo
     assert [entry["http_status"] for entry in run.attempt_log] == [500, 200]
 
 
-def test_an_admin_import_job_is_applied_by_the_worker(worker, lambda_cloud, lambda_sample):
+def test_an_admin_import_job_is_checked_then_applied_by_the_worker(
+    worker, lambda_cloud, lambda_sample
+):
+    data = sample(LAMBDA).encode()
     job = jobs.job_create(
-        text=sample(LAMBDA),
+        pieces=[data],
+        max_bytes=len(data),
         fmt="skypilot",
         filename="vms.csv",
         platform=lambda_cloud,
@@ -146,10 +150,16 @@ def test_an_admin_import_job_is_applied_by_the_worker(worker, lambda_cloud, lamb
         source_url="",
         strict=False,
         created_by=None,
-    )  # committed at once here, so it goes to the worker at once
+    )  # committed at once here, so its check goes to the worker at once
 
+    worker.wait("feeds.tasks.check_import_job")
+    job.refresh_from_db()
+    assert job.status == "checked"
+    ImportJob.objects.filter(pk=job.pk).update(status="queued", confirmed_at=timezone.now())
+    apply_import_job.delay(job_id=job.pk)
     worker.wait("feeds.tasks.apply_import_job")
 
     job.refresh_from_db()
-    assert (job.status, job.created, job.text) == ("succeeded", lambda_sample.offerings, "")
+    assert (job.status, job.created) == ("succeeded", lambda_sample.offerings)
+    assert not ImportJobChunk.objects.exists()
     assert ImportJob.objects.count() == 1

@@ -46,9 +46,9 @@ def test_the_command_imports_and_prints_a_summary(lambda_cloud):
     ]
     assert Offering.objects.count() == 374
     assert Source.objects.get(kind="import").url == "https://example.com/vms.csv"
-    # Progress: both phases, ending at the total, with a rate.
-    assert "checking: 408/408 rows (" in err
-    assert "writing: 374/374 rows (" in err
+    # Progress: each batch written as it is checked, ending at the total, with a rate.
+    assert "writing: 408/408 rows (" in err
+    assert "checking:" not in err
     assert "rows/s)" in err
 
 
@@ -110,6 +110,19 @@ def test_usage_mistakes_exit_2_with_a_message(lambda_cloud, args, message):
         import_offers(*args)
 
     assert (excinfo.value.returncode, str(excinfo.value)) == (2, message)
+
+
+def test_a_file_that_is_not_utf8_exits_2_with_a_message_and_writes_nothing(lambda_cloud, tmp_path):
+    """The file is read as it is parsed, so its bad byte is met then, before anything is written."""
+    path = tmp_path / "vms.csv"
+    path.write_bytes(Path(LAMBDA).read_bytes() + b"gpu_1x_a10,A10,1,30,200,1.29,r\xff,,\n")
+
+    with pytest.raises(CommandError) as excinfo:
+        import_offers(str(path), "--format=skypilot", "--platform=lambda")
+
+    assert excinfo.value.returncode == 2
+    assert str(excinfo.value).startswith(f"Cannot read {path}: 'utf-8' codec can't decode")
+    assert Offering.objects.count() == 0
 
 
 def test_a_bad_source_url_is_refused_before_anything_is_read(lambda_cloud):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.utils import timezone
@@ -60,12 +60,16 @@ class Command(BaseCommand):
         path = Path(options["path"])
         fmt = options["format"]
         try:
-            text = path.read_text(encoding="utf-8-sig")
+            # Read as it is parsed, never whole (platforms.importers.rows.Text).
+            text = path.open(encoding="utf-8-sig", newline="")
         except FileNotFoundError:
             raise CommandError(f"No such file: {path}", returncode=USAGE_ERROR) from None
-        except (OSError, UnicodeDecodeError) as exc:
+        except OSError as exc:
             raise CommandError(f"Cannot read {path}: {exc}", returncode=USAGE_ERROR) from None
+        with text:
+            self._import(path, text, fmt, options)
 
+    def _import(self, path: Path, text: TextIO, fmt: str, options: dict[str, Any]) -> None:
         platform = None
         if options["platform"]:
             platform = Platform.objects.filter(slug=options["platform"]).first()
@@ -82,17 +86,21 @@ class Command(BaseCommand):
         except RowError as exc:
             raise CommandError(f"--observed-at: {exc}", returncode=USAGE_ERROR) from None
 
-        report = offers_import(
-            text=text,
-            fmt=fmt,
-            filename=path.name,
-            observed_at=observed_at,
-            platform=platform,
-            source_url=options["source"],
-            dry_run=options["dry_run"],
-            strict=options["strict"],
-            progress=self._progress_printer(),
-        )
+        try:
+            report = offers_import(
+                text=text,
+                fmt=fmt,
+                filename=path.name,
+                observed_at=observed_at,
+                platform=platform,
+                source_url=options["source"],
+                dry_run=options["dry_run"],
+                strict=options["strict"],
+                progress=self._progress_printer(),
+            )
+        except UnicodeDecodeError as exc:
+            # Met while the file is parsed, before anything is written.
+            raise CommandError(f"Cannot read {path}: {exc}", returncode=USAGE_ERROR) from None
         self._print(report)
         if not report.ok:
             raise CommandError(
