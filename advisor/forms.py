@@ -69,6 +69,22 @@ SERVING_CHOICES = [
     ("paged", _("Paged KV cache (vLLM, SGLang)")),
     ("hf_generate", _("Hugging Face generate")),
 ]
+# Diffusion models (docs/memory-model.md, "Diffusion models").
+TEXT_ENCODER_CHOICES = [
+    ("", _("Default: cached for training, on the GPU for inference")),
+    ("gpu", _("On the GPU")),
+    ("offload", _("On the CPU between their passes (model offload)")),
+    ("cached", _("Not loaded: outputs computed beforehand")),
+]
+TEXT_ENCODER_PRECISION_CHOICES = [("", _("As the weights")), *PRECISION_CHOICES]
+DIFFUSION_MODELS = frozenset(k for k, a in MODEL_PRESETS.items() if a.family == "diffusion")
+# Fixed tasks: the figure a time scales by from the reference card (docs/time-model.md).
+SCALE_BY_CHOICES = [
+    ("fp32", _("FP32 TFLOPS (rendering)")),
+    ("fp64", _("FP64 TFLOPS (double-precision simulation)")),
+    ("bf16", _("BF16 tensor TFLOPS")),
+    ("bandwidth", _("Memory bandwidth")),
+]
 WHEN_CHOICES = choices.When.choices
 ISOLATION_CHOICES = choices.Isolation.choices
 CURRENCY_CHOICES = choices.Currency.choices
@@ -178,9 +194,53 @@ class TaskForm(forms.Form):
         label=_("Concurrent sequences"), min_value=1, initial=1
     )
     serving = forms.ChoiceField(label=_("Served by"), choices=SERVING_CHOICES, initial="paged")
+    # Image models (diffusion presets only).
+    resolution = forms.IntegerField(
+        label=_("Image size (pixels on a side)"),
+        required=False,
+        min_value=64,
+        help_text=_("Blank: the model's native size, 512 for SD 1.5 and 1024 for the others."),
+    )
+    text_encoders = forms.ChoiceField(
+        label=_("Text encoders"), choices=TEXT_ENCODER_CHOICES, required=False, initial=""
+    )
+    text_encoder_precision = forms.ChoiceField(
+        label=_("Text encoder precision"),
+        choices=TEXT_ENCODER_PRECISION_CHOICES,
+        required=False,
+        initial="",
+    )
     # Fixed.
     vram_gib = forms.FloatField(
         label=_("VRAM (GiB)"), required=False, min_value=0, initial=None, **_number()
+    )
+    frames = forms.FloatField(
+        label=_("Frames (or time steps)"),
+        required=False,
+        help_text=_("With seconds per frame and the GPU they were measured on: a time and a cost."),
+        **_number(),
+    )
+    seconds_per_frame = forms.FloatField(label=_("Seconds per frame"), required=False, **_number())
+    reference_accelerator = forms.CharField(
+        label=_("Measured on GPU"),
+        required=False,
+        max_length=100,
+        help_text=_("The GPU the seconds per frame were measured on, e.g. rtx-4090-24gb."),
+    )
+    scale_by = forms.ChoiceField(
+        label=_("Scales with"), choices=SCALE_BY_CHOICES, initial="fp32", required=False
+    )
+    min_fp64_tflops = forms.FloatField(
+        label=_("Minimum FP64 TFLOPS"),
+        required=False,
+        help_text=_("Leaves out GPUs below it (GeForce cards run FP64 at 1/64 of FP32)."),
+        **_number(),
+    )
+    needs_rt_cores = forms.BooleanField(
+        label=_("Needs RT cores (OptiX rendering)"), required=False, initial=False
+    )
+    needs_nvenc = forms.BooleanField(
+        label=_("Needs a video encoder (NVENC)"), required=False, initial=False
     )
     # Schedule.
     when = forms.ChoiceField(label=_("When it runs"), choices=WHEN_CHOICES, initial="always")
@@ -222,6 +282,20 @@ class TaskForm(forms.Form):
             task["name"] = d["name"].strip()
         if "fixed" in groups:
             task["vram_gib"] = d["vram_gib"]
+            for key in ("frames", "seconds_per_frame", "min_fp64_tflops"):
+                if d[key] is not None:
+                    task[key] = d[key]
+            if d["reference_accelerator"].strip():
+                task["reference_accelerator"] = d["reference_accelerator"].strip()
+            if d["frames"] is not None and d["scale_by"]:
+                task["scale_by"] = d["scale_by"]
+            for key in ("needs_rt_cores", "needs_nvenc"):
+                if d[key]:
+                    task[key] = True
+        if "diffusion" in groups and d["model"] in DIFFUSION_MODELS:
+            for key in ("resolution", "text_encoders", "text_encoder_precision"):
+                if d[key]:
+                    task[key] = d[key]
         if "model" in groups:
             if d["model"]:
                 task["model"] = d["model"]

@@ -23,6 +23,7 @@ from advisor import charts, explain, forms, messages, presets, results, sharing
 from advisor.engine.billing import cents
 from advisor.engine.errors import AdvisorError
 from advisor.engine.estimate import Estimate
+from advisor.engine.messages import Code, msg
 from advisor.engine.ranking import (
     TIE_FRACTION,
     Advice,
@@ -297,6 +298,11 @@ def _results(advice: Advice) -> dict[str, Any]:
         "job_basis": advice.cost_basis is CostBasis.JOB,
         "tie_percent": charts.number_text(TIE_FRACTION * 100, 0),
         "serving": any(rec.serving for rec in advice.recommendations),
+        # The offerings left out and why (the engine's reject codes), the most common first.
+        "rejected": [
+            messages.render(msg(Code.REJECT_COUNT, reason=msg(code), count=n))
+            for code, n in sorted(advice.rejected.items(), key=lambda item: (-item[1], item[0]))
+        ],
     }
 
 

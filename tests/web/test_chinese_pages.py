@@ -69,6 +69,9 @@ NAMES = {
     "Hugging", "Face", "Trainer", "TRL", "PEFT", "LLaMA-Factory", "Liger", "torchtune", "Unsloth",
     "CCE", "FusedLinearCrossEntropy", "CEWithChunkedOutputLoss", "vLLM", "SGLang", "SDPA",
     "RMSNorm", "MLP", "Megatron-LM", "TensorRT-LLM", "generate", "eager", "Eager",
+    # Diffusion pipelines, their parts and trainers, and what rendering needs of a card.
+    "SD", "UNet", "MMDiT", "VAE", "CLIP", "OpenCLIP", "T5-XXL", "diffusers", "kohya",
+    "SimpleTuner", "bitsandbytes", "cuDNN", "GeForce", "RT", "OptiX", "NVENC", "FP64",
 }  # fmt: skip
 LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]*(?:[./'’+\-][A-Za-z0-9_]+)*")
 # Addresses and file names: autodl.com/home, app.hyper.ai/pricing, api-notes.md.
