@@ -40,6 +40,7 @@ from advisor.engine.billing import (
 )
 from advisor.engine.errors import AdvisorError
 from advisor.engine.estimate import Estimate, TaskEstimate
+from advisor.engine.plans import PlanSearch
 from advisor.engine.ranking import Recommendation
 from advisor.engine.types import (
     HOURS_PER_MONTH,
@@ -556,6 +557,57 @@ def cost_time_figure(recommendations: Sequence[Recommendation], currency: str) -
     )
 
 
+def plan_legs_figure(search: PlanSearch | None, currency: str) -> Figure | None:
+    """The best single-platform plan and the cheapest plan across two platforms, each a bar of
+    its legs' costs (on the ranked basis) stacked: what each leg runs and costs, and by how much
+    the split saves or loses. None without a plan across platforms to show."""
+    if search is None or search.best_cross is None:
+        return None
+    cross = (
+        _("Proposed plan across platforms")
+        if search.plan
+        else _("Cheapest plan across platforms (not proposed)")
+    )
+    plans = [(search.best_cross, cross)]
+    if search.single is not None:
+        plans.insert(0, (search.single, _("Best single-platform plan")))
+    data = []
+    for n in range(max(len(p.legs) for p, _label in plans)):
+        xs, ys, custom = [], [], []
+        for plan, label in plans:
+            if n >= len(plan.legs):
+                continue
+            leg = plan.legs[n]
+            xs.append(float(leg.cost))
+            ys.append(label)
+            custom.append(
+                [
+                    f"{leg.platform_name} · {leg.offering_name}",
+                    _(", ").join(leg.tasks),
+                    money_text(leg.cost),
+                ]
+            )
+        data.append(
+            {
+                "type": "bar",
+                "orientation": "h",
+                "name": _("Leg %(n)s") % {"n": n + 1},
+                "x": xs,
+                "y": ys,
+                "customdata": custom,
+                "marker": {"color": RECOMMENDATION_COLOURS[n % len(RECOMMENDATION_COLOURS)]},
+                "hovertemplate": "<b>%{customdata[0]}</b><br>%{customdata[1]}<br>"
+                + _("Cost")
+                + ": %{customdata[2]} "
+                + currency
+                + "<extra></extra>",
+            }
+        )
+    layout = _layout(_cost_title(search.best_cross.basis, currency), "")
+    layout["barmode"] = "stack"
+    return figure_text_escaped({"data": data, "layout": layout})
+
+
 # ------------------------------------------------------------------- (4) cost vs busy hours
 
 
@@ -874,6 +926,7 @@ def advisor_figures(report: AdviceReport) -> dict[str, Figure | None]:
             by_platform=by_platform,
         ),
         "cost_time": cost_time_figure(recs, currency),
+        "plans": plan_legs_figure(report.plans, currency),
         "break_even": break_even_figure(
             chart_recommendations(recs, offerings),
             offerings,

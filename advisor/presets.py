@@ -31,13 +31,14 @@ from django.utils.translation import gettext_lazy as _
 from advisor import messages
 from advisor.engine.billing import PREPAID_UNITS
 from advisor.engine.capacity import usable_bytes
-from advisor.engine.errors import NoFit
+from advisor.engine.errors import AdvisorError, NoFit
 from advisor.engine.plans import SAVING_THRESHOLD
 from advisor.engine.presets import MODEL_PRESETS, PRESET_INFO
 from advisor.engine.ranking import Advice, Recommendation, advise
+from advisor.engine.timing import training_time
 from advisor.engine.types import GB, GiB, Scenario
 from advisor.engine.verdict import PickLeg
-from advisor.engine.vocab import Isolation, PlacementMode
+from advisor.engine.vocab import Interconnect, Isolation, PlacementMode
 
 if TYPE_CHECKING:
     from advisor.services import AdviceReport
@@ -50,6 +51,12 @@ ARTICLE_70B_CLAIM_GB = 140
 ARTICLE_CASE_MONTHLY = 28_000
 ARTICLE_CASE_DAYS = 8
 ARTICLE_CASE_TOTAL = 11_200
+# 组合一: "A100 80G八卡整机原生NVLink互联，多卡效率比PCIe方案高20%-30%".
+ARTICLE_NVLINK_GAIN = (0.20, 0.30)
+# 组合二: "智星云4090 48G八卡裸金属月费12,000元，单卡折合1,500元".
+ARTICLE_RENDER_MONTHLY = 12_000
+ARTICLE_RENDER_CARDS = 8
+ARTICLE_RENDER_PER_CARD = 1_500
 # Tip 4: "智星云包月保底+趋动云按需补充 … 综合成本能压低15%-20%".
 ARTICLE_MIXED_SAVING = (Decimal("0.15"), Decimal("0.20"))
 # Q1: "MIG … 能将一张A100物理切分成最多7个独立实例".
@@ -328,6 +335,7 @@ PRESETS: dict[str, Preset] = {
                 "Recommends an 8× A100 80G NVLink machine: FSDP training at night, MIG slices "
                 "for inference by day."
             ),
+            checks=("nvlink_gain",),
             pick=Pick(
                 _("智星云's 8× A100 80G bare-metal machine (NVLink)"),
                 (PickLeg(_ZXY, ("a100-80gb",), 8),),
@@ -373,6 +381,7 @@ PRESETS: dict[str, Preset] = {
                 "Suggests the 4090 48G × 8 bare-metal machine at 12,000 CNY a month "
                 "(1,500 per card)."
             ),
+            checks=("per_card",),
             pick=Pick(
                 _("智星云's 8× RTX 4090 48G bare-metal machine"),
                 (PickLeg(_ZXY, ("rtx-4090-48gb",), 8),),
@@ -1003,7 +1012,82 @@ def _pooled_shares(report: AdviceReport) -> Check:
     )
 
 
+def _nvlink_gain(report: AdviceReport) -> Check | None:
+    """组合一: the 8-GPU fine-tune's time on 8× A100 80GB with NVLink against the same over PCIe,
+    from the time model (gradient all-reduce at each interconnect's bandwidth)."""
+    accel = report.catalogue.accelerators.get("a100-80gb")
+    task = next((t for t in report.scenario.tasks if t.tokens and t.gpus > 1), None)
+    if accel is None or task is None:
+        return None
+    try:
+        nvlink = training_time(task, accel, task.gpus, Interconnect.NVLINK)
+        pcie = training_time(task, accel, task.gpus, Interconnect.PCIE)
+    except AdvisorError:
+        return None
+    gain = pcie.hours / nvlink.hours - 1
+    low, high = ARTICLE_NVLINK_GAIN
+    lines = [
+        gettext(
+            "%(task)s on %(n)s× %(gpu)s: %(nvlink)s h with NVLink (scaling %(e1)s), %(pcie)s h "
+            "over PCIe (scaling %(e2)s)."
+        )
+        % {
+            "task": task.name,
+            "n": task.gpus,
+            "gpu": accel.name,
+            "nvlink": _num(nvlink.hours, 1),
+            "e1": _percent(nvlink.scaling_efficiency),
+            "pcie": _num(pcie.hours, 1),
+            "e2": _percent(pcie.scaling_efficiency),
+        },
+        gettext("NVLink is %(gain)s faster for this job; the article says %(low)s to %(high)s.")
+        % {"gain": _percent(gain), "low": _percent(low), "high": _percent(high)},
+    ]
+    return _check(
+        "nvlink_gain",
+        gettext("“Eight A100s on NVLink are 20–30 % more efficient than over PCIe.”"),
+        low <= gain <= high,
+        lines,
+    )
+
+
+def _per_card(report: AdviceReport) -> Check | None:
+    """组合二: 12,000 a month for eight cards is 1,500 a card; and how many this workload uses."""
+    per_card = ARTICLE_RENDER_MONTHLY / ARTICLE_RENDER_CARDS
+    lines = [
+        gettext(
+            "%(monthly)s ÷ %(cards)s cards = %(per_card)s CNY per card and month (%(hour)s per "
+            "card-hour at 720 h)."
+        )
+        % {
+            "monthly": _num(ARTICLE_RENDER_MONTHLY),
+            "cards": ARTICLE_RENDER_CARDS,
+            "per_card": _num(per_card),
+            "hour": _num(per_card / 720, 2),
+        }
+    ]
+    pick = report.verdict.pick if report.verdict is not None else None
+    if pick is not None:
+        leg = pick.legs[0]
+        used = len({(a.instance, g) for a in leg.placement.assignments for g in a.gpus})
+        lines.append(
+            gettext(
+                "This workload uses %(used)s of its %(cards)s cards: %(each)s CNY a month for "
+                "each card it uses."
+            )
+            % {"used": used, "cards": leg.gpus, "each": _num(pick.cost / max(used, 1), 2)}
+        )
+    return _check(
+        "per_card",
+        gettext("“12,000 CNY a month for eight cards: 1,500 per card.”"),
+        per_card == ARTICLE_RENDER_PER_CARD,
+        lines,
+    )
+
+
 CHECKS: dict[str, Callable[[AdviceReport], Check | None]] = {
+    "nvlink_gain": _nvlink_gain,
+    "per_card": _per_card,
     "rule_of_thumb": _rule_of_thumb,
     "fit_on": _fit_on,
     "case_cost": _case_cost,

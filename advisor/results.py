@@ -8,13 +8,17 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.http import QueryDict
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
 
 from advisor import charts, forms, messages
 from advisor.engine.billing import cents
 from advisor.engine.plans import Leg, Plan, PlanSearch
-from advisor.services import AdviceReport
+from advisor.engine.ranking import Recommendation
+from advisor.engine.types import GiB
+from advisor.engine.vocab import PlacementMode
+from advisor.services import AdviceReport, OfferingFit
 from platforms.choices import BILLING_UNIT_LABELS, BillingUnit
 
 VERDICT_LABELS = {
@@ -137,3 +141,56 @@ def csv_leg_rows(report: AdviceReport, columns: tuple[str, ...]) -> list[list[ob
         }
         out.append([cells.get(column, "") for column in columns])
     return out
+
+
+def placement_text(rec: Recommendation) -> list[str]:
+    """Which task runs where, one line each: "night fine-tune → instance 1, GPU 0, 1"."""
+    out = []
+    for a in rec.placement.assignments:
+        gpus = ", ".join(str(g) for g in a.gpus)
+        where = _("instance %(i)s, GPU %(gpus)s") % {"i": a.instance + 1, "gpus": gpus}
+        if a.mode == PlacementMode.MIG:
+            where += f" · MIG {a.mig_profile}"
+        elif a.mode == PlacementMode.POOLED and a.pooled_share is not None:
+            where += " · " + _("pooled %(share)s%%") % {"share": round(a.pooled_share * 100)}
+        elif a.mode == PlacementMode.SHARED:
+            where += " · " + _("shared")
+        out.append(f"{a.task} → {where}")
+    return out
+
+
+def fit_view(fit: OfferingFit | None) -> dict[str, Any] | None:
+    """One offering's answer for a scenario as the comparison shows it: its cost, busiest month,
+    time and placement, or why it cannot run the scenario."""
+    if fit is None:
+        return None
+    rec = fit.recommendation
+    if rec is None:
+        return {"fits": False, "reason": messages.render(fit.reason) if fit.reason else ""}
+    return {
+        "fits": True,
+        "rec": rec,
+        "cost": charts.money_text(rec.cost),
+        "monthly": charts.money_text(rec.monthly_cost),
+        "time": None if rec.time_hours is None else charts.hours_text(rec.time_hours),
+        "placement": placement_text(rec),
+        "plan": _unit_label_of(rec.plan.unit),
+        "currency": rec.plan.target_currency,
+        "headroom": None
+        if rec.headroom_bytes is None
+        else messages.gib_number(rec.headroom_bytes / GiB),
+    }
+
+
+def _unit_label_of(unit: str) -> str:
+    if unit == "mixed":
+        return _("mixed plan")
+    return str(BILLING_UNIT_LABELS[BillingUnit(unit)])
+
+
+def compare_fields(query: QueryDict) -> list[tuple[str, str]]:
+    """The advisor's query as hidden fields of the compare form, so that the comparison prices
+    the ticked offerings for the same scenario (its own ids, format and the row buttons left
+    out)."""
+    skip = {"ids", "format", "add", "remove"}
+    return [(key, value) for key in query if key not in skip for value in query.getlist(key)]

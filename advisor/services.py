@@ -633,3 +633,46 @@ def _task_key(preset: presets.Preset, index: int) -> str:
     """The preset's own (English) name of task `index`, which its pick's legs refer to."""
     tasks = preset.scenario["tasks"]
     return str(tasks[index]["name"]) if index < len(tasks) else ""
+
+
+@dataclass(frozen=True)
+class OfferingFit:
+    """One offering against a scenario: its recommendation, or why it cannot run it."""
+
+    offering_id: int | str
+    recommendation: Recommendation | None
+    reason: Message | None
+
+
+def scenario_on_offerings(
+    data: Any, ids: list[int], *, now: datetime | None = None
+) -> tuple[Scenario, dict[int | str, OfferingFit]]:
+    """Each of the offerings `ids` priced for a scenario on its own (the comparison page and API):
+    fit, time, cost and placement as the advisor ranks them, or the reason it cannot run it (the
+    closest miss, else the constraint that leaves it out). The scenario's platform choice is not
+    applied: the offerings were picked by hand."""
+    scenario = parse(data)
+    scenario = replace(
+        scenario, constraints=replace(scenario.constraints, platforms=()), preset=None
+    )
+    now = now or timezone.now()
+    catalogue = load_catalogue(scenario, now=now)
+    specs = {o.id: o for o in catalogue.offerings}
+    out: dict[int | str, OfferingFit] = {}
+    for pk in ids:
+        spec = specs.get(pk)
+        if spec is None:
+            out[pk] = OfferingFit(pk, None, Message(Code.REJECT_NO_CURRENT_PRICE))
+            continue
+        try:
+            advice = advise(
+                scenario, [spec], catalogue.accelerators, limit=1, **_pricing(catalogue, now)
+            )
+        except NoFit as error:
+            reason = error.closest_miss.label if error.closest_miss is not None else None
+            if reason is None and error.rejected:
+                reason = Message(error.rejected[0][0])
+            out[pk] = OfferingFit(pk, None, reason or error.detail)
+            continue
+        out[pk] = OfferingFit(pk, advice.recommendations[0], None)
+    return scenario, out

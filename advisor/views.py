@@ -34,7 +34,7 @@ from advisor.engine.ranking import (
 )
 from advisor.engine.serving import ServingEstimate
 from advisor.engine.types import AcceleratorSpec, GiB
-from advisor.engine.vocab import BillingUnit, CostBasis, PlacementMode
+from advisor.engine.vocab import BillingUnit, CostBasis
 from advisor.services import AdviceReport, advise_scenario
 from platforms import choices
 from platforms.choices import BILLING_UNIT_LABELS
@@ -116,6 +116,7 @@ def index(request: HttpRequest) -> HttpResponse:
             "article": results.article(outcome.report) if outcome else None,
             "no_fit_help": results.no_fit(outcome.report) if outcome else None,
             "plans": results.plans(outcome.report) if outcome else None,
+            "compare_fields": results.compare_fields(request.GET) if outcome else [],
             "share": sharing.share_context(request, form) if outcome else None,
             "tasks_notice": forms.task_count_notice(request.GET),
         },
@@ -201,18 +202,7 @@ def _serving_text(s: dict[str, Any]) -> str:
 
 
 def _placement(rec: Recommendation) -> list[str]:
-    out = []
-    for a in rec.placement.assignments:
-        gpus = ", ".join(str(g) for g in a.gpus)
-        where = _("instance %(i)s, GPU %(gpus)s") % {"i": a.instance + 1, "gpus": gpus}
-        if a.mode == PlacementMode.MIG:
-            where += f" · MIG {a.mig_profile}"
-        elif a.mode == PlacementMode.POOLED and a.pooled_share is not None:
-            where += " · " + _("pooled %(share)s%%") % {"share": round(a.pooled_share * 100)}
-        elif a.mode == PlacementMode.SHARED:
-            where += " · " + _("shared")
-        out.append(f"{a.task} → {where}")
-    return out
+    return results.placement_text(rec)
 
 
 def _rows(

@@ -80,9 +80,26 @@ def _now(context: Mapping[str, Any]) -> datetime:
 
 
 class SourceSerializer(serializers.ModelSerializer[Source]):
+    speaker = serializers.SlugRelatedField[Platform](
+        slug_field="slug",
+        read_only=True,
+        allow_null=True,
+        help_text="Whose statement it is (the platform that made it), for a vendor claim, a "
+        "competitor claim or documentation; null otherwise.",
+    )
+
     class Meta:
         model = Source
-        fields = ["title", "url", "publisher", "kind", "confidence", "published_on", "retrieved_on"]
+        fields = [
+            "title",
+            "url",
+            "publisher",
+            "kind",
+            "speaker",
+            "confidence",
+            "published_on",
+            "retrieved_on",
+        ]
 
 
 class SourceBriefSerializer(serializers.ModelSerializer[Source]):

@@ -31,10 +31,12 @@ from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
 from advisor import presets
-from advisor.services import advise_scenario, estimate_scenario
+from advisor.services import advise_scenario, estimate_scenario, scenario_on_offerings
+from platforms.compare import CompareError, compare_offerings
 from platforms.models import (
     Accelerator,
     AcceleratorAlias,
+    Currency,
     ExchangeRate,
     MigProfile,
     Offering,
@@ -47,6 +49,7 @@ from platforms.services import catalogue_version, manual_source, price_observati
 
 from . import examples
 from .advice import AdviceReportSerializer, EstimateSerializer, PresetItem, PresetSerializer
+from .compare import CompareQuerySerializer, OfferingComparisonSerializer
 from .exceptions import no_fit_body
 from .filters import (
     DEFAULT_UNIT,
@@ -129,13 +132,13 @@ class PlatformViewSet(CatalogueViewSet[Platform]):
     def get_queryset(self) -> QuerySet[Platform]:
         # A Count groups rows, and grouped queries ignore Meta.ordering: order explicitly.
         platforms = (
-            Platform.objects.select_related("source")
+            Platform.objects.select_related("source__speaker")
             .annotate(offering_count=Count("offerings", filter=Q(offerings__is_active=True)))
             .order_by("name_en", "name", "pk")
         )
         if self.action == "retrieve":
             platforms = platforms.prefetch_related(
-                Prefetch("facts", queryset=PlatformFact.objects.select_related("source")),
+                Prefetch("facts", queryset=PlatformFact.objects.select_related("source__speaker")),
                 Prefetch(
                     "storage_prices",
                     queryset=_current_storage_prices(),
@@ -153,7 +156,7 @@ class AcceleratorViewSet(CatalogueViewSet[Accelerator]):
 
     lookup_field = "slug"
     serializer_class = AcceleratorSerializer
-    queryset = Accelerator.objects.select_related("source").prefetch_related(
+    queryset = Accelerator.objects.select_related("source__speaker").prefetch_related(
         Prefetch("aliases", queryset=AcceleratorAlias.objects.order_by("alias")),
         Prefetch("mig_profiles", queryset=MigProfile.objects.all()),
     )
@@ -194,6 +197,35 @@ class OfferingViewSet(CatalogueViewSet[Offering]):
             # As in the admin: staff with platforms.add_priceobservation.
             return [AdminModelPermissions(PriceObservation)]
         return [AllowAny()]
+
+    @extend_schema(
+        parameters=[CompareQuerySerializer],
+        responses=OfferingComparisonSerializer,
+        operation_id="offerings_compare",
+        summary="Two to four offerings side by side",
+        description="Specs, every current price per unit and per GPU-hour in `currency`, the "
+        "platform's storage prices and billing rules, sources and ages; with `scenario` (JSON), "
+        "each offering's fit, cost, time and placement for it. An id that is not a listed "
+        "offering is a 400 naming it.",
+    )
+    @action(detail=False, methods=["get"], pagination_class=None)
+    def compare(self, request: Request) -> Response:
+        query = CompareQuerySerializer(
+            data=query_data(request.query_params, many=CompareQuerySerializer.MANY)
+        )
+        query.is_valid(raise_exception=True)
+        data = query.validated_data
+        ids = list(dict.fromkeys(data["ids"]))
+        now = timezone.now()
+        try:
+            result = compare_offerings(ids, data.get("currency") or Currency.CNY, now=now)
+        except CompareError as error:
+            raise exceptions.ValidationError({"ids": [str(error)]}) from error
+        context: dict[str, Any] = {}
+        if data.get("scenario") is not None:
+            _scenario, context["fits"] = scenario_on_offerings(data["scenario"], ids, now=now)
+        body = {"currency": result.conversion.display, "offerings": result.offerings}
+        return Response(OfferingComparisonSerializer(body, context=context).data)
 
     @extend_schema(
         parameters=[PriceHistoryQuerySerializer],

@@ -203,8 +203,10 @@ class Source(models.Model):
         """Whose statement this is about `subject`, in words: "智星云 about itself (vendor
         claim)", "智星云 about a competitor (competitor claim)", "third party"."""
         label = str(self.get_kind_display())
-        speaker = self.speaker if self.speaker_id else None
-        if not speaker:
+        # Only a speaker read with the source (select_related): a badge never costs a query.
+        cached = type(self).speaker.is_cached(self)  # type: ignore[attr-defined]
+        speaker = self.speaker if self.speaker_id and cached else None
+        if speaker is None:
             return label
         if subject is not None and speaker.pk == subject.pk:
             about = _("%(speaker)s about itself") % {"speaker": speaker.name}

@@ -118,7 +118,7 @@ def platform_detail(slug: str) -> Platform:
     return (
         Platform.objects.select_related("source", "billing_rules", "billing_rules__source")
         .prefetch_related(
-            Prefetch("facts", queryset=PlatformFact.objects.select_related("source")),
+            Prefetch("facts", queryset=PlatformFact.objects.select_related("source__speaker")),
             Prefetch(
                 "storage_prices",
                 queryset=StoragePrice.objects.latest_per_kind()

@@ -7,5 +7,6 @@ app_name = "platforms"
 urlpatterns = [
     path("", views.comparison, name="comparison"),
     path("offerings/", views.offering_explorer, name="offerings"),
+    path("offerings/compare/", views.offering_compare, name="compare"),
     path("platforms/<slug:slug>/", views.platform_detail, name="detail"),
 ]

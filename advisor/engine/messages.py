@@ -1056,7 +1056,9 @@ TEMPLATES: dict[Code, str] = {
     Code.BECAUSE_FASTER_GPUS: gettext_noop(
         "%(gpus)s× %(accelerator)s train faster than %(pick_gpus)s× %(pick_accelerator)s"
     ),
-    Code.BECAUSE_BILLING_UNIT: gettext_noop("it is billed %(unit)s, not %(pick_unit)s"),
+    Code.BECAUSE_BILLING_UNIT: gettext_noop(
+        "it is billed by the %(unit)s, not by the %(pick_unit)s"
+    ),
     Code.BECAUSE_SPLIT: gettext_noop("it splits the tasks between %(platforms)s"),
     Code.BECAUSE_ONE_LEG: gettext_noop("one platform runs every task"),
     Code.BECAUSE_CHEAPER_PLAN: gettext_noop("its plan costs less for the same busy hours"),

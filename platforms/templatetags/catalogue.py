@@ -83,3 +83,10 @@ def primary_name(platform: Any) -> str:
 def secondary_name(platform: Any) -> str:
     """The English name shown beside it, or "" when it would repeat the first."""
     return _names(platform)[1]
+
+
+@register.filter
+def who_about(source: Any, subject: Any = None) -> str:
+    """Whose statement a source is about `subject` (a Platform): "智星云 about a competitor
+    (competitor claim)" (Source.who_about_whom)."""
+    return str(source.who_about_whom(subject)) if source is not None else ""

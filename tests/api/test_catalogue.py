@@ -13,6 +13,7 @@ SOURCE = {
     "url": "https://example.com/prices",
     "publisher": "",
     "kind": "manual",
+    "speaker": None,
     "confidence": "secondary",
     "published_on": None,
     "retrieved_on": None,
