@@ -12,6 +12,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from advisor.engine import vocab
+from platforms.choices import values
 from platforms.compare import MAX_OFFERINGS, MIN_OFFERINGS
 from platforms.models import Currency
 
@@ -66,7 +67,7 @@ class ComparedPriceSerializer(serializers.Serializer[Any]):
     )
     last_seen_at = serializers.DateTimeField(source="price.last_seen_at")
     age_days = serializers.IntegerField()
-    source = SourceSerializer(source="price.source")
+    source = SourceSerializer(source="price.source")  # type: ignore[assignment]  # named like Field.source
 
 
 class BillingRulesBriefSerializer(serializers.Serializer[Any]):
@@ -77,7 +78,7 @@ class BillingRulesBriefSerializer(serializers.Serializer[Any]):
     idle_mode = serializers.BooleanField(allow_null=True)
     storage_billed_while_stopped = serializers.BooleanField(allow_null=True)
     release_after_stopped_days = serializers.IntegerField(allow_null=True)
-    source = SourceSerializer()
+    source = SourceSerializer()  # type: ignore[assignment]  # a field named like Field.source
 
 
 class ScenarioFitSerializer(serializers.Serializer[Any]):
@@ -86,7 +87,7 @@ class ScenarioFitSerializer(serializers.Serializer[Any]):
     fits = serializers.BooleanField()
     reason = MessageSerializer(allow_null=True)
     cost = serializers.DecimalField(**MONEY, allow_null=True)
-    cost_basis = serializers.ChoiceField(choices=vocab.CostBasis, allow_null=True)
+    cost_basis = serializers.ChoiceField(choices=values(vocab.CostBasis), allow_null=True)
     monthly_cost = serializers.DecimalField(**MONEY, allow_null=True)
     time_hours = serializers.FloatField(allow_null=True)
     plan = PlanSerializer(allow_null=True)
@@ -147,7 +148,7 @@ class ComparedOfferingSerializer(serializers.Serializer[Any]):
     cheapest_gpu_hour = serializers.DecimalField(max_digits=None, decimal_places=4, allow_null=True)
     storage = StoragePriceSerializer(many=True)
     billing_rules = BillingRulesBriefSerializer(source="rules", allow_null=True)
-    source = SourceSerializer(source="offering.source")
+    source = SourceSerializer(source="offering.source")  # type: ignore[assignment]  # named like Field.source
     source_age_days = serializers.IntegerField(allow_null=True)
     scenario = serializers.SerializerMethodField(
         help_text="With `scenario`: the offering against it; null without one."

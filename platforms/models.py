@@ -204,7 +204,7 @@ class Source(models.Model):
         claim)", "智星云 about a competitor (competitor claim)", "third party"."""
         label = str(self.get_kind_display())
         # Only a speaker read with the source (select_related): a badge never costs a query.
-        cached = type(self).speaker.is_cached(self)  # type: ignore[attr-defined]
+        cached = type(self).speaker.is_cached(self)
         speaker = self.speaker if self.speaker_id and cached else None
         if speaker is None:
             return label

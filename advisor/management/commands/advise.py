@@ -37,10 +37,10 @@ class Command(EstimateCommand):
                 report = services.advise_scenario(data)
             except AdvisorError as error:
                 raise EstimateError(error.field or "scenario", error.message) from None
-            if report.no_fit is not None:
+            no_fit = report.no_fit
+            if no_fit is not None:
                 self._write(no_fit_body(report))
-                error = report.no_fit
-                raise EstimateError(error.field or "scenario", error.message)
+                raise EstimateError(no_fit.field or "scenario", no_fit.message)
             self._write(AdviceReportSerializer(report).data)
 
     def _write(self, body: Any) -> None:
