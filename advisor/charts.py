@@ -26,6 +26,7 @@ from typing import Any, TypeVar
 
 from django.template.defaultfilters import floatformat
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from advisor import messages
 from advisor.engine import vocab
@@ -44,6 +45,7 @@ from advisor.engine.plans import PlanSearch
 from advisor.engine.ranking import Recommendation
 from advisor.engine.types import (
     HOURS_PER_MONTH,
+    AcceleratorSpec,
     ExchangeRateSpec,
     GiB,
     OfferingSpec,
@@ -102,8 +104,21 @@ def number_text(value: float, places: int) -> str:
 
 
 def hours_text(hours: float) -> str:
-    """Hours as the results table shows them: one decimal."""
-    return number_text(hours, 1)
+    """Hours as the results table shows them (advisor.messages.hours_number: one decimal, whole
+    hours from 100 h)."""
+    return messages.hours_number(hours)
+
+
+def gpus_text(rec: Recommendation, accelerators: Mapping[str, AcceleratorSpec]) -> str:
+    """The GPUs by name, never slug: "8 × NVIDIA H200 141GB, 1 instance"."""
+    spec = accelerators.get(rec.accelerator)
+    return ngettext(
+        "%(gpus)s × %(name)s, %(n)s instance", "%(gpus)s × %(name)s, %(n)s instances", rec.instances
+    ) % {
+        "gpus": rec.gpus_per_instance,
+        "name": spec.name if spec is not None else rec.accelerator,
+        "n": rec.instances,
+    }
 
 
 def signed(value: N, text: Callable[[N], str]) -> str:
@@ -243,9 +258,24 @@ def memory_figure(estimate: Estimate, recommendation: Recommendation | None = No
                 + ": %{customdata[1]} GiB<extra></extra>",
             }
         )
-    return figure_text_escaped(
-        {"data": data, "layout": _layout(_("Task"), _("Memory per GPU (GiB)"), barmode="stack")}
-    )
+    layout = _layout(_("Task"), _("Memory per GPU (GiB)"), barmode="stack")
+    # The usable memory as a line across each task's whole bar, drawn above the bars (a marker
+    # alone is lost on a wide bar of the same height).
+    layout["shapes"] = [
+        {
+            "type": "line",
+            "xref": "x",
+            "yref": "y",
+            "x0": names.index(n) - 0.45,
+            "x1": names.index(n) + 0.45,
+            "y0": capacities[n][0],
+            "y1": capacities[n][0],
+            "layer": "above",
+            "line": {"color": BAD, "width": 3, "dash": "dash"},
+        }
+        for n in with_capacity
+    ]
+    return figure_text_escaped({"data": data, "layout": layout})
 
 
 # ------------------------------------------------------------------------- (2) price vs VRAM
@@ -364,10 +394,16 @@ def price_vram_figure(
     now: datetime,
     need_gib: float | None = None,
     by_platform: bool = True,
+    ranks: Mapping[int | str, int] | None = None,
 ) -> Figure:
     """Price per GPU-hour (in `currency`) against VRAM per GPU: every price of the offerings that
     can run the scenario (`fitting`), and the rest of the catalogue as one point per group (the
-    cheapest, with a bar up to the dearest: `price_groups`)."""
+    cheapest, with a bar up to the dearest: `price_groups`).
+
+    Each set is two traces, pay-as-you-go prices as circles and period plans as diamonds, so the
+    legend's shapes are the same whatever the scenario; the first three recommendations (`ranks`:
+    offering id -> rank) are labelled #1, #2, #3, as points of one size overlap."""
+    ranks = ranks or {}
     units = _unit_labels()
 
     def point(row: CatalogueRow, price: PriceSpec, value: Decimal, extra: str) -> list[str]:
@@ -400,7 +436,16 @@ def price_vram_figure(
                 "%(high)s"
             ) % {"n": g.offerings, "platforms": g.platforms, "high": money_text(g.high)}
         others["customdata"].append(point(g.cheapest, g.price, g.low, extra))
-    ranked: dict[str, list[Any]] = {"x": [], "y": [], "customdata": [], "symbol": [], "up": []}
+    others["label"] = [""] * len(others["x"])
+    ranked: dict[str, list[Any]] = {
+        "x": [],
+        "y": [],
+        "customdata": [],
+        "symbol": [],
+        "up": [],
+        "label": [],
+    }
+    labelled: set[int | str] = set()
     for row in fitting:
         for price in row.prices:
             value = _convert(
@@ -412,6 +457,11 @@ def price_vram_figure(
             ranked["y"].append(float(value))
             ranked["symbol"].append("circle" if price.unit in METERED_UNITS else "diamond")
             ranked["customdata"].append(point(row, price, value, ""))
+            rank = ranks.get(row.id)
+            first = rank is not None and rank <= 3 and row.id not in labelled
+            ranked["label"].append(f"#{rank}" if first else "")
+            if first:
+                labelled.add(row.id)
     hover = (
         "<b>%{customdata[0]}</b><br>%{customdata[1]}, %{customdata[4]} GiB per GPU<br>"
         "%{customdata[2]}<br>≈ %{customdata[5]} "
@@ -426,38 +476,52 @@ def price_vram_figure(
         else _("Other offerings (the cheapest per GPU, across platforms)")
     )
     data = []
+    kinds = (
+        ("circle", _("pay as you go")),
+        ("diamond", _("period plan, as if busy the whole period")),
+    )
     for trace, name, colour, size in (
         (others, other_name, MUTED, 8),
         (ranked, _("Can run the scenario (ranked)"), ACCENT, 11),
     ):
-        if not trace["x"]:
-            continue
-        drawn: dict[str, Any] = {
-            "type": "scatter",
-            "mode": "markers",
-            "name": name,
-            "x": trace["x"],
-            "y": trace["y"],
-            "customdata": trace["customdata"],
-            "marker": {
-                "color": colour,
-                "size": size,
-                "symbol": trace["symbol"],
-                "line": {"width": 1, "color": "#fff"},
-            },
-            "hovertemplate": hover,
-        }
-        if trace is others and any(trace["up"]):
-            drawn["error_y"] = {
-                "type": "data",
-                "symmetric": False,
-                "array": trace["up"],
-                "arrayminus": [0] * len(trace["up"]),
-                "color": MUTED,
-                "thickness": 1,
-                "width": 0,
+        for symbol, kind in kinds:
+            keep = [i for i, s in enumerate(trace["symbol"]) if s == symbol]
+            if not keep:
+                continue
+
+            labels = _take(trace["label"], keep)
+            drawn: dict[str, Any] = {
+                "type": "scatter",
+                "mode": "markers+text" if any(labels) else "markers",
+                "name": f"{name} · {kind}",
+                "legendgroup": name,
+                "x": _take(trace["x"], keep),
+                "y": _take(trace["y"], keep),
+                "customdata": _take(trace["customdata"], keep),
+                "marker": {
+                    "color": colour,
+                    "size": size,
+                    "symbol": symbol,
+                    "line": {"width": 1, "color": "#fff"},
+                },
+                "hovertemplate": hover,
             }
-        data.append(drawn)
+            if any(labels):
+                drawn["text"] = labels
+                drawn["textposition"] = "top center"
+                drawn["textfont"] = {"color": colour, "size": 12}
+            up = _take(trace["up"], keep) if trace is others else []
+            if any(up):
+                drawn["error_y"] = {
+                    "type": "data",
+                    "symmetric": False,
+                    "array": up,
+                    "arrayminus": [0] * len(up),
+                    "color": MUTED,
+                    "thickness": 1,
+                    "width": 0,
+                }
+            data.append(drawn)
     layout = _layout(
         _("VRAM per GPU (GiB)"),
         _("Price per GPU-hour (%(currency)s)") % {"currency": currency},
@@ -466,6 +530,10 @@ def price_vram_figure(
         text = _("largest task: %(gib)s GiB per GPU") % {"gib": number_text(need_gib, 1)}
         _mark_x(layout, need_gib, text, color=BAD, dash="dash", anchor="left")
     return figure_text_escaped({"data": data, "layout": layout})
+
+
+def _take(values: list[Any], keep: list[int]) -> list[Any]:
+    return [values[i] for i in keep]
 
 
 def largest_need_gib(estimate: Estimate) -> float:
@@ -490,7 +558,11 @@ def _cost_title(basis: CostBasis, currency: str) -> str:
     return _("Cost per month (%(currency)s/month)") % {"currency": currency}
 
 
-def cost_time_figure(recommendations: Sequence[Recommendation], currency: str) -> Figure | None:
+def cost_time_figure(
+    recommendations: Sequence[Recommendation],
+    currency: str,
+    accelerators: Mapping[str, AcceleratorSpec] | None = None,
+) -> Figure | None:
     """The ranked cost (`cost`, on the advice's basis: the whole job, or a month) against the
     training time of each ranked offering, with the Pareto front (the engine's: the same cost).
 
@@ -511,10 +583,10 @@ def cost_time_figure(recommendations: Sequence[Recommendation], currency: str) -
         return [
             r.rank,
             f"{r.platform_name} · {r.offering_name}",
-            f"{r.instances} × {r.gpus_per_instance} GPU",
+            gpus_text(r, accelerators or {}),
             f"{other} {currency}" if other != "–" else other,
             hours_text(r.time_hours or 0),
-            money_text(r.cost),
+            f"{money_text(r.cost)} {currency}",
         ]
 
     other_label = _("Busiest month") if basis is CostBasis.JOB else _("Job cost")
@@ -523,9 +595,7 @@ def cost_time_figure(recommendations: Sequence[Recommendation], currency: str) -
         + _("Time")
         + ": %{customdata[4]} h<br>"
         + _("Cost")
-        + ": %{customdata[5]} "
-        + currency
-        + "<br>"
+        + ": %{customdata[5]}<br>"
         + other_label
         + ": %{customdata[3]}<extra></extra>"
     )
@@ -924,8 +994,9 @@ def advisor_figures(report: AdviceReport) -> dict[str, Figure | None]:
             now=now,
             need_gib=largest_need_gib(estimate),
             by_platform=by_platform,
+            ranks={r.offering_id: r.rank for r in recs},
         ),
-        "cost_time": cost_time_figure(recs, currency),
+        "cost_time": cost_time_figure(recs, currency, report.catalogue.accelerators),
         "plans": plan_legs_figure(report.plans, currency),
         "break_even": break_even_figure(
             chart_recommendations(recs, offerings),

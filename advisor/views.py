@@ -219,7 +219,7 @@ def _rows(
             "headroom": None
             if rec.headroom_bytes is None
             else messages.gib_number(rec.headroom_bytes / GiB),
-            "gpus": _gpus_text(rec, accelerators or {}),
+            "gpus": charts.gpus_text(rec, accelerators or {}),
             "plan_price": None
             if rec.plan.price is None
             else _("%(amount)s %(currency)s")
@@ -247,18 +247,6 @@ def _rows(
         }
         for rec in advice.recommendations
     ]
-
-
-def _gpus_text(rec: Recommendation, accelerators: Mapping[str, AcceleratorSpec]) -> str:
-    """The GPUs by name, never slug: "8 × NVIDIA H200 141GB, 1 instance"."""
-    spec = accelerators.get(rec.accelerator)
-    return ngettext(
-        "%(gpus)s × %(name)s, %(n)s instance", "%(gpus)s × %(name)s, %(n)s instances", rec.instances
-    ) % {
-        "gpus": rec.gpus_per_instance,
-        "name": spec.name if spec is not None else rec.accelerator,
-        "n": rec.instances,
-    }
 
 
 def _range_text(low: N | None, high: N | None, text: Callable[[N], str]) -> str:

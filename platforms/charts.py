@@ -30,6 +30,7 @@ from .choices import label
 from .models import Offering, PriceObservation, Source
 from .safe_text import figure_text_escaped
 from .templatetags.catalogue import amount as format_amount
+from .templatetags.catalogue import computed as computed_price
 
 # A platform's prices per second and per month differ ten-thousandfold; past this spread the y axis
 # is logarithmic so every line stays readable.
@@ -40,6 +41,8 @@ TABLE_POINTS = 20
 # At most this many buckets per line: days while the history spans no more, else weeks (from
 # Monday), else months.
 MAX_POINTS = 120
+# The most lines the chart lists in a legend.
+LEGEND_MAX = 12
 # Hover labels write a price the way a reader of a price list expects it: ¥1.88, $2.49.
 CURRENCY_SYMBOL = {currency.value: currency.symbol for currency in vocab.Currency}
 
@@ -88,6 +91,7 @@ class PriceSeries:
     tier: str = vocab.PriceTier.LIST
     bucket: str = "day"
     current: PriceObservation | None = None
+    gpu_count: int = 1  # the offering's GPUs, for prices per GPU-hour
 
     @property
     def unit_label(self) -> str:
@@ -202,6 +206,7 @@ def price_history(
     }
     position = {o.pk: i for i, o in enumerate(listed)}
     names = {o.pk: o.name_text for o in listed}
+    gpus = {o.pk: o.gpu_count for o in listed}
     series = []
     for (offering_id, unit, tier, currency), points in sorted(
         by_key.items(), key=lambda item: (position[item[0][0]], *item[0][1:])
@@ -218,6 +223,7 @@ def price_history(
                 tier,
                 width,
                 held,
+                gpus[offering_id],
             )
         )
     return series
@@ -244,35 +250,110 @@ def _bucket_text(s: PriceSeries, point: PriceBucket, symbol: str) -> str:
     return f"{price} {s.unit_label} · {seen} · {source}"
 
 
-def price_history_figure(series: list[PriceSeries], now: datetime | None = None) -> dict[str, Any]:
-    """A Plotly figure ({"data", "layout"}): one step line per series through its buckets' mean
-    prices, held at its current price until `now` so today's price is visible as a segment, with
-    a range selector and slider."""
+def single_observations(series: list[PriceSeries]) -> bool:
+    """Every series holds one observation: a list says it better than a chart of dots."""
+    return all(len(s.points) == 1 and s.points[0].count == 1 for s in series)
+
+
+def _per_gpu_hour(s: PriceSeries, amount: Decimal) -> Decimal:
+    return vocab.price_per_gpu_hour(amount, s.unit, s.gpu_count)
+
+
+def _step(day: date, width: str) -> date:
+    if width == "day":
+        return day + timedelta(days=1)
+    if width == "week":
+        return day + timedelta(days=7)
+    return (day.replace(day=1) + timedelta(days=32)).replace(day=1)
+
+
+def _held_days(s: PriceSeries, today: date) -> list[tuple[date, PriceBucket | None]]:
+    """Each bucket of the series from its first to today: the observed ones with their bucket,
+    the ones in between (the price held) with None, so a hover anywhere along the line finds a
+    point (at most MAX_POINTS + 1 of them, the bucket width's bound)."""
+    observed = {p.start: p for p in s.points}
+    out: list[tuple[date, PriceBucket | None]] = []
+    day = s.points[0].start
+    while day <= today and len(out) <= MAX_POINTS + 1:
+        out.append((day, observed.get(day)))
+        day = _step(day, s.bucket)
+    # Observations past the walk (a clock behind the data) are kept all the same.
+    out.extend((p.start, p) for p in s.points if p.start > today)
+    return out
+
+
+def _currencies_title(series: list[PriceSeries], text: str) -> str:
+    currencies = sorted({s.currency for s in series})
+    return text % {"currency": gettext(", ").join(currencies)}
+
+
+def price_history_figure(
+    series: list[PriceSeries], now: datetime | None = None
+) -> dict[str, Any] | None:
+    """A Plotly figure ({"data", "layout", "views"}): one step line per series through its
+    buckets' mean prices, held at its current price until `now`, with a range selector and
+    slider. Two views of the same lines (static/js/charts.js switches them): per GPU-hour (the
+    default: a price over its unit's hours and the offering's GPUs, so hourly and monthly plans
+    share one axis) and as listed. The axis names the currency; every bucket between
+    observations has a point of its own, so hovering anywhere on a line says its price.
+    None when every series holds a single observation (the page lists them instead)."""
+    if not series or single_observations(series):
+        return None
     now = now or timezone.now()
+    today = timezone.localdate(now)
     data = []
+    views: dict[str, dict[str, Any]] = {
+        "gpu_hour": {"y": [], "text": []},
+        "listed": {"y": [], "text": []},
+    }
+    per_gpu = gettext("per GPU-hour")
     for s in series:
-        xs = [_plot_time(_bucket_moment(p.start)) for p in s.points]
-        ys = [float(p.mean) for p in s.points]
         symbol = CURRENCY_SYMBOL.get(s.currency, f"{s.currency} ")
-        texts = [_bucket_text(s, p, symbol) for p in s.points]
-        sizes = [7] * len(xs)
-        held = s.current.amount if s.current is not None else s.points[-1].mean
+        held_amount = s.current.amount if s.current is not None else s.points[-1].mean
+        xs, sizes = [], []
+        listed_y, listed_text, gpu_y, gpu_text = [], [], [], []
+        last = s.points[0]
+        for day, point in _held_days(s, today):
+            xs.append(_plot_time(_bucket_moment(day)))
+            if point is not None:
+                last = point
+                sizes.append(7)
+                text = _bucket_text(s, point, symbol)
+            else:
+                sizes.append(0)
+                text = gettext("%(price)s %(unit)s · unchanged") % {
+                    "price": f"{symbol}{format_amount(last.mean)}",
+                    "unit": s.unit_label,
+                }
+            listed_y.append(float(last.mean))
+            listed_text.append(text)
+            gpu = _per_gpu_hour(s, last.mean)
+            gpu_y.append(float(gpu))
+            gpu_text.append(f"{symbol}{computed_price(gpu)} {per_gpu} · {text}")
         if now > _bucket_moment(s.points[-1].start):
             xs.append(_plot_time(now))
-            ys.append(float(held))
-            texts.append(
-                gettext("%(price)s %(unit)s · still current")
-                % {"price": f"{symbol}{format_amount(held)}", "unit": s.unit_label}
-            )
             sizes.append(0)
+            current = gettext("%(price)s %(unit)s · still current") % {
+                "price": f"{symbol}{format_amount(held_amount)}",
+                "unit": s.unit_label,
+            }
+            listed_y.append(float(held_amount))
+            listed_text.append(current)
+            gpu = _per_gpu_hour(s, held_amount)
+            gpu_y.append(float(gpu))
+            gpu_text.append(f"{symbol}{computed_price(gpu)} {per_gpu} · {current}")
+        views["gpu_hour"]["y"].append(gpu_y)
+        views["gpu_hour"]["text"].append(gpu_text)
+        views["listed"]["y"].append(listed_y)
+        views["listed"]["text"].append(listed_text)
         data.append(
             {
                 "type": "scatter",
                 "mode": "lines+markers",
                 "name": s.name,
                 "x": xs,
-                "y": ys,
-                "text": texts,
+                "y": gpu_y,
+                "text": gpu_text,
                 "hovertemplate": "%{x|%Y-%m-%d}<br>%{text}<extra>%{fullData.name}</extra>",
                 "line": {"shape": "hv", "width": 2},
                 "marker": {"size": sizes},
@@ -282,15 +363,38 @@ def price_history_figure(series: list[PriceSeries], now: datetime | None = None)
                     "currency": s.currency,
                     "tier": s.tier,
                     "bucket": s.bucket,
+                    "gpus": s.gpu_count,
+                    "listed": [float(p.mean) for p in s.points],
                 },
             }
         )
     amounts = [a for s in series for p in s.points for a in (p.low, p.high) if a > 0]
-    log_axis = bool(amounts) and max(amounts) / min(amounts) > LOG_AXIS_SPREAD
+    log_listed = bool(amounts) and max(amounts) / min(amounts) > LOG_AXIS_SPREAD
+    per_hour = [
+        _per_gpu_hour(s, a) for s in series for p in s.points for a in (p.low, p.high) if a > 0
+    ]
+    log_gpu = bool(per_hour) and max(per_hour) / min(per_hour) > LOG_AXIS_SPREAD
+    views["gpu_hour"]["title"] = _currencies_title(
+        series,
+        gettext("Price per GPU-hour (%(currency)s, log scale)")
+        if log_gpu
+        else gettext("Price per GPU-hour (%(currency)s)"),
+    )
+    views["gpu_hour"]["type"] = "log" if log_gpu else "linear"
+    views["listed"]["title"] = _currencies_title(
+        series,
+        gettext("Price as listed (%(currency)s, log scale)")
+        if log_listed
+        else gettext("Price as listed (%(currency)s)"),
+    )
+    views["listed"]["type"] = "log" if log_listed else "linear"
     layout = {
-        "margin": {"l": 56, "r": 16, "t": 16, "b": 40},
+        "margin": {"l": 64, "r": 16, "t": 16, "b": 40},
         "hovermode": "closest",
-        "showlegend": True,
+        "hoverdistance": 30,
+        # Past LEGEND_MAX lines a legend is a wall of names: the hover names each line and
+        # the table under the chart lists them all.
+        "showlegend": len(data) <= LEGEND_MAX,
         "legend": {"orientation": "h", "y": -0.45, "yanchor": "top"},
         "xaxis": {
             "type": "date",
@@ -305,14 +409,15 @@ def price_history_figure(series: list[PriceSeries], now: datetime | None = None)
             "rangeslider": {"visible": True, "thickness": 0.08},
         },
         "yaxis": {
-            "title": {
-                "text": gettext("Price as listed (log scale)")
-                if log_axis
-                else gettext("Price as listed")
-            },
-            "type": "log" if log_axis else "linear",
+            "title": {"text": views["gpu_hour"]["title"]},
+            "type": views["gpu_hour"]["type"],
             "rangemode": "tozero",
             "fixedrange": True,
         },
     }
-    return figure_text_escaped({"data": data, "layout": layout})
+    figure = figure_text_escaped({"data": data, "layout": layout})
+    for view in views.values():  # their hover texts name offerings and sources, as the traces do
+        texts = figure_text_escaped({"data": [{"text": t} for t in view["text"]]})["data"]
+        view["text"] = [t["text"] for t in texts]
+    figure["views"] = views
+    return figure

@@ -1,35 +1,221 @@
 /* Draws every Plotly figure on the page.
  *
  * Convention: <div class="chart" data-chart-json="ID"></div> next to {{ figure|json_script:"ID" }},
- * where the figure is {"data": [...], "layout": {...}}. The template passes only the id; the figure
- * is built in Python. The container reserves its height in CSS, so drawing shifts no layout.
+ * where the figure is {"data": [...], "layout": {...}} and, for a chart that can be read two
+ * ways, "views": {name: {"y", "text", "title", "type"}} switched by radio buttons
+ * <input data-chart-view="CHART ID" value="name">. The template passes only ids; the figure is
+ * built in Python. The container reserves its height in CSS and shows a placeholder until the
+ * chart is drawn (site.css); on a narrow screen a legend that needs more room makes the chart
+ * taller rather than being cut off.
+ *
+ * Colours follow the page: axis, grid and text colours are read from the page's CSS variables,
+ * and under prefers-color-scheme: dark the figure's own colours are swapped for lighter ones
+ * (DARK), so the charts are redrawn when the reader's scheme changes.
  */
 (function () {
   "use strict";
 
   // Plotly's own texts (modebar tooltips, month names on date axes, number format) follow the
-  // page's language: the zh-CN locale is registered by plotly-locale-zh-cn.js. The cloud "Share"
-  // button is removed (the figures stay on this site); download as PNG stays.
+  // page's language: the zh-CN locale is registered by plotly-locale-zh-cn.js. The mode bar keeps
+  // download-as-PNG and the zoom tools; no cloud button (the figures stay on this site).
   var lang = (document.documentElement.lang || "").toLowerCase();
   var CONFIG = {
     responsive: true,
     displaylogo: false,
     showSendToCloud: false,
-    modeBarButtonsToRemove: ["sendChartToCloud"],
+    showEditInChartStudio: false,
+    modeBarButtonsToRemove: ["sendDataToCloud", "editInChartStudio", "select2d", "lasso2d"],
     locale: lang.indexOf("zh") === 0 ? "zh-CN" : "en",
   };
+  // The figures' colours (advisor/charts.py, platforms/charts.py) and their dark-scheme twins,
+  // each at least 4.5:1 against the dark page background (#14181d).
+  var DARK = {
+    "#0b5cad": "#7ab8ff",
+    "#5b8fd1": "#9cc3f0",
+    "#9aa5b1": "#8d98a5",
+    "#b3261e": "#ff8a80",
+    "#a15c00": "#f0a848",
+    "#1b7a3d": "#6fd08c",
+    "#8e44ad": "#c9a0dc",
+    "#e0a030": "#f0c060",
+    "#7f8c8d": "#b0babf",
+    "#ffffff": "#14181d",
+    "#fff": "#14181d",
+  };
+  var NARROW = 600; // px: below this, legends stack and long labels wrap
+  var scheme = window.matchMedia ? window.matchMedia("(prefers-color-scheme: dark)") : null;
+  var drawn = [];
 
-  function draw(el) {
-    var source = document.getElementById(el.dataset.chartJson);
-    if (!source || typeof Plotly === "undefined") {
+  function cssVar(name, fallback) {
+    var value = getComputedStyle(document.documentElement).getPropertyValue(name).trim();
+    return value || fallback;
+  }
+
+  function recolour(fig) {
+    var text = JSON.stringify(fig);
+    Object.keys(DARK).forEach(function (light) {
+      text = text.split('"' + light + '"').join('"' + DARK[light] + '"');
+    });
+    return JSON.parse(text);
+  }
+
+  // Break `text` into lines of at most `max` characters at spaces (anywhere in Chinese text).
+  function wrap(text, max) {
+    if (!text || text.length <= max || text.indexOf("<br>") !== -1) {
+      return text;
+    }
+    var words = /\s/.test(text) ? text.split(" ") : text.split("");
+    var joiner = /\s/.test(text) ? " " : "";
+    var lines = [];
+    var line = "";
+    words.forEach(function (word) {
+      var next = line ? line + joiner + word : word;
+      if (next.length > max && line) {
+        lines.push(line);
+        line = word;
+      } else {
+        line = next;
+      }
+    });
+    lines.push(line);
+    return lines.join("<br>");
+  }
+
+  function axisTitle(axis, max) {
+    if (axis && axis.title && axis.title.text) {
+      axis.title.text = wrap(axis.title.text, max);
+    }
+  }
+
+  function themed(fig, el) {
+    var dark = scheme && scheme.matches;
+    var out = dark ? recolour(fig) : JSON.parse(JSON.stringify(fig));
+    var layout = out.layout || (out.layout = {});
+    var fg = cssVar("--fg", "#1d232a");
+    var line = cssVar("--line", "#d9dee4");
+    var soft = cssVar("--soft", "#f4f6f8");
+    layout.paper_bgcolor = "rgba(0,0,0,0)";
+    layout.plot_bgcolor = "rgba(0,0,0,0)";
+    layout.font = Object.assign({}, layout.font, { color: fg });
+    layout.hoverlabel = Object.assign({ bgcolor: soft, bordercolor: line, font: { color: fg } }, layout.hoverlabel);
+    ["xaxis", "yaxis"].forEach(function (name) {
+      var axis = layout[name] || (layout[name] = {});
+      axis.gridcolor = line;
+      axis.linecolor = line;
+      axis.zerolinecolor = line;
+      if (axis.rangeselector) {
+        axis.rangeselector.bgcolor = soft;
+        axis.rangeselector.activecolor = line;
+        axis.rangeselector.font = { color: fg };
+      }
+      if (axis.rangeslider) {
+        axis.rangeslider.bgcolor = soft;
+        axis.rangeslider.bordercolor = line;
+      }
+    });
+    // A legend as tall as it needs (Plotly would scroll it, cutting its last entries off);
+    // fitLegend makes the chart taller when it must.
+    layout.legend = Object.assign({}, layout.legend, { maxheight: 4000 });
+    if (el.clientWidth < NARROW) {
+      var max = Math.max(16, Math.floor((el.clientWidth - 40) / 7));
+      (out.data || []).forEach(function (trace) {
+        if (trace.name) {
+          trace.name = wrap(trace.name, max);
+        }
+      });
+      layout.legend = Object.assign({}, layout.legend, {
+        orientation: "v",
+        x: 0,
+        xanchor: "left",
+        yanchor: "top",
+        font: { size: 11 },
+      });
+      layout.margin = Object.assign({}, layout.margin, { l: 52, r: 8 });
+      axisTitle(layout.xaxis, max);
+      axisTitle(layout.yaxis, Math.max(16, Math.floor((el.clientHeight || 400) / 9)));
+    }
+    return out;
+  }
+
+  // A legend taller than the room left under the plot is cut off by the chart's box: grow the
+  // box until it fits (at most three tries; each lets Plotly's automargin settle).
+  function fitLegend(el, tries) {
+    var legend = el.querySelector(".legend");
+    if (!legend || tries <= 0) {
       return;
     }
-    var fig = JSON.parse(source.textContent);
-    Plotly.newPlot(el, fig.data, fig.layout, CONFIG);
+    var box = el.getBoundingClientRect();
+    var need = Math.ceil(legend.getBoundingClientRect().bottom - box.top + 8);
+    if (need > box.height + 1) {
+      el.style.height = need + "px";
+      Plotly.relayout(el, { height: need }).then(function () {
+        fitLegend(el, tries - 1);
+      });
+    }
+  }
+
+  function source(el) {
+    var script = document.getElementById(el.dataset.chartJson);
+    return script ? JSON.parse(script.textContent) : null;
+  }
+
+  function draw(el) {
+    var fig = source(el);
+    if (!fig || typeof Plotly === "undefined") {
+      return;
+    }
+    var view = el.dataset.view;
+    if (view && fig.views && fig.views[view]) {
+      applyView(fig, fig.views[view]);
+    }
+    var shown = themed(fig, el);
+    Plotly.react(el, shown.data, shown.layout, CONFIG).then(function () {
+      el.classList.add("chart-drawn");
+      fitLegend(el, 3);
+    });
+    if (drawn.indexOf(el) === -1) {
+      drawn.push(el);
+    }
+  }
+
+  function applyView(fig, view) {
+    fig.data.forEach(function (trace, i) {
+      trace.y = view.y[i];
+      trace.text = view.text[i];
+    });
+    fig.layout.yaxis = Object.assign({}, fig.layout.yaxis, {
+      title: { text: view.title },
+      type: view.type,
+    });
+  }
+
+  function switchView(input) {
+    var el = document.getElementById(input.dataset.chartView);
+    if (!el) {
+      return;
+    }
+    el.dataset.view = input.value;
+    draw(el);
   }
 
   function drawAll() {
     document.querySelectorAll("[data-chart-json]").forEach(draw);
+    document.querySelectorAll("input[data-chart-view]").forEach(function (input) {
+      input.closest("fieldset").hidden = false;
+      input.addEventListener("change", function () {
+        if (input.checked) {
+          switchView(input);
+        }
+      });
+    });
+    if (scheme) {
+      var redraw = function () { drawn.forEach(draw); };
+      if (scheme.addEventListener) {
+        scheme.addEventListener("change", redraw);
+      } else if (scheme.addListener) {
+        scheme.addListener(redraw);
+      }
+    }
   }
 
   if (document.readyState === "loading") {

@@ -117,4 +117,4 @@ def test_the_billing_chart_marks_the_tables_monthly_figure_for_two_instances(pag
         }"""
     )
     tooltip = chart.locator(".hoverlayer .hovertext")
-    expect(tooltip.first).to_contain_text("600.0 h, 2,352.00 CNY")
+    expect(tooltip.first).to_contain_text("600 h, 2,352.00 CNY")

@@ -6,8 +6,10 @@ from django.contrib.auth.models import User
 
 from platforms.models import Offering
 
+# The observed buckets of each line (marker size 7; the points between them hold the price).
 TRACES = """el => el.data.map(t => ({
-    offering: t.meta.offering, unit: t.meta.unit, tier: t.meta.tier, y: t.y
+    offering: t.meta.offering, unit: t.meta.unit, tier: t.meta.tier,
+    y: t.y.filter((_, i) => t.marker.size[i] > 0)
 }))"""
 
 

@@ -17,6 +17,13 @@ from tests.web.conftest import add_price
 PLOTLY = "vendor/plotly/plotly.min.js"
 
 
+def observed(trace):
+    """The (x, y) of a trace's observed buckets: the points between them (size 0) hold the price
+    so that a hover anywhere along the line finds one."""
+    sizes = trace["marker"]["size"]
+    return [(x, y) for x, y, size in zip(trace["x"], trace["y"], sizes, strict=True) if size]
+
+
 def history_of(platform):
     """The page's series: its listed offerings, with their current prices."""
     offerings = list(platform.offerings.filter(is_active=True))
@@ -42,18 +49,30 @@ def test_the_history_has_one_trace_per_offering_and_billing_unit_with_its_bucket
     assert set(traces) == {(offering.pk, "hour"), (offering.pk, "month"), (other.pk, "hour")}
     hourly = traces[(offering.pk, "hour")]
     # Day buckets (the history spans fewer than MAX_POINTS days), from midnight in Asia/Shanghai,
-    # then the current price held until now.
+    # a held point each day between, then the current price held until now.
     chart_time = "%Y-%m-%d %H:%M:%S"
     days = [local(NOW - timedelta(days=d), "%Y-%m-%d") + " 00:00:00" for d in (60, 1)]
-    assert hourly["x"] == [*days, local(NOW, chart_time)]
-    assert hourly["y"] == [2.19, 1.88, 1.88]
-    assert hourly["marker"]["size"] == [7, 7, 0]
+    assert observed(hourly) == [(days[0], 2.19), (days[1], 1.88)]
+    assert len(hourly["x"]) == 61 + 1  # 60 days ago to today, and now
+    assert hourly["x"][-1] == local(NOW, chart_time) and hourly["y"][-1] == 1.88
     assert hourly["line"]["shape"] == "hv"
     assert hourly["meta"]["bucket"] == "day"
     assert hourly["name"] == "RTX 4090 VM · per hour (CNY)"
-    assert hourly["text"][0] == "¥2.19 per hour · 1 observation · Test price list"
-    assert traces[(offering.pk, "month")]["y"] == [1052.0, 1052.0]
-    assert traces[(other.pk, "hour")]["y"] == [3.5, 3.5]
+    # Per GPU-hour by default (vocab.price_per_gpu_hour): a month is 720 h, 2 GPUs halve it.
+    assert hourly["text"][0] == (
+        "¥2.19 per GPU-hour · ¥2.19 per hour · 1 observation · Test price list"
+    )
+    assert hourly["text"][1] == "¥2.19 per GPU-hour · ¥2.19 per hour · unchanged"
+    month = traces[(offering.pk, "month")]
+    assert [y for _x, y in observed(month)] == [pytest.approx(1052 / 720)]
+    assert {y for _x, y in observed(traces[(other.pk, "hour")])} == {1.75}
+    assert figure["layout"]["yaxis"]["title"]["text"] == "Price per GPU-hour (CNY)"
+    # As listed: the same lines in each price's own unit.
+    listed = figure["views"]["listed"]
+    index = figure["data"].index(month)
+    assert set(listed["y"][index]) == {1052.0}
+    assert listed["title"] == "Price as listed (CNY, log scale)"
+    assert figure["views"]["gpu_hour"]["y"][index] == month["y"]
 
 
 def test_a_day_of_several_observations_is_one_bucket_with_its_range_and_mean(offering, source):
@@ -95,9 +114,11 @@ def test_a_long_history_is_charted_by_week_then_by_month(offering, source):
 def test_the_chart_has_a_range_selector_a_range_slider_and_a_log_axis_for_wide_ranges(
     offering, source
 ):
-    add_price(offering, source, "1.88")
-    add_price(offering, source, "1052", unit="month")
-    layout = charts.price_history_figure(history_of(offering.platform), now=NOW)["layout"]
+    for days in (1, 5):
+        add_price(offering, source, "1.88", days_ago=days)
+        add_price(offering, source, "1052", unit="month", days_ago=days)
+    figure = charts.price_history_figure(history_of(offering.platform), now=NOW)
+    layout = figure["layout"]
     buttons = layout["xaxis"]["rangeselector"]["buttons"]
     assert [b["label"] for b in buttons] == ["1m", "6m", "1y", "all"]
     assert [(b.get("count"), b["step"]) for b in buttons] == [
@@ -107,7 +128,9 @@ def test_the_chart_has_a_range_selector_a_range_slider_and_a_log_axis_for_wide_r
         (None, "all"),
     ]
     assert layout["xaxis"]["rangeslider"]["visible"] is True
-    assert layout["yaxis"]["type"] == "log"  # 1052 / 1.88 is more than 20 times
+    # As listed, 1052 / 1.88 is more than 20 times: a log axis; per GPU-hour 1.88 and 1.46 are not.
+    assert layout["yaxis"]["type"] == "linear"
+    assert figure["views"]["listed"]["type"] == "log"
 
 
 def test_the_current_prices_are_the_latest_per_offering_and_unit(client, offering, source):
@@ -126,7 +149,9 @@ def test_the_page_lists_the_first_offerings_and_links_to_the_rest_in_the_explore
     monkeypatch.setattr(selectors, "PLATFORM_OFFERINGS", 3)
     monkeypatch.setattr(selectors, "CHART_OFFERINGS", 2)
     for i in range(5):
-        add_price(make_offering(platform, accelerator, source, name=f"o{i}"), source, "1.88")
+        made = make_offering(platform, accelerator, source, name=f"o{i}")
+        add_price(made, source, "1.98", days_ago=3)
+        add_price(made, source, "1.88")
     response = client.get(reverse("platforms:detail", args=[platform.slug]))
     assert [o.name for o, _ in response.context["offerings"]] == ["o0", "o1", "o2"]
     assert {t["meta"]["offering"] for t in response.context["history_figure"]["data"]} == {
@@ -144,7 +169,7 @@ def test_the_platform_page_embeds_the_figure_and_loads_plotly(client, platform, 
     assert 'data-chart-json="price-history-figure"' in body
     assert '<script id="price-history-figure" type="application/json">' in body
     (trace,) = response.context["history_figure"]["data"]
-    assert trace["y"][:2] == [2.19, 1.88]
+    assert [y for _x, y in observed(trace)] == [2.19, 1.88]
 
 
 def test_a_new_price_is_on_the_chart_at_the_next_request(client, platform, offering, source):
@@ -153,7 +178,7 @@ def test_a_new_price_is_on_the_chart_at_the_next_request(client, platform, offer
     client.get(url)
     add_price(offering, source, "1.49", days_ago=1)
     (trace,) = client.get(url).context["history_figure"]["data"]
-    assert trace["y"][:2] == [1.88, 1.49]
+    assert [y for _x, y in observed(trace)] == [1.88, 1.49]
 
 
 def test_a_platform_without_prices_shows_no_chart_and_loads_no_plotly(client, platform, offering):
@@ -267,3 +292,15 @@ def test_the_billing_rules_are_shown_with_their_source_and_unknowns_as_not_state
     assert "not stated" in rules  # start-up billing, storage while stopped, system disk
     assert "compute points (算力点)" in rules
     assert "No source states what a credit is worth in CNY." in page
+
+
+def test_one_observation_per_series_is_a_list_not_a_chart(client, platform, offering, source):
+    """A chart of single dots says less than the table: the page lists the prices instead and
+    loads no plotly."""
+    add_price(offering, source, "1.88")
+    add_price(offering, source, "1052", unit="month")
+    response = client.get(reverse("platforms:detail", args=[platform.slug]))
+    assert response.context["history_figure"] is None
+    body = response.content.decode()
+    assert PLOTLY not in body and "data-single-observations" in body
+    assert '<details class="history-table" open>' in body

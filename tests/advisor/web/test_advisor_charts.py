@@ -131,6 +131,7 @@ def rec(rank, cost, hours, pareto, basis=CostBasis.MONTH):
         offering_name=f"o{rank}",
         instances=1,
         gpus_per_instance=8,
+        accelerator="h100-sxm-80gb",
         cost=Decimal(f"{cost:.2f}"),
         cost_basis=basis,
         monthly_cost=Decimal(f"{cost / 2:.2f}"),
@@ -160,8 +161,16 @@ def test_the_cost_time_chart_draws_every_timed_offering_and_a_line_through_the_f
     assert fig["layout"]["xaxis"]["title"]["text"] == "Training time (hours)"
     assert fig["layout"]["yaxis"]["title"]["text"] == "Cost per month (CNY/month)"
     # The hover's numbers are the table's text: cost, time, and the job cost on a monthly basis.
-    assert points["customdata"][0][3:] == ["10.00 CNY", "10.0", "100.00"]
+    # Every amount with its currency, the GPUs by name (the slug where the name is not known).
+    assert points["customdata"][0][2:] == [
+        "8 × h100-sxm-80gb, 1 instance",
+        "10.00 CNY",
+        "10.0",
+        "100.00 CNY",
+    ]
     assert "Job cost" in points["hovertemplate"]
+    named = charts.cost_time_figure(recs, "CNY", {"h100-sxm-80gb": CARD})["data"][0]
+    assert named["customdata"][0][2] == f"8 × {CARD.name}, 1 instance"
 
 
 def test_on_a_job_basis_the_cost_time_chart_plots_the_whole_jobs_cost():
@@ -252,10 +261,10 @@ def test_the_break_even_of_autodls_4090_is_monthly_price_over_hourly_price():
     assert hourly["customdata"][hourly["x"].index(100)] == ["100", "188.00"]
     [cross] = [t for t in fig["data"] if t["name"].startswith("Break-even")]
     assert cross["x"] == [pytest.approx(559.57, abs=1e-2)] and cross["y"] == [1052.0]
-    assert cross["text"] == ["559.6 h"]
+    assert cross["text"] == ["560 h"]  # hours whole from 100 h (advisor.messages.hours_number)
     [here] = [t for t in fig["data"] if t["name"] == "#1 in this scenario"]
     assert (here["x"], here["y"]) == ([300], [564.0]) and y_at(hourly, 300) == 564.0
-    assert here["customdata"] == [["300.0", "564.00"]]
+    assert here["customdata"] == [["300", "564.00"]]
     assert fig["layout"]["shapes"][0]["x0"] == 300
     assert fig["layout"]["xaxis"]["title"]["text"] == "Busy hours per month of each instance"
     assert fig["layout"]["yaxis"]["title"]["text"] == "Cost of the instances each needs (CNY/month)"
@@ -355,20 +364,32 @@ def test_the_page_figures_cover_the_whole_priced_catalogue_in_groups(seed, froze
     report = advise_scenario(PRESETS["4090-lora-sdxl"].scenario)
     figures = charts.advisor_figures(report)
     rows = charts.catalogue_rows(report.catalogue.offerings)
-    others, fitting = figures["price_vram"]["data"]
+    # Each set in two traces: pay-as-you-go circles and period-plan diamonds.
+    traces = figures["price_vram"]["data"]
+    others_name = "Other offerings (the cheapest per GPU and platform)"
+    fitting_name = "Can run the scenario (ranked)"
+    assert {t["legendgroup"] for t in traces} == {others_name, fitting_name}
+    assert {t["marker"]["symbol"] for t in traces} == {"circle", "diamond"}
+    others = [t for t in traces if t["legendgroup"] == others_name]
+    fitting = {
+        "customdata": [
+            c for t in traces if t["legendgroup"] == fitting_name for c in t["customdata"]
+        ]
+    }
     # One point per GPU shape and platform (the seed has fewer than MAX_GROUP_POINTS of them);
     # seed prices are CNY or have a USD/CNY rate, so every priced offering is in one.
     shapes = {(r.accelerator, r.vram_gib, r.platform) for r in rows}
-    assert len(others["x"]) == len(shapes) > 0
-    assert others["name"] == "Other offerings (the cheapest per GPU and platform)"
+    assert sum(len(t["x"]) for t in others) == len(shapes) > 0
     groups, by_platform = charts.catalogue_groups(
         report.catalogue.offerings, currency="CNY", rates=report.catalogue.rates, now=NOW
     )
     assert by_platform and sum(g.offerings for g in groups) == len(rows)
-    assert fitting["name"] == "Can run the scenario (ranked)"
     assert report.advice is not None
     top = report.advice.recommendations[0]
     assert any(top.offering_name in c[0] for c in fitting["customdata"])
+    # The first three are labelled by their rank, once each.
+    labels = [x for t in traces for x in t.get("text", []) if x]
+    assert len(labels) == len(set(labels)) and set(labels) <= {"#1", "#2", "#3"} and "#1" in labels
 
 
 def test_a_group_is_its_cheapest_price_per_gpu_hour_with_a_bar_up_to_the_dearest():
@@ -388,13 +409,15 @@ def test_a_group_is_its_cheapest_price_per_gpu_hour_with_a_bar_up_to_the_dearest
     )
     assert (big.offerings, small.offerings) == (3, 1)
     fig = charts.price_vram_figure(groups, currency="CNY", rates=[USD_CNY], now=NOW)
-    [others] = fig["data"]
-    assert others["x"] == [24, 12] and others["y"] == [1.0, 0.9]
-    assert others["error_y"]["array"] == [2.5, 0.0]
-    assert others["customdata"][0][6] == (
+    # One trace per shape, so the legend's shapes never change: an hourly price, a month plan.
+    metered, period = fig["data"]
+    assert (metered["marker"]["symbol"], period["marker"]["symbol"]) == ("circle", "diamond")
+    assert (metered["x"], metered["y"], period["x"], period["y"]) == ([12], [0.9], [24], [1.0])
+    assert period["error_y"]["array"] == [2.5] and "error_y" not in metered
+    assert period["customdata"][0][6] == (
         "the cheapest of 3 offerings of this GPU here, up to 3.50"
     )
-    assert others["marker"]["symbol"] == ["diamond", "circle"]  # a month plan; an hourly price
+    assert metered["legendgroup"] == period["legendgroup"]
 
 
 def test_past_max_group_points_the_chart_has_one_point_per_gpu_across_platforms(monkeypatch):
@@ -462,7 +485,7 @@ def test_the_billing_chart_meets_the_table_for_two_instances(seed, frozen, stora
         table = float(cents(rec.monthly_cost - (rec.storage_cost or 0)))
         assert marker["x"] == [600.0] and marker["y"] == [table] == [y_at(chosen, 600.0)]
         [[hours, money]] = marker["customdata"]
-        assert hours == "600.0"
+        assert hours == "600"  # whole hours from 100 h (advisor.messages.hours_number)
         assert money == charts.money_text(rec.monthly_cost - (rec.storage_cost or 0))
     title = figure["layout"]["yaxis"]["title"]["text"]
     assert ("excluding storage" in title) == bool(storage_gb)
