@@ -29,6 +29,7 @@ from advisor.engine.hardware import accelerators_from_dicts
 from advisor.engine.messages import Code, Message
 from advisor.engine.placement import PlacementCache
 from advisor.engine.plans import Plan, PlanSearch, price_legs, search_plans, single_plan
+from advisor.engine.prune import OfferingIndex
 from advisor.engine.ranking import Advice, Recommendation, advise
 from advisor.engine.ranking import closest_miss as ranking_closest_miss
 from advisor.engine.scenario import parse_scenario, scenario_to_dict
@@ -385,6 +386,8 @@ class Catalogue:
     storage: list[StoragePriceSpec]
     # Every platform, slug -> name, so the advice can name those it could not price.
     platforms: dict[str, str] = field(default_factory=dict)
+    # `offerings` grouped by shape for the engine, kept with them (None: the engine groups them).
+    index: OfferingIndex | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -478,6 +481,7 @@ def build_catalogue(*, tier: str, now: datetime) -> tuple[Catalogue, Window]:
         rates=exchange_rates(),
         storage=storage_specs(),
         platforms={p.slug: str(p) for p in platforms},
+        index=OfferingIndex(offerings),
     )
     seen = ((price.observed_at, price.stale) for o in offerings for price in o.prices)
     return catalogue, stale_window(seen, settings.PRICE_STALE_AFTER_DAYS)
@@ -493,7 +497,8 @@ def load_catalogue(scenario: Scenario, *, now: datetime) -> Catalogue:
     chosen = set(scenario.constraints.platforms)
     if not chosen:
         return catalogue
-    return replace(catalogue, offerings=[o for o in catalogue.offerings if o.platform in chosen])
+    offerings = [o for o in catalogue.offerings if o.platform in chosen]
+    return replace(catalogue, offerings=offerings, index=None)
 
 
 def _pricing(catalogue: Catalogue, now: datetime) -> dict[str, Any]:
@@ -513,6 +518,7 @@ def _advise(scenario: Scenario, catalogue: Catalogue, now: datetime) -> Advice:
         catalogue.offerings,
         catalogue.accelerators,
         platforms=catalogue.platforms,
+        index=catalogue.index,
         **_pricing(catalogue, now),
     )
 

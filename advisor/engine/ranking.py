@@ -24,8 +24,10 @@ Ranking (docs/advisor-rules.md, "Ranking"):
 Speed (target, docs/advisor-rules.md: 5 tasks × 10,000 offerings in ≤ 100 ms): memory is computed
 once per task (it does not depend on the accelerator); placement once per placement signature (a
 placement.PlacementCache, per call or kept by the caller); time and usage once per offering
-kind; per offering only the price arithmetic remains. Full Recommendation objects are built only
-for the offerings shown (`limit`) and the Pareto front. bench/bench_advise.py measures it.
+kind; offerings are grouped by that kind (prune.OfferingIndex, kept with the catalogue), so a kind
+that cannot hold the tasks is rejected whole and only offerings of kinds that fit are priced; the
+ranking sorts none of them all (prune.select). Full Recommendation objects are built only for the
+offerings shown (`limit`) and the Pareto front. bench/bench_advise.py measures it.
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from advisor.engine import needs, timing, usage, vocab
 from advisor.engine.billing import (
@@ -90,6 +92,9 @@ from advisor.engine.vocab import (
     PlacementMode,
     When,
 )
+
+if TYPE_CHECKING:
+    from advisor.engine import prune
 
 # PCIe scaling and MFU above 60 % are flagged by timing.training_time (its warnings are passed on).
 DEFAULT_LIMIT = 20
@@ -413,34 +418,42 @@ def advise(
     limit: int = DEFAULT_LIMIT,
     placements: PlacementCache | None = None,
     platforms: Mapping[str, str] | None = None,
+    index: prune.OfferingIndex | None = None,
 ) -> Advice:
     """Ranked recommendations for `scenario` over `offerings`; NoFit names the closest miss.
 
     `placements`: a cache the caller keeps across calls; without one, each call starts cold.
+    `index`: `offerings` grouped by shape (prune.OfferingIndex), kept by the caller with the
+    catalogue; without one (or one of other offerings) it is built here. Only offerings of shapes
+    that fit are priced, and only what is shown is ranked in full (prune.py).
     `platforms`: the catalogue's platforms (slug -> name), so that one without any offering is
     reported as unpriced too; both the advice and NoFit list the platforms in scope that have no
     current price (`unpriced_platforms`) instead of leaving them out silently.
     """
+    # Imported here: prune builds on this module's functions.
+    from advisor.engine import prune
+
     ctx = _Context(scenario, accelerators, now, rates, storage_prices, stale_after_days, placements)
-    unpriced = _unpriced_platforms(ctx, offerings, platforms or {})
-    candidates = [c for off in offerings if (c := _evaluate(ctx, off)) is not None]
+    pool = index if index is not None and index.offerings is offerings else None
+    pool = pool or prune.OfferingIndex(offerings)
+    unpriced = prune.unpriced_platforms(ctx, pool, platforms or {})
+    candidates = prune.evaluate(ctx, pool)
     if not candidates:
         error = NoFit(_no_fit_message(ctx, len(offerings)))
         error.unpriced_platforms = unpriced
         error.closest_miss = closest_miss(ctx)
         error.rejected = tuple(ctx.rejected.most_common())
         raise error
-    ordered = _fold_regions(_rank(candidates, scenario.objective))
-    front = _pareto(ordered)
-    shown = [(i, c) for i, c in enumerate(ordered) if i < limit or id(c) in front]
-    first = _exact(ctx, ordered[0])[0] if ordered else ZERO
+    ranked = prune.select(candidates, scenario.objective, limit)
+    front, shown = ranked.front, ranked.shown
+    first = _exact(ctx, ranked.first)[0]
     fitting = len(candidates)
     recs = tuple(
-        _recommend(ctx, c, i + 1, id(c) in front, ordered, first, fitting) for i, c in shown
+        _recommend(ctx, c, i + 1, id(c) in front, [ranked.first], first, fitting) for i, c in shown
     )
     return Advice(
         recommendations=recs,
-        pareto=tuple(c.offering.id for c in ordered if id(c) in front),
+        pareto=tuple(c.offering.id for c in ranked.pareto),
         rejected=dict(ctx.rejected),
         considered=len(offerings),
         fitting=len(candidates),
@@ -580,10 +593,10 @@ def _stale(ctx: _Context, price: PriceSpec) -> bool:
     return price.stale or price.observed_at < ctx.stale_before
 
 
-def _fit(ctx: _Context, off: OfferingSpec) -> _Fit:
-    # A cheap exact key first; offerings that differ only in what placement ignores (e.g. the
-    # platform's granularity on a card without MIG) then share one placement (PlacementCache).
-    key = (
+def _fit_key(off: OfferingSpec) -> tuple[Any, ...]:
+    """What placement, timing and usage see of an offering: offerings alike in it share one _Fit
+    (and one group of prune.OfferingIndex)."""
+    return (
         off.accelerator.slug,
         off.gpu_count,
         off.sharing,
@@ -592,6 +605,12 @@ def _fit(ctx: _Context, off: OfferingSpec) -> _Fit:
         off.pooled_vram_gib,
         off.interconnect,
     )
+
+
+def _fit(ctx: _Context, off: OfferingSpec) -> _Fit:
+    # A cheap exact key first; offerings that differ only in what placement ignores (e.g. the
+    # platform's granularity on a card without MIG) then share one placement (PlacementCache).
+    key = _fit_key(off)
     fit = ctx.fits.get(key)
     if fit is None:
         fit = ctx.fits[key] = _compute_fit(ctx, off)
@@ -875,17 +894,25 @@ def _platform_storage(ctx: _Context, platform: str, use: Usage) -> Decimal | Non
 
 
 def _rank(candidates: list[_Candidate], objective: str) -> list[_Candidate]:
-    """Order by the objective (module docstring); `score` keeps each one's objective figure.
-    Costs compare to the cent, so that stale prices rank after fresh ones at equal cost."""
+    """Order by the objective (_ranking); a stable sort, so equals keep the catalogue's order."""
+    return sorted(candidates, key=_ranking(candidates, objective))
+
+
+def _ranking(
+    candidates: Sequence[_Candidate], objective: str
+) -> Callable[[_Candidate], tuple[Any, ...]]:
+    """The objective's sort key (module docstring), once each candidate's `score` keeps its
+    objective figure. Costs compare to the cent, so that stale prices rank after fresh ones at
+    equal cost. Within one _Fit (one time) the key never decreases as the cost grows."""
     times = [c.time_key for c in candidates if c.time_key < _INF]
     if objective == "time" and times:
         for c in candidates:
             c.score = c.time_key
-        return sorted(candidates, key=lambda c: (c.time_key, round(c.cost_key, 2), c.stale))
+        return lambda c: (c.time_key, round(c.cost_key, 2), c.stale)
     if objective != "balanced" or not times:
         for c in candidates:
             c.score = c.cost_key
-        return sorted(candidates, key=lambda c: (round(c.cost_key, 2), c.stale, c.time_key))
+        return lambda c: (round(c.cost_key, 2), c.stale, c.time_key)
     best_cost = min(c.cost_key for c in candidates)
     best_time = min(times) or 1e-9
     # An offering without a time estimate counts as the slowest one that has one.
@@ -894,7 +921,7 @@ def _rank(candidates: list[_Candidate], objective: str) -> list[_Candidate]:
     for c in candidates:
         t = c.time_key / best_time if c.time_key < _INF else slowest
         c.score = c.cost_key * cost_scale + t
-    return sorted(candidates, key=lambda c: (c.score, c.stale, c.cost_key))
+    return lambda c: (c.score, c.stale, c.cost_key)
 
 
 def _fold_regions(ordered: list[_Candidate]) -> list[_Candidate]:

@@ -1,0 +1,194 @@
+"""The pruned advice (advisor/engine/prune.py: offerings grouped by shape, only groups that fit
+priced, no full sort) is the advice of pricing and sorting every offering: on random catalogues
+with many offerings per shape, regional duplicates, stale and unpriced offerings, and scenarios
+with budgets, deadlines, platform choices, fresh-only prices and every objective, the two agree
+on every count and its order, every closest miss, every rank, region, tie and Pareto member."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import timedelta
+from decimal import Decimal
+
+from hypothesis import event, given, settings
+from hypothesis import strategies as st
+
+from advisor.engine import prune, ranking
+from advisor.engine.errors import NoFit
+from advisor.engine.ranking import advise
+from advisor.engine.types import (
+    Constraints,
+    OfferingSpec,
+    PriceSpec,
+    Scenario,
+    StoragePriceSpec,
+    Task,
+)
+from tests.advisor.engine.test_advice_properties import ACCELERATORS, NOW, jobs, services
+
+CARDS = ("rtx-4090-24gb", "a100-80gb", "h100-sxm-80gb")
+PLATFORMS = {"a": "instance", "b": "mig", "c": "pooled", "d": "instance"}
+STORAGE = (
+    StoragePriceSpec("a", "gb_day", Decimal("0.0066"), "CNY", NOW),
+    StoragePriceSpec("b", "gb_hour", Decimal("0.0004"), "CNY", NOW, 50),
+)
+RATES = ()
+
+price = st.builds(
+    lambda unit, cents, age, stale, min_charge: PriceSpec(
+        unit=unit,
+        amount=Decimal(cents) / 100,
+        currency="CNY",
+        observed_at=NOW - timedelta(days=age),
+        stale=stale,
+        min_charge=Decimal(min_charge) / 100,
+    ),
+    st.sampled_from(["hour", "hour", "day", "month"]),
+    # Few distinct amounts, so that equal costs (and ties to the cent) are common.
+    st.sampled_from([150, 188, 199, 250, 300, 1200, 4500, 60000, 140000]),
+    st.sampled_from([0, 3, 40, 120]),
+    st.booleans(),
+    st.sampled_from([0, 0, 0, 1]),
+)
+
+
+@st.composite
+def catalogue(draw: st.DrawFn) -> list[OfferingSpec]:
+    out: list[OfferingSpec] = []
+    for i in range(draw(st.integers(1, 40))):
+        if out and draw(st.integers(0, 4)) == 0:
+            # The same offer in another region: a candidate to fold.
+            twin = draw(st.sampled_from(out))
+            region = draw(st.sampled_from(["r1", "r2", "r3"]))
+            out.append(
+                replace(twin, id=i, name=twin.name.replace(twin.region, region), region=region)
+            )
+            continue
+        platform = draw(st.sampled_from(sorted(PLATFORMS)))
+        card = draw(st.sampled_from(CARDS))
+        sharing = "exclusive"
+        if PLATFORMS[platform] == "pooled" and draw(st.booleans()):
+            sharing = "pooled"
+        region = draw(st.sampled_from(["", "r1", "r2"]))
+        out.append(
+            OfferingSpec(
+                id=i,
+                platform=platform,
+                platform_name=platform.upper(),
+                name=f"{card} {region}" if region else f"{card} #{i}",
+                accelerator=ACCELERATORS[card],
+                gpu_count=draw(st.sampled_from([1, 1, 2, 8])) if sharing == "exclusive" else 1,
+                sharing=sharing,
+                pooled_vram_gib=12.0 if sharing == "pooled" else None,
+                multi_task=PLATFORMS[platform],
+                interconnect=draw(st.sampled_from(["pcie", "nvlink"])),
+                physically_exclusive=draw(st.booleans()),
+                interruptible=draw(st.booleans()),
+                region=region,
+                prices=tuple(draw(st.lists(price, min_size=0, max_size=3))),
+            )
+        )
+    return out
+
+
+scenarios = st.builds(
+    lambda tasks, objective, storage, spot, fresh, budget, deadline, chosen: Scenario(
+        tasks=tuple(replace(t, name=f"t{i}") for i, t in enumerate(tasks)),
+        constraints=Constraints(
+            storage_gb=storage,
+            allow_interruptible=spot,
+            fresh_only=fresh,
+            budget_per_month=budget,
+            deadline_hours=deadline,
+            platforms=chosen,
+        ),
+        objective=objective,
+    ),
+    st.lists(st.one_of(services, jobs), min_size=1, max_size=3),
+    st.sampled_from(["cost", "time", "balanced"]),
+    st.sampled_from([0.0, 300.0]),
+    st.booleans(),
+    st.booleans(),
+    st.sampled_from([None, None, Decimal("2000"), Decimal("20000")]),
+    st.sampled_from([None, None, 50.0, 500.0]),
+    st.sampled_from([(), (), ("a", "b"), ("c",)]),
+)
+
+
+def everything(scenario: Scenario, offerings: list[OfferingSpec], limit: int):
+    """The reference: every offering priced (ranking._evaluate) and every candidate sorted."""
+    ctx = ranking._Context(scenario, ACCELERATORS, NOW, RATES, STORAGE, 30)
+    unpriced = ranking._unpriced_platforms(ctx, offerings, {})
+    candidates = [c for off in offerings if (c := ranking._evaluate(ctx, off)) is not None]
+    rejected = list(ctx.rejected.items())
+    if not candidates:
+        return ("no fit", rejected, dict(ctx.misses), unpriced)
+    ordered = ranking._fold_regions(ranking._rank(candidates, scenario.objective))
+    front = ranking._pareto(ordered)
+    shown = [
+        (i + 1, c.offering.id, tuple(sorted(c.regions)), id(c) in front, c.score)
+        for i, c in enumerate(ordered)
+        if i < limit or id(c) in front
+    ]
+    pareto = [c.offering.id for c in ordered if id(c) in front]
+    return ("advice", rejected, shown, pareto, len(candidates), unpriced)
+
+
+def pruned(scenario: Scenario, offerings: list[OfferingSpec], limit: int):
+    ctx = ranking._Context(scenario, ACCELERATORS, NOW, RATES, STORAGE, 30)
+    index = prune.OfferingIndex(offerings)
+    unpriced = prune.unpriced_platforms(ctx, index, {})
+    candidates = prune.evaluate(ctx, index)
+    rejected = list(ctx.rejected.items())
+    if not candidates:
+        return ("no fit", rejected, dict(ctx.misses), unpriced)
+    ranked = prune.select(candidates, scenario.objective, limit)
+    shown = [
+        (i + 1, c.offering.id, tuple(sorted(c.regions)), id(c) in ranked.front, c.score)
+        for i, c in ranked.shown
+    ]
+    pareto = [c.offering.id for c in ranked.pareto]
+    return ("advice", rejected, shown, pareto, len(candidates), unpriced)
+
+
+@settings(max_examples=400, deadline=None)
+@given(scenarios, catalogue(), st.sampled_from([1, 3, 20]))
+def test_the_pruned_advice_is_the_advice_of_every_offering(scenario, offerings, limit):
+    expected = everything(scenario, offerings, limit)
+    event(expected[0])
+    assert pruned(scenario, offerings, limit) == expected
+
+
+@settings(max_examples=100, deadline=None)
+@given(scenarios, catalogue())
+def test_advise_answers_the_same_with_a_kept_index_as_without(scenario, offerings):
+    index = prune.OfferingIndex(offerings)
+
+    def answer(**kept):
+        try:
+            return advise(
+                scenario, offerings, ACCELERATORS, now=NOW, storage_prices=STORAGE, **kept
+            )
+        except NoFit as error:
+            return (error.detail, error.rejected, error.closest_miss)
+
+    assert answer(index=index) == answer()
+
+
+def test_an_index_of_other_offerings_is_not_used():
+    offerings = [
+        OfferingSpec(
+            id=1,
+            platform="a",
+            platform_name="A",
+            name="4090",
+            accelerator=ACCELERATORS["rtx-4090-24gb"],
+            prices=(
+                PriceSpec(unit="hour", amount=Decimal("1.88"), currency="CNY", observed_at=NOW),
+            ),
+        )
+    ]
+    scenario = Scenario(tasks=(Task(name="t", kind="fixed", vram_gib=4.0),))
+    stale_index = prune.OfferingIndex([])
+    advice = advise(scenario, offerings, ACCELERATORS, now=NOW, index=stale_index)
+    assert [r.offering_id for r in advice.recommendations] == [1]
