@@ -555,8 +555,14 @@ def advise_scenario(data: Any, *, now: datetime | None = None) -> AdviceReport:
     except NoFit as error:
         report = replace(report, no_fit=error, suggestions=_suggestions(report, error))
     else:
+        # The cheapest single offering is on the Pareto front, so among the recommendations.
+        cheapest = min(advice.recommendations, key=lambda r: r.cost, default=None)
         plans = search_plans(
-            scenario, catalogue.offerings, catalogue.accelerators, **_pricing(catalogue, now)
+            scenario,
+            catalogue.offerings,
+            catalogue.accelerators,
+            cheapest=cheapest,
+            **_pricing(catalogue, now),
         )
         report = replace(report, advice=advice, plans=plans)
     if preset is None:

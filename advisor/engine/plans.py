@@ -31,6 +31,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from decimal import Decimal
+from typing import Any
 
 from advisor.engine import ranking, usage
 from advisor.engine.billing import ZERO, cents
@@ -244,6 +245,28 @@ class _Pricer:
         self.placements = PlacementCache() if placements is None else placements
         self.basis = usage.basis(scenario.tasks)
         self.sides: dict[tuple[int, ...], tuple[ranking._Context, list[ranking._Candidate]]] = {}
+        self._shapes: dict[int, list[list[OfferingSpec]]] = {}
+
+    def shapes(self, pool: Sequence[OfferingSpec]) -> list[list[OfferingSpec]]:
+        """`pool` grouped by what placement, time and usage see of an offering (the key of
+        ranking's fit cache), in catalogue order: a shape that cannot hold a side's tasks is left
+        out whole, without pricing its offerings one by one."""
+        found = self._shapes.get(id(pool))
+        if found is None:
+            groups: dict[tuple[Any, ...], list[OfferingSpec]] = {}
+            for off in pool:
+                key = (
+                    off.accelerator.slug,
+                    off.gpu_count,
+                    off.sharing,
+                    off.multi_task,
+                    off.mig_profile,
+                    off.pooled_vram_gib,
+                    off.interconnect,
+                )
+                groups.setdefault(key, []).append(off)
+            found = self._shapes[id(pool)] = list(groups.values())
+        return found
 
     def side(
         self, indices: tuple[int, ...], offerings: Sequence[OfferingSpec] | None = None
@@ -272,7 +295,12 @@ class _Pricer:
         )
         ctx.basis = self.basis  # the legs of one plan add up on one basis
         pool = self.offerings if offerings is None else offerings
-        candidates = [cand for off in pool if (cand := ranking._evaluate(ctx, off)) is not None]
+        candidates = []
+        for shape in self.shapes(pool):
+            fit = ranking._fit(ctx, shape[0])
+            if fit.bill is None or fit.month is None:
+                continue  # no offering of this shape holds these tasks
+            candidates.extend(c for off in shape if (c := ranking._evaluate(ctx, off)) is not None)
         found = self.sides[key] = (ctx, candidates)
         return found
 
@@ -329,8 +357,13 @@ def search_plans(
     storage_prices: Sequence[StoragePriceSpec] = (),
     stale_after_days: int = 30,
     placements: PlacementCache | None = None,
+    cheapest: Recommendation | None = None,
 ) -> PlanSearch | None:
-    """Two-leg plans for `scenario` (module docstring); None for a scenario of one task."""
+    """Two-leg plans for `scenario` (module docstring); None for a scenario of one task.
+
+    `cheapest`: the scenario's cheapest single offering when the caller has ranked it already
+    (the cheapest is always on the Pareto front, so it is among an Advice's recommendations);
+    else the search prices every offering for all the tasks once more."""
     tried = splits(scenario.tasks)
     if not tried:
         return None
@@ -344,9 +377,12 @@ def search_plans(
         stale_after_days=stale_after_days,
         placements=placements,
     )
-    everything = tuple(range(len(scenario.tasks)))
-    whole_ctx, whole = pricer.side(everything)
-    singles = [pricer.plan([pricer.leg(whole_ctx, c)]) for c in _top(whole)]
+    if cheapest is not None:
+        singles = [single_plan(cheapest, scenario.constraints.currency)]
+    else:
+        everything = tuple(range(len(scenario.tasks)))
+        whole_ctx, whole = pricer.side(everything)
+        singles = [pricer.plan([pricer.leg(whole_ctx, c)]) for c in _top(whole)]
     same: list[tuple[Plan, _Split]] = []
     cross: list[tuple[Plan, _Split]] = []
     for split in tried:
