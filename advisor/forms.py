@@ -364,6 +364,17 @@ class ConstraintsForm(forms.Form):
         help_text=_("Datasets and checkpoints, priced with each platform's storage."),
         **_number(),
     )
+    startup_minutes = forms.FloatField(
+        label=_("Start-up per run (minutes)"),
+        required=False,
+        min_value=0,
+        max_value=24 * 60,
+        help_text=_(
+            "Boot, image pull and model load of each run: billed where the platform bills "
+            "start-up time."
+        ),
+        **_number(),
+    )
     price_tier = forms.ChoiceField(
         label=_("Your price tier"),
         required=False,
@@ -410,6 +421,8 @@ class ConstraintsForm(forms.Form):
             out["deadline_hours"] = d["deadline_hours"]
         if d["storage_gb"]:
             out["storage_gb"] = d["storage_gb"]
+        if d.get("startup_minutes"):
+            out["startup_minutes"] = d["startup_minutes"]
         if d.get("price_tier") and d["price_tier"] != PriceTier.LIST:
             out["price_tier"] = d["price_tier"]
         for key in self.CHECKBOXES:

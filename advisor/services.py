@@ -131,11 +131,13 @@ def _price_spec(
     label, kind = sources[row["source_id"]]
     # The platform's metering step and minimum charge apply to its pay-as-you-go prices; prepaid
     # plans are bought in whole units (docs/billing-rules.md).
-    granularity, min_charge = None, Decimal("0")
+    # So does its start-up billing (advisor/engine/idle.py prices each run's start-up with it).
+    granularity, min_charge, startup = None, Decimal("0"), None
     if rules is not None and vocab.BillingUnit(row["unit"]).metered:
         granularity = rules.metering_seconds
         if rules.min_charge is not None and rules.min_charge_currency == row["currency"]:
             min_charge = rules.min_charge
+        startup = rules.startup_billed
     return PriceSpec(
         unit=row["unit"],
         amount=row["amount"],
@@ -147,6 +149,7 @@ def _price_spec(
         granularity_seconds=granularity,
         min_charge=min_charge,
         tier=vocab.PriceTier(row["tier"]),
+        startup_billed=startup,
     )
 
 
@@ -357,9 +360,23 @@ def exchange_rates() -> list[ExchangeRateSpec]:
     ]
 
 
+def _billed_while_stopped(row: StoragePrice) -> bool:
+    """Whether a storage price is billed while the instance is stopped: as the price says, else
+    as its platform's billing rules say, else billed (the costlier assumption)."""
+    if row.billed_when_stopped is not None:
+        return row.billed_when_stopped
+    try:
+        rule = row.platform.billing_rules.storage_billed_while_stopped
+    except BillingRules.DoesNotExist:
+        rule = None
+    return rule is not False
+
+
 def storage_specs() -> list[StoragePriceSpec]:
     """The latest price of each (platform, kind) of storage."""
-    rows = StoragePrice.objects.latest_per_kind().select_related("platform", "source")
+    rows = StoragePrice.objects.latest_per_kind().select_related(
+        "platform", "platform__billing_rules", "source"
+    )
     return [
         StoragePriceSpec(
             platform=row.platform.slug,
@@ -368,7 +385,7 @@ def storage_specs() -> list[StoragePriceSpec]:
             currency=cast(vocab.Currency, row.currency),
             observed_at=row.observed_at,
             free_gb=float(row.free_gb),
-            billed_while_stopped=row.billed_when_stopped is not False,
+            billed_while_stopped=_billed_while_stopped(row),
             name=row.get_kind_display(),
             source=str(row.source),
         )

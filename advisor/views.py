@@ -237,6 +237,7 @@ def _rows(
             "time_range": _range_text(rec.time_low_hours, rec.time_high_hours, charts.hours_text),
             "job_range": _range_text(rec.job_cost_low, rec.job_cost_high, money),
             "storage": None if rec.storage_cost is None else money(rec.storage_cost),
+            "idle": _idle(rec),
             "spans": ngettext("spans %(n)s month", "spans %(n)s months", rec.months)
             % {"n": rec.months}
             if rec.months > 1
@@ -247,6 +248,21 @@ def _rows(
         }
         for rec in advice.recommendations
     ]
+
+
+def _idle(rec: Recommendation) -> dict[str, Any] | None:
+    """The time between runs as the table shows it: how it is spent, its sentence and notes,
+    and what keeping the instances on costs (None when nothing)."""
+    between = rec.idle
+    if between is None:
+        return None
+    return {
+        "way": between.way.value,
+        "label": choices.label(between.way),
+        "text": messages.render(between.message),
+        "notes": messages.render_all(between.notes),
+        "cost": charts.money_text(between.cost) if between.cost else None,
+    }
 
 
 def _range_text(low: N | None, high: N | None, text: Callable[[N], str]) -> str:
@@ -315,6 +331,12 @@ CSV_COLUMNS = (
     "job_cost",
     "storage_cost",
     "storage_assumed",
+    "idle_way",
+    "idle_hours",
+    "runs",
+    "idle_cost",
+    "stopped_storage_cost",
+    "startup_cost",
     "currency",
     "cost_vs_first",
     "time_vs_first_hours",
@@ -336,6 +358,23 @@ CSV_COLUMNS = (
 
 def _yes(flag: bool) -> str:
     return "yes" if flag else "no"
+
+
+def _idle_cells(rec: Recommendation) -> list[object]:
+    """The CSV's idle_way, idle_hours, runs, idle_cost, stopped_storage_cost and startup_cost:
+    empty when the instances are never idle."""
+    between = rec.idle
+    if between is None:
+        return [""] * 6
+    stopped = between.stopped_storage
+    return [
+        between.way.value,
+        round(between.hours, 3),
+        round(between.runs, 3),
+        cents(between.cost),
+        "" if stopped is None else cents(stopped),
+        cents(between.startup_cost),
+    ]
 
 
 def _csv(advice: Advice, report: AdviceReport) -> HttpResponse:
@@ -372,6 +411,7 @@ def _csv(advice: Advice, report: AdviceReport) -> HttpResponse:
                 "" if rec.job_cost is None else cents(rec.job_cost),
                 "" if rec.storage_cost is None else cents(rec.storage_cost),
                 _yes(rec.storage_assumed),
+                *_idle_cells(rec),
                 advice.currency,
                 "" if vs is None else cents(vs.cost),
                 "" if vs is None or vs.time_hours is None else round(vs.time_hours, 3),

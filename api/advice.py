@@ -374,6 +374,64 @@ class LegSerializer(serializers.Serializer[Any]):
     placement = AssignmentSerializer(many=True, source="placement.assignments")
 
 
+class IdleSerializer(serializers.Serializer[Any]):
+    """The time between runs (advisor/engine/idle.py): how it is spent, the cheapest way the
+    platform's billing rules allow, and what it and the billed start-ups cost."""
+
+    way = serializers.ChoiceField(
+        choices=values(vocab.IdleWay),
+        help_text="stopped; idle_mode or kept_running: stopped, then kept powered on past the "
+        "platform's release window; released: stopped and released with its data; prepaid: the "
+        "plan already pays for it. Of the instance with the longest gap.",
+    )
+    hours = RoundedFloatField(
+        3, help_text="Hours held but not busy on `cost_basis`, all instances."
+    )
+    runs = RoundedFloatField(3, help_text="Runs of that instance on `cost_basis`.")
+    gap_hours = RoundedFloatField(3, help_text="Its time between two runs.")
+    kept_hours = RoundedFloatField(
+        3, help_text="Hours kept powered on past the release window, all instances."
+    )
+    cost = serializers.DecimalField(
+        **MONEY, help_text="What keeping them on adds to `cost`, in the scenario's currency."
+    )
+    stopped_storage_cost = serializers.DecimalField(
+        **MONEY,
+        source="stopped_storage",
+        allow_null=True,
+        help_text="Of `storage_cost`, the part billed while the instances are stopped.",
+    )
+    startup_hours = RoundedFloatField(3, help_text="Start-up time billed, all instances.")
+    startup_cost = serializers.DecimalField(
+        **MONEY, help_text="What the billed start-up time adds to the plan (in `plan`)."
+    )
+    message = MessageSerializer()
+    notes = message_list()
+
+
+class LegSerializer(serializers.Serializer[Any]):
+    """One offering of a plan, with its billing plan, the tasks it runs and what it costs."""
+
+    platform = serializers.CharField()
+    platform_name = serializers.CharField()
+    offering_id = serializers.IntegerField()
+    offering = serializers.CharField(source="offering_name")
+    accelerator = serializers.CharField()
+    instances = serializers.IntegerField()
+    gpus_per_instance = serializers.IntegerField()
+    plan = PlanSerializer()
+    tasks = serializers.ListField(child=serializers.CharField(), help_text="The tasks it runs.")
+    cost = serializers.DecimalField(
+        **MONEY, help_text="This leg on the plan's cost basis, storage on its platform included."
+    )
+    monthly_cost = serializers.DecimalField(**MONEY, help_text="This leg in the busiest month.")
+    storage_cost = serializers.DecimalField(**MONEY, allow_null=True)
+    time_hours = RoundedFloatField(3, allow_null=True, help_text="Its longest training time.")
+    price_source_kind = serializers.CharField()
+    vendor_claim = serializers.BooleanField()
+    placement = AssignmentSerializer(many=True, source="placement.assignments")
+
+
 class ComparisonSerializer(serializers.Serializer[Any]):
     cost = serializers.DecimalField(**MONEY, help_text="More than #1 (negative: less).")
     time_hours = RoundedFloatField(3, allow_null=True, help_text="Longer than #1.")
@@ -391,7 +449,9 @@ class RecommendationSerializer(serializers.Serializer[Any]):
     gpus_per_instance = serializers.IntegerField()
     plan = PlanSerializer()
     cost = serializers.DecimalField(
-        **MONEY, help_text="What is ranked: plan and storage on `cost_basis`."
+        **MONEY,
+        help_text="What is ranked: plan, storage and keeping the instances between runs "
+        "(`idle.cost`) on `cost_basis`.",
     )
     cost_basis = serializers.ChoiceField(choices=values(vocab.CostBasis))
     months = serializers.IntegerField(help_text="Months the costed run spans.")
@@ -437,6 +497,11 @@ class RecommendationSerializer(serializers.Serializer[Any]):
     )
     reasons = message_list()
     warnings = message_list()
+    idle = IdleSerializer(
+        allow_null=True,
+        help_text="The time between runs and its cost, by the platform's billing rules; null "
+        "when the instances are never idle.",
+    )
     legs = serializers.SerializerMethodField(
         help_text="The recommendation as a plan of legs: one offering is a plan of one leg."
     )

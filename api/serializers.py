@@ -667,6 +667,11 @@ class ConstraintsSerializer(serializers.Serializer[Any]):
         help_text="Your price tier (default list): each offering is priced at this tier's price "
         "where the platform states one, else at its list price.",
     )
+    startup_minutes = serializers.FloatField(
+        **OPTIONAL,
+        help_text="Start-up time of each run (boot, image pull, model load), 0 to 1440 minutes: "
+        "billed per run where the platform bills start-up time (default 0, not counted).",
+    )
     transfer_mbps = serializers.FloatField(
         **OPTIONAL,
         help_text="Link speed (Mbit/s) for moving the data between the legs of a plan across "

@@ -117,6 +117,15 @@ COST_BASIS_LABELS: Labels = {
     vocab.CostBasis.MONTH: _("per month"),
 }
 
+# How an instance spends the time between its runs.
+IDLE_WAY_LABELS: Labels = {
+    vocab.IdleWay.STOPPED: _("stopped"),
+    vocab.IdleWay.IDLE_MODE: _("stopped, then no-GPU mode"),
+    vocab.IdleWay.KEPT_RUNNING: _("stopped, then kept running"),
+    vocab.IdleWay.RELEASED: _("stopped and released"),
+    vocab.IdleWay.PREPAID: _("paid by the prepaid plan"),
+}
+
 # The label each vocab enum is shown with by default (`label()`); the other styles are above.
 LABELS: dict[type[StrEnum], Labels] = {
     vocab.BillingUnit: BILLING_UNIT_LABELS,
@@ -133,6 +142,7 @@ LABELS: dict[type[StrEnum], Labels] = {
     vocab.Objective: OBJECTIVE_LABELS,
     vocab.PlacementMode: PLACEMENT_LABELS,
     vocab.CostBasis: COST_BASIS_LABELS,
+    vocab.IdleWay: IDLE_WAY_LABELS,
 }
 # Every mapping of labels, by name, each checked against its enum below (and by the tests).
 ALL_LABELS: dict[str, tuple[type[StrEnum], Labels]] = {
@@ -151,6 +161,7 @@ ALL_LABELS: dict[str, tuple[type[StrEnum], Labels]] = {
     "OBJECTIVE_LABELS": (vocab.Objective, OBJECTIVE_LABELS),
     "PLACEMENT_LABELS": (vocab.PlacementMode, PLACEMENT_LABELS),
     "COST_BASIS_LABELS": (vocab.CostBasis, COST_BASIS_LABELS),
+    "IDLE_WAY_LABELS": (vocab.IdleWay, IDLE_WAY_LABELS),
 }
 
 

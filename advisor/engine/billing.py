@@ -69,6 +69,12 @@ def billed_units(unit: str, granularity_seconds: int, seconds: float) -> Decimal
         raise InvalidWorkload(Code.TIME_NOT_NEGATIVE, "hours_per_month", seconds=seconds)
     if seconds == 0:
         return ZERO
+    steps = billed_steps(granularity_seconds, seconds)
+    return _CEIL.divide(Decimal(steps * granularity_seconds), Decimal(BILLING_UNIT_SECONDS[unit]))
+
+
+def billed_steps(granularity_seconds: int, seconds: float) -> int:
+    """Metering steps a session of `seconds` (>= 0) is charged: rounded up."""
     steps = math.ceil(seconds / granularity_seconds)
     # Float division can land a hair off an integer: correct it both ways, so that the billed
     # time is the smallest whole number of steps that is not shorter than `seconds`.
@@ -76,7 +82,7 @@ def billed_units(unit: str, granularity_seconds: int, seconds: float) -> Decimal
         steps -= 1
     if steps * granularity_seconds < seconds:
         steps += 1
-    return _CEIL.divide(Decimal(steps * granularity_seconds), Decimal(BILLING_UNIT_SECONDS[unit]))
+    return steps
 
 
 def charge(price: PriceSpec, units: Decimal) -> Decimal:

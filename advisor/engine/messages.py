@@ -288,6 +288,20 @@ class Code(StrEnum):
     WARN_JOB_SPANS_MONTHS = "warn_job_spans_months"
     WARN_JOBS_OVER_WINDOW = "warn_jobs_over_window"
     WARN_STORAGE_ASSUMED = "warn_storage_assumed"
+    # ranking: the time between runs (idle.py)
+    IDLE_STOPPED = "idle_stopped"
+    IDLE_STOPPED_STORAGE = "idle_stopped_storage"
+    IDLE_KEPT_IDLE_MODE = "idle_kept_idle_mode"
+    IDLE_KEPT_RUNNING = "idle_kept_running"
+    IDLE_RELEASED = "idle_released"
+    IDLE_PREPAID = "idle_prepaid"
+    IDLE_STARTUP_BILLED = "idle_startup_billed"
+    IDLE_STARTUP_ASSUMED = "idle_startup_assumed"
+    IDLE_STARTUP_FREE = "idle_startup_free"
+    IDLE_STARTUP_NOT_GIVEN = "idle_startup_not_given"
+    WARN_RELEASED_BETWEEN_RUNS = "warn_released_between_runs"
+    WARN_KEPT_FROM_RELEASE = "warn_kept_from_release"
+    WARN_RELEASED_AFTER_EXPIRY = "warn_released_after_expiry"
     REJECT_INTERRUPTIBLE_SERVICE = "reject_interruptible_service"
     REASON_TRAINING_TIME_SCALING = "reason_training_time_scaling"
     # ranking: warnings
@@ -848,6 +862,54 @@ TEMPLATES: dict[Code, str] = {
     Code.WARN_STORAGE_ASSUMED: gettext_noop(
         "No storage price recorded for %(platform)s; assumed %(cost)s, the median of "
         "%(platforms)s platforms' prices"
+    ),
+    Code.IDLE_STOPPED: gettext_noop(
+        "Runs: %(runs)s, about %(gap)s apart; idle %(hours)s: stopped, which costs nothing"
+    ),
+    Code.IDLE_STOPPED_STORAGE: gettext_noop(
+        "Runs: %(runs)s, about %(gap)s apart; idle %(hours)s: stopped; its data is billed "
+        "while stopped, %(storage)s of the storage cost"
+    ),
+    Code.IDLE_KEPT_IDLE_MODE: gettext_noop(
+        "Runs: %(runs)s, about %(gap)s apart; idle %(hours)s: stopped for %(days)s at a "
+        "time, then kept in the no-GPU mode for %(kept)s so that it and its data are not "
+        "released, %(cost)s"
+    ),
+    Code.IDLE_KEPT_RUNNING: gettext_noop(
+        "Runs: %(runs)s, about %(gap)s apart; idle %(hours)s: stopped for %(days)s at a "
+        "time, then kept running for %(kept)s so that it and its data are not released, "
+        "%(cost)s"
+    ),
+    Code.IDLE_RELEASED: gettext_noop(
+        "Runs: %(runs)s, about %(gap)s apart; idle %(hours)s: stopped, and released with "
+        "its data after %(days)s"
+    ),
+    Code.IDLE_PREPAID: gettext_noop("Idle %(hours)s: the prepaid plan already pays for it"),
+    Code.IDLE_STARTUP_BILLED: gettext_noop(
+        "Start-up time billed: %(hours)s in all (starts: %(runs)s), %(cost)s"
+    ),
+    Code.IDLE_STARTUP_ASSUMED: gettext_noop(
+        "%(platform)s does not say whether start-up time is billed: it is counted as billed"
+    ),
+    Code.IDLE_STARTUP_FREE: gettext_noop(
+        "%(platform)s bills from the moment the instance runs: start-up time is free"
+    ),
+    Code.IDLE_STARTUP_NOT_GIVEN: gettext_noop(
+        "%(platform)s bills each run's start-up time; give the start-up time per run to count it"
+    ),
+    Code.WARN_RELEASED_BETWEEN_RUNS: gettext_noop(
+        "Runs are about %(gap)s apart, longer than the %(days)s after which %(platform)s "
+        "releases a stopped instance and its data: keep the data elsewhere, or re-create the "
+        "instance for each run"
+    ),
+    Code.WARN_KEPT_FROM_RELEASE: gettext_noop(
+        "Runs are about %(gap)s apart, longer than the %(days)s after which %(platform)s "
+        "releases a stopped instance and its data: the cost keeps it powered on after that "
+        "(%(cost)s); or keep the data elsewhere and re-create the instance for each run"
+    ),
+    Code.WARN_RELEASED_AFTER_EXPIRY: gettext_noop(
+        "%(platform)s releases a prepaid instance and its data %(days)s after its plan expires: "
+        "renew the plan in time or keep the data elsewhere"
     ),
     Code.REASON_TRAINING_TIME: gettext_noop("Training takes about %(hours)s (%(low)s to %(high)s)"),
     Code.REASON_TRAINING_TIME_SCALING: gettext_noop(

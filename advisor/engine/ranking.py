@@ -35,28 +35,27 @@ from __future__ import annotations
 import statistics
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-from advisor.engine import needs, timing, usage, vocab
+from advisor.engine import idle, needs, timing, usage, vocab
 from advisor.engine.billing import (
     PREPAID_UNITS,
     ZERO,
     apply_rate,
     break_even_hours,
     cents,
-    charge,
     find_rate,
     granularity,
     job_cost,
-    period_units,
     storage_cost,
 )
 from advisor.engine.errors import AdvisorError, ClosestMiss, NoFit
 from advisor.engine.estimate import slice_spec
 from advisor.engine.hardware import resolve_accelerator
+from advisor.engine.idle import IdleTime
 from advisor.engine.memory import task_memory
 from advisor.engine.messages import (
     Code,
@@ -182,6 +181,9 @@ class Recommendation:
     time_high_hours: float | None = None
     job_cost_low: Decimal | None = None
     job_cost_high: Decimal | None = None
+    # The time between runs: how it is spent (stopped, kept in the no-GPU mode, released, paid by
+    # a prepaid plan), what it and the billed start-ups cost (idle.py); None: never idle.
+    idle: IdleTime | None = None
 
 
 @dataclass(frozen=True)
@@ -243,27 +245,30 @@ class _Bill:
     groups: tuple[tuple[Usage, int], ...]
     # The group of each instance (by instance index): which price and usage bill it.
     instance_groups: tuple[int, ...] = ()
-    units: dict[tuple[str, int], tuple[tuple[Decimal, ...], Decimal]] = field(default_factory=dict)
-    float_units: dict[tuple[str, int], tuple[tuple[float, ...], float]] = field(
+    units: dict[tuple[str, int, float], tuple[tuple[Decimal, ...], Decimal]] = field(
+        default_factory=dict
+    )
+    float_units: dict[tuple[str, int, bool | None], tuple[tuple[float, ...], float]] = field(
         default_factory=dict
     )
     storage: dict[str, tuple[Decimal | None, bool]] = field(default_factory=dict)
+    # The scenario's start-up time per run, billed where the price's platform bills it (idle.py).
+    startup_minutes: float = 0.0
 
     def units_for(self, price: PriceSpec) -> tuple[tuple[Decimal, ...], Decimal]:
-        key = (price.unit, granularity(price))
+        """Units charged per instance of each group and in all: each run metered on its own,
+        with its billed start-up time (idle.run_units)."""
+        key = (price.unit, granularity(price), idle.startup_seconds(price, self.startup_minutes))
         found = self.units.get(key)
         if found is None:
-            per_group = tuple(
-                period_units(key[0], key[1], u.hours, u.months, u.active_days)
-                for u, _ in self.groups
-            )
+            per_group = tuple(idle.run_units(key[0], key[1], u, key[2]) for u, _ in self.groups)
             total = sum((x * n for x, (_, n) in zip(per_group, self.groups, strict=True)), ZERO)
             found = self.units[key] = (per_group, total)
         return found
 
     def float_units_for(self, price: PriceSpec) -> tuple[tuple[float, ...], float]:
         """units_for as floats, for ranking only (exact Decimal money is kept for what is shown)."""
-        key = (price.unit, price.granularity_seconds or 0)
+        key = (price.unit, price.granularity_seconds or 0, price.startup_billed)
         found = self.float_units.get(key)
         if found is None:
             per_group, total = self.units_for(price)
@@ -310,6 +315,9 @@ class _Candidate:
     time_key: float = _INF  # time or infinity, for sorting only
     score: float = 0.0  # the objective's figure (cost, time or the balanced sum)
     regions: list[str] = field(default_factory=list)
+    # Keeping the instance on between runs so that its platform does not release it (idle.py),
+    # in `cost_key`; 0.0 when it is stopped or prepaid.
+    keep: float = 0.0
 
 
 class _Context:
@@ -517,8 +525,12 @@ def _evaluate(ctx: _Context, off: OfferingSpec) -> _Candidate | None:
         ctx.reject(Code.REJECT_MISSES_DEADLINE, time, off, lambda: hours(time))
         return None
     plan_total, chosen = _cheapest(ctx, prices, fit.bill)
+    keep = 0.0
+    if ctx.storing and _may_release(off):
+        plan_total, chosen, keep = _cheapest_kept(ctx, off, prices, fit.bill, plan_total, chosen)
     storage, assumed = _bill_storage(ctx, off.platform, fit.bill) if ctx.storing else (None, False)
     total = plan_total if storage is None else plan_total + float(storage)
+    total += keep
     time_key = _INF if fit.time is None else fit.time
     stale = False
     for p in chosen:
@@ -528,6 +540,7 @@ def _evaluate(ctx: _Context, off: OfferingSpec) -> _Candidate | None:
     candidate = _Candidate(
         fit.time, off, fit, fit.bill, chosen, storage, assumed, stale, total, time_key
     )
+    candidate.keep = keep
     if ctx.budget is not None and _over_budget(ctx, candidate):
         return None
     return candidate
@@ -545,6 +558,8 @@ def _over_budget(ctx: _Context, c: _Candidate) -> bool:
     else:
         storage = _bill_storage(ctx, c.offering.platform, month)[0]
         total = _plan_cost(ctx, c.prices, month) + float(storage or 0)
+        if c.keep:
+            total += _keep_float(ctx, c.offering, c.prices, month)
     if total <= budget - 0.01:
         return False
     if total <= budget + 0.01 and _exact(ctx, c)[1] <= exact_budget:
@@ -625,7 +640,7 @@ def _compute_fit(ctx: _Context, off: OfferingSpec) -> _Fit:
     timed = [h for h in per_task if h is not None]
     spans = [r for r in ranges if r is not None]
     uses = [usage.task_usage(t, h) for t, h in zip(ctx.tasks, per_task, strict=True)]
-    bill, month = _bills(ctx.tasks, placement, uses, ctx.basis)
+    bill, month = _bills(ctx.tasks, placement, uses, ctx.basis, ctx.c.startup_minutes)
     return _Fit(
         placement,
         bill,
@@ -642,7 +657,11 @@ def _compute_fit(ctx: _Context, off: OfferingSpec) -> _Fit:
 
 
 def _bills(
-    tasks: Sequence[Task], placement: Placement, uses: Sequence[TaskUsage], basis: CostBasis
+    tasks: Sequence[Task],
+    placement: Placement,
+    uses: Sequence[TaskUsage],
+    basis: CostBasis,
+    startup_minutes: float = 0.0,
 ) -> tuple[_Bill, _Bill]:
     """(costed period, busiest month) bills: each instance's usage, grouped alike in both, so
     that a plan chosen per group of one prices the same instances in the other."""
@@ -656,10 +675,11 @@ def _bills(
     )
     index = {key: i for i, (key, _) in enumerate(groups)}
     of = tuple(index[k] for k in keys)
-    period = _Bill(tuple((p, n) for (p, _), n in groups), of)
+    period = _Bill(tuple((p, n) for (p, _), n in groups), of, startup_minutes=startup_minutes)
     if basis is CostBasis.MONTH:
         return period, period
-    return period, _Bill(tuple((m, n) for (_, m), n in groups), of)
+    month = _Bill(tuple((m, n) for (_, m), n in groups), of, startup_minutes=startup_minutes)
+    return period, month
 
 
 def _usage_warnings(tasks: Sequence[Task], uses: Sequence[TaskUsage]) -> tuple[Message, ...]:
@@ -809,11 +829,11 @@ def _price_cost(ctx: _Context, price: PriceSpec, bill: _Bill) -> float:
 
 
 def _group_costs(ctx: _Context, price: PriceSpec, bill: _Bill) -> list[float]:
-    amount, floor = price.amount_float, float(price.min_charge)
+    """Each group's cost on `price`, converted: its units, the minimum charge per run."""
     rate = ctx.float_rate(price.currency)
     return [
-        (max(amount * u, floor) if u else 0.0) * rate * n
-        for u, (_, n) in zip(bill.float_units_for(price)[0], bill.groups, strict=True)
+        idle.run_charge_float(price, u, use.runs) * rate * n
+        for u, (use, n) in zip(bill.float_units_for(price)[0], bill.groups, strict=True)
     ]
 
 
@@ -826,10 +846,11 @@ def _plan_cost(ctx: _Context, prices: Sequence[PriceSpec], bill: _Bill) -> float
 def _exact_plan(
     ctx: _Context, prices: Sequence[PriceSpec], bill: _Bill
 ) -> list[tuple[PriceSpec, Decimal, int]]:
-    """(price, its charge per instance in its own currency, instances) per group, exactly."""
+    """(price, its charge per instance in its own currency, instances) per group, exactly: each
+    run metered on its own, with its billed start-up time (idle.run_units, run_charge)."""
     return [
-        (p, charge(p, period_units(p.unit, granularity(p), u.hours, u.months, u.active_days)), n)
-        for p, (u, n) in zip(prices, bill.groups, strict=True)
+        (p, idle.run_charge(p, bill.units_for(p)[0][g], u.runs), n)
+        for g, (p, (u, n)) in enumerate(zip(prices, bill.groups, strict=True))
     ]
 
 
@@ -842,11 +863,11 @@ def _exact(ctx: _Context, c: _Candidate) -> tuple[Decimal, Decimal]:
         plan = _exact_plan(ctx, c.prices, bill)
         return sum((ctx.convert(amount, p.currency) * n for p, amount, n in plan), ZERO)
 
-    period = converted(c.bill) + (c.storage or ZERO)
+    period = converted(c.bill) + (c.storage or ZERO) + _keep(ctx, c, c.bill)
     if month is c.bill:
         return period, period
     storage = _storage(ctx, c.offering.platform, month.busiest)[0] or ZERO
-    return period, converted(month) + storage
+    return period, converted(month) + storage + _keep(ctx, c, month)
 
 
 def _bill_storage(ctx: _Context, platform: str, bill: _Bill) -> tuple[Decimal | None, bool]:
@@ -888,6 +909,223 @@ def _platform_storage(ctx: _Context, platform: str, use: Usage) -> Decimal | Non
         ]
         ctx.storage_of[key] = min(options, default=None)
     return ctx.storage_of[key]
+
+
+# --------------------------------------------------------------------------- time between runs
+
+
+def _may_release(off: OfferingSpec) -> bool:
+    """The offering's platform releases an instance stopped for some days (idle.py)."""
+    rules = off.billing_rules
+    return rules is not None and rules.release_after_stopped_days is not None
+
+
+def _keep_float(
+    ctx: _Context, off: OfferingSpec, prices: Sequence[PriceSpec], bill: _Bill
+) -> float:
+    """What keeping `bill`'s instances on past their platform's release window costs, converted,
+    as a float for ranking: only when the scenario keeps data on the platform (idle.keep_cost)."""
+    if not ctx.storing or not _may_release(off):
+        return 0.0
+    rules, minutes = off.billing_rules, ctx.c.startup_minutes
+    return sum(
+        idle.keep_cost_float(p, u, rules, ctx.float_rate, idle.startup_seconds(p, minutes)) * n
+        for p, (u, n) in zip(prices, bill.groups, strict=True)
+    )
+
+
+def _cheapest_kept(
+    ctx: _Context,
+    off: OfferingSpec,
+    prices: Sequence[PriceSpec],
+    bill: _Bill,
+    plan_total: float,
+    chosen: tuple[PriceSpec, ...],
+) -> tuple[float, tuple[PriceSpec, ...], float]:
+    """(plan cost, plan, cost of keeping its instances from release): _cheapest's plan, unless
+    keeping its metered instances on makes a prepaid plan (which keeps them anyway) cheaper."""
+    keep = _keep_float(ctx, off, chosen, bill)
+    if keep <= 0:
+        return plan_total, chosen, 0.0
+    prepaid = [p for p in prices if p.unit in PREPAID_UNITS]
+    if prepaid:
+        other_total, other = _cheapest(ctx, prepaid, bill)
+        if other_total < plan_total + keep:
+            return other_total, other, 0.0
+    return plan_total, chosen, keep
+
+
+def _keep_cost(
+    ctx: _Context, off: OfferingSpec, price: PriceSpec, use: Usage
+) -> tuple[vocab.IdleWay, Decimal, float]:
+    startup = idle.startup_seconds(price, ctx.c.startup_minutes)
+    return idle.keep_cost(price, use, off.billing_rules, ctx.convert, ctx.float_rate, startup)
+
+
+def _keep(ctx: _Context, c: _Candidate, bill: _Bill) -> Decimal:
+    """The cost of keeping `c`'s instances from release over `bill`, exactly (0 unless the
+    ranking counted one)."""
+    if not ctx.storing or not _may_release(c.offering):
+        return ZERO
+    return sum(
+        (
+            _keep_cost(ctx, c.offering, p, u)[1] * n
+            for p, (u, n) in zip(c.prices, bill.groups, strict=True)
+        ),
+        ZERO,
+    )
+
+
+def _gap(gap_hours: float) -> Quantity:
+    """A time between runs as it reads: hours under two days, else days."""
+    return hours(gap_hours) if gap_hours < 48 else Quantity(gap_hours / 24, Unit.DAYS)
+
+
+def _count(n: float) -> Quantity:
+    return Quantity(n, Unit.COUNT, 0 if float(n).is_integer() else 1)
+
+
+def _idle_time(ctx: _Context, c: _Candidate) -> tuple[idle.IdleTime | None, tuple[Message, ...]]:
+    """The recommendation's time between runs (idle.IdleTime: how it is spent, what it costs, the
+    start-ups billed) and its warnings: runs further apart than the platform keeps a stopped
+    instance, and the release of a prepaid instance after its plan expires."""
+    off, rules, ccy = c.offering, c.offering.billing_rules, ctx.c.currency
+    minutes = ctx.c.startup_minutes
+    warnings: list[Message] = []
+    expiry = None if rules is None else rules.release_after_expiry_days
+    if expiry is not None and any(p.unit in PREPAID_UNITS for p in c.prices):
+        after = Quantity(expiry, Unit.DAYS)
+        platform = off.platform_name
+        warnings.append(msg(Code.WARN_RELEASED_AFTER_EXPIRY, platform=platform, days=after))
+    groups = [
+        (p, u, n, idle.startup_seconds(p, minutes))
+        for p, (u, n) in zip(c.prices, c.bill.groups, strict=True)
+    ]
+    idle_groups = [g for g in groups if idle.idle_hours(g[1], g[3]) > 0]
+    if not idle_groups:
+        return None, tuple(warnings)
+    total = sum(idle.idle_hours(u, st) * n for _p, u, n, st in idle_groups)
+    metered = [g for g in idle_groups if g[0].unit not in PREPAID_UNITS]
+    longest = max(metered or idle_groups, key=lambda g: idle.gap_hours(g[1], g[3]))
+    price, use, _n, startup = longest
+    gap = idle.gap_hours(use, startup)
+    common: dict[str, Param] = {"hours": hours(total), "runs": _count(use.runs), "gap": _gap(gap)}
+    if not metered:
+        message = msg(Code.IDLE_PREPAID, hours=hours(total))
+        return (
+            idle.IdleTime(
+                vocab.IdleWay.PREPAID, total, use.runs, gap, 0.0, ZERO, None, 0.0, ZERO, message
+            ),
+            tuple(warnings),
+        )
+    way, cost, kept = vocab.IdleWay.STOPPED, ZERO, 0.0
+    for p, u, n, st in metered:
+        if ctx.storing:
+            w, k, h = _keep_cost(ctx, off, p, u)
+        else:
+            released = idle.released_between_runs(p, u, rules, st)
+            w, k, h = (vocab.IdleWay.RELEASED if released else vocab.IdleWay.STOPPED), ZERO, 0.0
+        cost, kept = cost + k * n, kept + h * n
+        if p is price and u is use:
+            way = w
+    startup_hours, startup_cost = _startups(ctx, c, groups)
+    stopped = None
+    if c.storage is not None and way is not vocab.IdleWay.RELEASED:
+        busiest = c.bill.busiest
+        running = _storage(ctx, off.platform, replace(busiest, held_hours=busiest.hours))[0]
+        stopped = max(c.storage - (running or ZERO), ZERO)
+    release = None if rules is None else rules.release_after_stopped_days
+    days = None if release is None else Quantity(release, Unit.DAYS)
+    money = Money(cents(cost), ccy)
+    if way is vocab.IdleWay.STOPPED:
+        if stopped:
+            storage = Money(cents(stopped), ccy)
+            message = msg(Code.IDLE_STOPPED_STORAGE, storage=storage, **common)
+        else:
+            message = msg(Code.IDLE_STOPPED, **common)
+    elif way is vocab.IdleWay.RELEASED:
+        message = msg(Code.IDLE_RELEASED, days=days, **common)
+    else:
+        mode = way is vocab.IdleWay.IDLE_MODE
+        code = Code.IDLE_KEPT_IDLE_MODE if mode else Code.IDLE_KEPT_RUNNING
+        message = msg(code, days=days, kept=hours(kept), cost=money, **common)
+    if release is not None and idle.released_between_runs(price, use, rules, startup):
+        where: dict[str, Param] = {
+            "platform": off.platform_name,
+            "gap": Quantity(gap / 24, Unit.DAYS),
+            "days": days,
+        }
+        if way is vocab.IdleWay.RELEASED:
+            warnings.append(msg(Code.WARN_RELEASED_BETWEEN_RUNS, **where))
+        else:
+            warnings.append(msg(Code.WARN_KEPT_FROM_RELEASE, cost=money, **where))
+    notes = _startup_notes(ctx, c, groups, startup_hours, startup_cost)
+    return (
+        idle.IdleTime(
+            way,
+            total,
+            use.runs,
+            gap,
+            kept,
+            cost,
+            stopped,
+            startup_hours,
+            startup_cost,
+            message,
+            notes,
+        ),
+        tuple(warnings),
+    )
+
+
+_Group = tuple[PriceSpec, Usage, int, float]  # price, usage, instances, start-up seconds per run
+
+
+def _startups(ctx: _Context, c: _Candidate, groups: Sequence[_Group]) -> tuple[float, Decimal]:
+    """(start-up hours billed, what they add to the plan, converted) over the costed period."""
+    total_hours, total = 0.0, ZERO
+    for p, u, n, startup in groups:
+        if not startup or u.hours <= 0:
+            continue
+        gran = granularity(p)
+        with_startup = idle.run_charge(p, idle.run_units(p.unit, gran, u, startup), u.runs)
+        without = idle.run_charge(p, idle.run_units(p.unit, gran, u), u.runs)
+        total_hours += u.runs * startup / 3600 * n
+        total += ctx.convert(max(with_startup - without, ZERO), p.currency) * n
+    return total_hours, total
+
+
+def _startup_notes(
+    ctx: _Context,
+    c: _Candidate,
+    groups: Sequence[_Group],
+    startup_hours: float,
+    startup_cost: Decimal,
+) -> tuple[Message, ...]:
+    """What the advice says of start-up time: billed and counted, assumed billed, free, or billed
+    and not given."""
+    platform = c.offering.platform_name
+    metered = [p for p, u, _n, _s in groups if p.unit not in PREPAID_UNITS and u.hours > 0]
+    if not metered:
+        return ()
+    if ctx.c.startup_minutes <= 0:
+        if any(p.startup_billed for p in metered):
+            return (msg(Code.IDLE_STARTUP_NOT_GIVEN, platform=platform),)
+        return ()
+    if startup_hours <= 0:
+        return (msg(Code.IDLE_STARTUP_FREE, platform=platform),)
+    runs = max(u.runs for p, u, _n, _s in groups if p.unit not in PREPAID_UNITS)
+    out = [
+        msg(
+            Code.IDLE_STARTUP_BILLED,
+            hours=hours(startup_hours, 2),
+            runs=_count(runs),
+            cost=Money(cents(startup_cost), ctx.c.currency),
+        )
+    ]
+    if any(p.startup_billed is None for p in metered):
+        out.append(msg(Code.IDLE_STARTUP_ASSUMED, platform=platform))
+    return tuple(out)
 
 
 # ---------------------------------------------------------------------------------- rank and front
@@ -1000,6 +1238,7 @@ def _recommend(
     isolation = tuple(dict.fromkeys(PlacementMode(a.mode) for a in placement.assignments))
     serving = _serving(ctx, c)
     job_low, job_high = _job_cost_range(ctx, c, cost)
+    between, idle_warnings = _idle_time(ctx, c)
     return Recommendation(
         rank=rank,
         offering_id=off.id,
@@ -1025,7 +1264,7 @@ def _recommend(
         price_source_kind=oldest.source_kind,
         pareto=on_front,
         reasons=_reasons(ctx, c, rank, on_front, plan, fitting, vs_first, isolation),
-        warnings=_rec_warnings(ctx, c),
+        warnings=tuple(dict.fromkeys(_rec_warnings(ctx, c) + idle_warnings)),
         decode_tokens_per_s=tuple((s.task, s.estimate.stream_tokens_per_s) for s in serving),
         vendor_claim=_vendor_claim(c),
         stale=c.stale,
@@ -1040,6 +1279,7 @@ def _recommend(
         time_high_hours=c.fit.time_high,
         job_cost_low=job_low,
         job_cost_high=job_high,
+        idle=between,
     )
 
 
@@ -1058,9 +1298,9 @@ def _billing_choice(ctx: _Context, c: _Candidate, cost: Decimal, monthly: Decima
 
     one_currency = len({p.currency for p in c.prices}) == 1
     rate = ctx.rate(first.currency) if one_currency else None
-    converted = cost - (c.storage or ZERO)
+    converted = cost - (c.storage or ZERO) - _keep(ctx, c, c.bill)
     month_storage = _storage(ctx, c.offering.platform, month.busiest)[0] or ZERO
-    converted_monthly = monthly - month_storage
+    converted_monthly = monthly - month_storage - _keep(ctx, c, month)
     return BillingChoice(
         unit="mixed" if mixed else first.unit,
         units=tuple(
@@ -1109,7 +1349,7 @@ def _plan_at(ctx: _Context, c: _Candidate, end: int) -> Decimal | None:
         usage.task_usage(t, None if r is None else r[end])
         for t, r in zip(ctx.tasks, ranges, strict=True)
     ]
-    bill, _month = _bills(ctx.tasks, c.fit.placement, uses, ctx.basis)
+    bill, _month = _bills(ctx.tasks, c.fit.placement, uses, ctx.basis, ctx.c.startup_minutes)
     if len(bill.groups) != len(c.prices):  # the instances group differently: one price for all
         prices: Sequence[PriceSpec] = (_cheapest(ctx, c.prices, bill)[1][0],) * len(bill.groups)
     else:
@@ -1129,8 +1369,9 @@ def _job_cost(ctx: _Context, c: _Candidate, time: float | None = None) -> Decima
         for t, a in zip(ctx.tasks, c.fit.placement.assignments, strict=True)
         if usage.is_job(t)
     }
+    minutes = ctx.c.startup_minutes
     per_instance = min(
-        ctx.convert(job_cost(p, time * 3600), p.currency)
+        ctx.convert(job_cost(p, time * 3600 + idle.startup_seconds(p, minutes)), p.currency)
         for p in c.offering.prices
         if not ctx.c.fresh_only or not _stale(ctx, p)
     )
@@ -1191,7 +1432,8 @@ def _cost_per_million(
     group = month.instance_groups[instance]
     price = c.prices[group]
     units = month.units_for(price)[0][group]
-    charged = ctx.convert(charge(price, units) if units else ZERO, price.currency)
+    runs = month.groups[group][0].runs
+    charged = ctx.convert(idle.run_charge(price, units, runs), price.currency)
     share = Decimal(repr(gpu_hours[index] / total))
     return charged * share / Decimal(repr(tokens / 1e6)), shared
 

@@ -97,6 +97,7 @@ ON_KEYS = frozenset(
 NETWORKS = tuple(vocab.Network)
 MAX_NETWORK_GBPS = 1_000_000  # Gb/s per machine; the largest sold today is 3,200 (AWS p5)
 MAX_TRANSFER_MBPS = 1_000_000  # Mbit/s: 1 Tbit/s, beyond any rented link
+MAX_STARTUP_MINUTES = 24 * 60  # a run that takes a day to start is no run
 TOP_KEYS = frozenset({"tasks", "constraints", "objective", "preset"})
 
 
@@ -454,6 +455,8 @@ _CONSTRAINT_READERS: dict[str, Callable[[object, str], Any]] = {
     "storage_gb": lambda v, p: _number(v, p, 0, 1e9),
     # The renter's price tier (list, member, student, enterprise); the loader prices with it.
     "price_tier": _member(vocab.PriceTier, PRICE_TIERS),
+    # Start-up time of each run, minutes (a day at most): billed where the platform bills it.
+    "startup_minutes": lambda v, p: _number(v, p, 0, MAX_STARTUP_MINUTES),
     # Link speed for moving the data between the legs of a plan across platforms, Mbit/s.
     "transfer_mbps": lambda v, p: _number(v, p, 0, MAX_TRANSFER_MBPS, low_open=True),
 }

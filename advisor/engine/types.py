@@ -213,6 +213,9 @@ class Constraints:
     # The renter's price tier: each offering is priced at this tier's price where the platform
     # states one, else at its list price (the catalogue loader picks; advisor/services.py).
     price_tier: vocab.PriceTier = vocab.PriceTier.LIST
+    # Start-up time of each run (boot, image pull, loading the model), minutes: billed per run
+    # where the platform bills start-up time (idle.py). 0: not counted.
+    startup_minutes: float = 0.0
     # A plan across platforms keeps the data on both; moving it instead takes storage_gb at this
     # link speed (Mbit/s). None: plans.DEFAULT_TRANSFER_MBPS, stated as an assumption.
     transfer_mbps: float | None = None
@@ -291,6 +294,9 @@ class PriceSpec:
     min_charge: Decimal = Decimal("0")
     # Whose price this is: the list price, or a member, student or enterprise price.
     tier: vocab.PriceTier = vocab.PriceTier.LIST
+    # The platform bills each run's start-up time (boot, image pull) on this metered price;
+    # None: not stated, counted as billed (idle.startup_seconds).
+    startup_billed: bool | None = None
 
     @cached_property
     def amount_float(self) -> float:

@@ -16,18 +16,28 @@ The rules (README.md, "The scenario"; docs/advisor-rules.md, "What is ranked"):
 
 Tasks on one instance combine by the one busy-hours rule (vocab.busy_hours): tasks that may run at
 any time overlap, day and night tasks add up.
+
+Runs (how often the instance is started; idle.py prices the time between them):
+
+* a recurring job runs `jobs_per_month` times a month;
+* a one-off job runs once, or, inside a window, once a day on the days it is spread over;
+* a service busy fewer than 720 hours runs once a day of the 30-day month (its busy hours split
+  evenly over the days); an always-on one runs once.
+
+An instance runs as often as the task on it that runs most often.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from advisor.engine.types import HOURS_PER_MONTH, Task
 from advisor.engine.vocab import TRAINING_KINDS, CostBasis, TaskKind, When, busy_hours
 
 _MONTH = float(HOURS_PER_MONTH)
+DAYS_PER_MONTH = HOURS_PER_MONTH // 24  # the 30-day billing month
 _EPS = 1e-9  # float noise when dividing hours into windows
 
 
@@ -63,6 +73,8 @@ class TaskUsage:
     elapsed_hours: float  # wall-clock hours the run occupies (storage is kept that long)
     active_days: int | None  # days a windowed one-off run is spread over (daily plans)
     over_window: bool  # needs more hours than its window holds
+    runs: float = 1.0  # starts of the instance over the costed period (module docstring)
+    month_runs: float = 1.0  # starts in the busiest month
 
 
 def task_usage(task: Task, job_hours: float | None) -> TaskUsage:
@@ -71,15 +83,21 @@ def task_usage(task: Task, job_hours: float | None) -> TaskUsage:
     if not is_job(task) or job_hours is None:
         hours = _MONTH if task.hours_per_month is None else task.hours_per_month
         hours = min(hours, _MONTH)
-        return TaskUsage(hours, hours, 1, _MONTH, None, False)
+        runs = 1.0 if hours >= _MONTH else float(DAYS_PER_MONTH)
+        return TaskUsage(hours, hours, 1, _MONTH, None, False, runs, runs)
     if task.jobs_per_month is not None:
         need = job_hours * task.jobs_per_month
         month = min(need, _MONTH)
-        return TaskUsage(month, need, 1, _MONTH, None, need > win + _EPS)
+        runs = float(task.jobs_per_month)
+        return TaskUsage(month, need, 1, _MONTH, None, need > win + _EPS, runs, runs)
     months = max(1, math.ceil(job_hours / win - _EPS))
     elapsed = job_hours * _MONTH / win
     days = math.ceil(elapsed / 24 - _EPS) if win < _MONTH else None
-    return TaskUsage(min(job_hours, win), job_hours, months, elapsed, days, months > 1)
+    runs = 1.0 if days is None else float(days)
+    month_runs = min(runs, float(DAYS_PER_MONTH))
+    return TaskUsage(
+        min(job_hours, win), job_hours, months, elapsed, days, months > 1, runs, month_runs
+    )
 
 
 @dataclass(frozen=True)
@@ -87,27 +105,43 @@ class Usage:
     """What one instance is billed for over the costed period (a month, or the whole run).
 
     `hours`: busy hours in the period; `months`: whole months it spans; `active_days`: days the busy
-    hours are spread over (None: packed into whole days); `held_hours`: how long data is kept.
+    hours are spread over (None: packed into whole days); `held_hours`: how long data is kept;
+    `runs`: how often the instance is started in the period (the time between runs is idle).
     """
 
     hours: float
     months: int = 1
     active_days: int | None = None
     held_hours: float = _MONTH
+    runs: float = 1.0
+
+    @property
+    def idle_hours(self) -> float:
+        """Hours the instance is held but not busy: between its runs."""
+        return max(self.held_hours - self.hours, 0.0)
 
 
 def instance_usage(
     slots: Sequence[tuple[When, TaskUsage]], cost_basis: CostBasis
 ) -> tuple[Usage, Usage]:
     """(usage over the costed period, usage in the busiest month) of one instance."""
-    month = Usage(busy_hours((w, u.month_hours) for w, u in slots))
+    month_hours = busy_hours((w, u.month_hours) for w, u in slots)
+    month = Usage(month_hours, runs=_runs(month_hours, _MONTH, (u.month_runs for _, u in slots)))
     if cost_basis is CostBasis.MONTH:
         return month, month
     days = [u.active_days for _, u in slots if u.active_days is not None]
+    hours = busy_hours(((w, u.total_hours) for w, u in slots), cap=False)
+    held = max(u.elapsed_hours for _, u in slots)
     period = Usage(
-        hours=busy_hours(((w, u.total_hours) for w, u in slots), cap=False),
+        hours=hours,
         months=max(u.months for _, u in slots),
         active_days=max(days) if days else None,
-        held_hours=max(u.elapsed_hours for _, u in slots),
+        held_hours=held,
+        runs=_runs(hours, held, (u.runs for _, u in slots)),
     )
     return period, month
+
+
+def _runs(hours: float, held: float, runs: Iterable[float]) -> float:
+    """An instance's runs: as often as its most frequent task; once when it is never idle."""
+    return 1.0 if hours >= held - _EPS else max(runs, default=1.0)

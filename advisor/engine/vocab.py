@@ -241,6 +241,17 @@ class CostBasis(StrEnum):
     MONTH = "month"
 
 
+class IdleWay(StrEnum):
+    """How an instance spends the time between its runs, priced the cheapest way its platform
+    allows (advisor/engine/idle.py; docs/billing-rules.md, "Idle time between runs")."""
+
+    STOPPED = "stopped"  # stopped: only storage billed while stopped, where it is
+    IDLE_MODE = "idle_mode"  # stopped, then kept in the no-GPU mode past the release window
+    KEPT_RUNNING = "kept_running"  # stopped, then kept running past the release window
+    RELEASED = "released"  # stopped, and released between runs with its data
+    PREPAID = "prepaid"  # the prepaid plan already pays for it
+
+
 class StorageUnit(StrEnum):
     GB_HOUR = "gb_hour"
     GB_DAY = "gb_day"
@@ -315,6 +326,7 @@ __all__ = [
     "TRAINING_KINDS",
     "BillingUnit",
     "Currency",
+    "IdleWay",
     "Interconnect",
     "Isolation",
     "MultiTask",
