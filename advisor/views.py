@@ -19,7 +19,7 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
-from advisor import charts, explain, forms, messages, presets, results, sharing
+from advisor import charts, explain, forms, messages, posted, presets, results, sharing
 from advisor.engine.billing import cents
 from advisor.engine.errors import AdvisorError
 from advisor.engine.estimate import Estimate
@@ -74,6 +74,7 @@ def _advise(form: forms.ScenarioForm) -> Outcome | None:
     return outcome
 
 
+@posted.scenario_by_post
 def index(request: HttpRequest) -> HttpResponse:
     edited = forms.edited_query(request.GET)
     if edited is not None:

@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from django.conf import settings
-from django.core.exceptions import NON_FIELD_ERRORS
+from django.core.exceptions import NON_FIELD_ERRORS, RequestDataTooBig, SuspiciousOperation
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import Http404
@@ -59,6 +59,33 @@ class ServerError(exceptions.APIException):
     default_code = "server_error"
 
 
+class PayloadTooLarge(exceptions.APIException):
+    status_code = status.HTTP_413_REQUEST_ENTITY_TOO_LARGE
+    default_detail = _("The request body is too large.")
+    default_code = "payload_too_large"
+
+
+class BadRequest(exceptions.APIException):
+    """A request Django refuses before any parser reads it (SuspiciousOperation): too many fields,
+    a bad Host header, a malformed multipart body."""
+
+    status_code = status.HTTP_400_BAD_REQUEST
+    default_detail = _("Bad request.")
+    default_code = "bad_request"
+
+
+def suspicious(exc: SuspiciousOperation) -> exceptions.APIException:
+    """Django's refusal of a request as an API error: a body over DATA_UPLOAD_MAX_MEMORY_SIZE is
+    a 413 saying the limit, anything else a 400."""
+    if isinstance(exc, RequestDataTooBig):
+        limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+        return PayloadTooLarge(
+            _("The request body is larger than %(limit)s bytes, the most the API reads.")
+            % {"limit": f"{limit:,}"}
+        )
+    return BadRequest()
+
+
 def body_for(exc: exceptions.APIException) -> dict[str, Any]:
     """The whole body for `exc`, for the site's 500 handler (ops.views), which answers the errors
     raised outside a DRF view (a 503 when the database is down, else a 500) in this shape."""
@@ -84,6 +111,8 @@ def _as_drf_exception(exc: Exception) -> Exception:
         return exceptions.PermissionDenied()
     if database_unavailable(exc):
         return DatabaseUnavailable()
+    if isinstance(exc, SuspiciousOperation):
+        return suspicious(exc)
     return exc
 
 

@@ -25,3 +25,7 @@ urlpatterns = [
 # A database that is down is a 503 (page or API shape), anything else the 500 page; both name the
 # request id. /healthz and /readyz are answered by ops.health.HealthMiddleware.
 handler500 = "ops.views.server_error"
+# Under /api/ the API's JSON error shape, elsewhere Django's pages.
+handler400 = "api.handlers.bad_request"
+handler403 = "api.handlers.permission_denied"
+handler404 = "api.handlers.page_not_found"

@@ -134,6 +134,11 @@ TIME_ZONE = env("TIME_ZONE", "Asia/Shanghai")
 USE_I18N = True
 USE_TZ = True
 
+# The advisor's form at its largest: 100 task rows of 40 fields each (advisor.forms.MAX_TASKS,
+# TaskForm) and the constraints; Django's default of 1,000 refused it past 24 rows with a 400.
+# tests/advisor/web/test_posted_scenarios.py keeps the two in step.
+DATA_UPLOAD_MAX_NUMBER_FIELDS = 5000
+
 STATIC_URL = "static/"
 STATIC_ROOT = env("STATIC_ROOT", str(BASE_DIR / "var" / "staticfiles"))
 # plotly.js comes from the installed plotly package, never a CDN:
