@@ -3,7 +3,7 @@
 Each parameter set is a serializer, so a bad value (`?vram_min=abc`, an unknown ordering) is a 400
 naming the parameter, and the same serializer documents the parameters in the OpenAPI schema. The
 querysets compute everything they filter or order on as annotations: VRAM per GPU and in total, the
-current price in the asked billing unit (a Subquery on the latest observation) and its price per
+current price in the asked billing unit (a join to the stored current price) and its price per
 GPU-hour.
 """
 
@@ -20,12 +20,12 @@ from django.db.models import (
     DecimalField,
     ExpressionWrapper,
     F,
+    FilteredRelation,
     FloatField,
     Max,
     Min,
-    OuterRef,
+    Q,
     QuerySet,
-    Subquery,
     Value,
 )
 from django.db.models.functions import Cast, Coalesce, Trunc
@@ -145,18 +145,21 @@ class OfferingQuerySerializer(OfferingUnitSerializer):
 
 
 def offerings_annotated(queryset: QuerySet[Offering], unit: str) -> QuerySet[Offering]:
-    """VRAM per GPU and total, and the current price in `unit` with its price per GPU-hour."""
+    """VRAM per GPU and total, and the current price in `unit` with its price per GPU-hour: a
+    join to the stored current price (CurrentPrice, one row per offering, unit and tier), so the
+    database filters and orders every row without a subquery per offering."""
     # The list price: member, student and enterprise prices are in each offering's `prices`.
-    latest = PriceObservation.objects.filter(
-        offering=OuterRef("pk"), unit=unit, tier=PriceTier.LIST
-    ).order_by("-observed_at")
+    listing = FilteredRelation(
+        "current_price_rows",
+        condition=Q(current_price_rows__unit=unit, current_price_rows__tier=PriceTier.LIST),
+    )
     gib = DecimalField(max_digits=12, decimal_places=2)
-    return queryset.annotate(
+    return queryset.annotate(listing=listing).annotate(
         vram_per_gpu=Coalesce(F("pooled_vram_gib"), F("accelerator__vram_gib"), output_field=gib),
         total_vram=ExpressionWrapper(F("vram_per_gpu") * F("gpu_count"), output_field=gib),
         listing_unit=Value(unit),
-        listing_price=Subquery(latest.values("amount")[:1]),
-        listing_currency=Subquery(latest.values("currency")[:1]),
+        listing_price=F("listing__amount"),
+        listing_currency=F("listing__currency"),
         # A ratio to sort and compare by, not money to add up, so a float is exact enough; and
         # SQLite would divide a whole-number price by the GPU count as integers.
         price_per_gpu_hour=ExpressionWrapper(

@@ -37,7 +37,7 @@ from .templatetags.catalogue import computed as computed_price
 LOG_AXIS_SPREAD = 20
 # The table under the chart lists this many of the newest buckets per series; the whole history
 # is in the API (offerings/{id}/prices/).
-TABLE_POINTS = 20
+TABLE_POINTS = 10
 # At most this many buckets per line: days while the history spans no more, else weeks (from
 # Monday), else months.
 MAX_POINTS = 120

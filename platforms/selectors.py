@@ -133,7 +133,7 @@ def platform_detail(slug: str) -> Platform:
 # The platform page lists this many offerings (the smallest first) with their current prices, and
 # charts the price history of the first CHART_OFFERINGS of them; the explorer lists them all.
 PLATFORM_OFFERINGS = 100
-CHART_OFFERINGS = 30
+CHART_OFFERINGS = 12
 
 
 @dataclass(frozen=True)
