@@ -58,6 +58,7 @@ ATTENTION_CHOICES = [
 FRAMEWORK_CHOICES = [
     ("hf", _("Hugging Face (TRL, PEFT, LLaMA-Factory)")),
     ("liger", _("Hugging Face with Liger kernels")),
+    ("pytorch", _("Plain PyTorch loop (cross-entropy on fp32 logits)")),
     ("torchtune", _("torchtune")),
     ("unsloth", _("Unsloth")),
 ]

@@ -43,19 +43,19 @@ ESTIMATE_RESPONSE = OpenApiExample(
                     "weights": 13556785152,
                     "gradients": 79953920,
                     "optimizer": 479723520,
-                    "activations": 2040528896,
+                    "activations": 1620058112,
                     "kv_cache": 0,
                     "overhead": 1073741824,
-                    "total": 17230733312,
+                    "total": 16810262528,
                 },
                 "per_gpu_gib": {
                     "weights": 12.63,
                     "gradients": 0.07,
                     "optimizer": 0.45,
-                    "activations": 1.9,
+                    "activations": 1.51,
                     "kv_cache": 0.0,
                     "overhead": 1.0,
-                    "total": 16.05,
+                    "total": 15.66,
                 },
                 "sharded": False,
                 "notes": [
@@ -68,10 +68,10 @@ ESTIMATE_RESPONSE = OpenApiExample(
                     "= 12.63 GiB",
                     "gradients": "39.98M params × 2 B (bf16 gradients) = 0.07 GiB",
                     "optimizer": "39.98M params × 12 B (adamw, fp32 master copy) = 0.45 GiB",
-                    "activations": "31 layer inputs × 2048 tokens × 8,192 B + one recomputed "
-                    "layer 2048 tokens × 169,984 B (FlashAttention/SDPA, no s² scores) + "
-                    "backward workspace 2048 tokens × 60,416 B + loss 2048 tokens × 32000 vocab "
-                    "× 16 B (Hugging Face) = 1.90 GiB",
+                    "activations": "32 layer inputs × 2048 tokens × 8,192 B + final norm and "
+                    "RoPE tables 2048 tokens × 16,900 B + the larger of the loss, 2048 tokens × "
+                    "32000 vocab × 16 B (Hugging Face), and one layer recomputed with its backward "
+                    "2048 tokens × 230,760 B (FlashAttention/SDPA, no s² scores) = 1.51 GiB",
                     "overhead": "CUDA context + allocator 1.00 GiB",
                 },
                 "on": {
@@ -85,9 +85,9 @@ ESTIMATE_RESPONSE = OpenApiExample(
                 "fit": {
                     "fits": True,
                     "usable_bytes": 25447681229,
-                    "headroom_bytes": 8216947917,
+                    "headroom_bytes": 8637418701,
                     "suggestions": [],
-                    "reason": "fits: 16.05 GiB of 23.70 GiB usable per GPU",
+                    "reason": "fits: 15.66 GiB of 23.70 GiB usable per GPU",
                 },
                 "time": {
                     "hours": 17.0,

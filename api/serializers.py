@@ -556,8 +556,9 @@ class TaskSerializer(serializers.Serializer[Any]):
         choices=scenario.FRAMEWORKS,
         **OPTIONAL,
         help_text="The trainer, for its loss, kernels and QLoRA path: hf (default: Transformers "
-        "Trainer, TRL, PEFT, LLaMA-Factory), liger (the same with Liger kernels), torchtune, "
-        "unsloth.",
+        "Trainer, TRL, PEFT, LLaMA-Factory), pytorch (a plain PyTorch loop: cross_entropy on "
+        "fp32-upcast logits, no fused kernels), liger (Hugging Face with Liger kernels), "
+        "torchtune, unsloth.",
     )
     lora_targets = serializers.ChoiceField(
         choices=scenario.LORA_TARGETS,

@@ -24,7 +24,10 @@ Shapes and sources:
   with `use_reentrant=False` (https://pytorch.org/docs/stable/checkpoint.html), so only the layer
   inputs are kept and the layer is recomputed in the backward pass.
 - The loss upcasts the logits to fp32 before cross-entropy (Hugging Face's `ForCausalLMLoss` calls
-  `logits.float()`).
+  `logits.float()` too), as a plain PyTorch loop does: `F.cross_entropy` keeps the fp32
+  log-softmax output, and nothing keeps the 16-bit logits or their fp32 copy past the forward, so
+  the loss peaks at 12 B per token and vocabulary entry in the backward pass (the estimator's
+  `framework: pytorch`; Hugging Face's own training loop holds more).
 """
 
 from __future__ import annotations

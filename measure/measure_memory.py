@@ -29,7 +29,10 @@ What is recorded per category (bytes, one GPU, no sharding):
   temporaries together: everything the step holds beyond the model states and the batch (the
   tensors autograd keeps, the layer being recomputed under checkpointing, the loss's logits and
   their gradients, the gradients of activations in the backward pass). This is what the
-  estimator's activation term stands for (docs/memory-model.md);
+  estimator's activation term stands for (docs/memory-model.md), for the loop's trainer
+  `framework: pytorch`. One tensor the tracker counts here that the estimator counts as a
+  gradient: the LM head's weight gradient, a temporary from the moment its matmul makes it until
+  autograd accumulates it into `.grad`;
 - activations_saved: the peak, over the backward pass, of the tensors the forward pass (or its
   recomputation) made and that are still alive: what autograd kept for backward plus the layer
   recomputed at a time under checkpointing, the quantity Korthikanti et al. 2022

@@ -4,8 +4,11 @@ Model states follow the ZeRO paper's table (Rajbhandari et al. 2020, arXiv:1910.
 EleutherAI's Transformer Math 101. Activations count, layer by layer, the tensors autograd keeps
 for the backward pass of a LLaMA-style block (the method of Korthikanti et al. 2022,
 arXiv:2205.05198, applied to RMSNorm, SwiGLU and FlashAttention), with what a frozen LoRA base
-does not keep (Hu et al. 2021; Dettmers et al. 2023, arXiv:2305.14314), plus the loss's hold on
-the logits; the trainer (`framework`) decides the loss, the kernels and the QLoRA path.
+does not keep (Hu et al. 2021; Dettmers et al. 2023, arXiv:2305.14314), and peak at the larger of
+the loss's hold on the logits and one layer's backward (with full checkpointing: its
+recomputation), checked against PyTorch's MemTracker (tests/advisor/engine/
+test_memory_measured.py); the trainer (`framework`) decides the loss, the kernels and the QLoRA
+path.
 Inference is weights, a paged or concatenated KV cache (KV heads, not query heads) and a prefill
 workspace. docs/memory-model.md gives every formula
 with its source and the published measurements the tests check. There is no single "bytes per
@@ -49,59 +52,80 @@ MASTER_WEIGHT_BYTES = 4  # fp32 copy in mixed precision (ZeRO paper: K = 12 = 4 
 # the upper end because the activation counts do not model allocator fragmentation.
 OVERHEAD_BYTES = GiB
 
-# --- activations (docs/memory-model.md, "Training: activations"), bytes per token of one layer
-# with 16-bit values. Trainable RMSNorm (Hugging Face LlamaRMSNorm: upcast to fp32, normalise,
-# cast back, scale) keeps its fp32 input (4 B), the normalised 16-bit tensor (2 B) for the weight's
-# gradient and its output (2 B), the input of the next projections: 8 B per hidden unit.
-NORM_TRAINABLE_BYTES = 8
-# A frozen RMSNorm keeps only its fp32 input (4 B): the weight needs no gradient.
-NORM_FROZEN_BYTES = 4
-# A LoRA adapter's A matrix keeps its input (the norm's 16-bit output): 2 B per hidden unit.
-ADAPTER_INPUT_BYTES = 2
-# FlashAttention-2 and PyTorch SDPA keep q, k, v and the output (2 B each) and a per-head fp32
-# log-sum-exp, never the s x s scores (Dao 2023, arXiv:2307.08691).
-ATTENTION_TENSOR_BYTES = 2
+# --- activations (docs/memory-model.md, "Training: activations"), bytes per token of one layer.
+# Values are 16-bit (2 B) in mixed precision and 4 B in fp32 training: `_value_bytes`. The counts
+# are what autograd saves for the backward pass, tensor by tensor, in the modules of Hugging Face's
+# Llama (and Meta's reference code), checked against PyTorch's MemTracker in
+# tests/advisor/engine/test_memory_measured.py.
+# RMSNorm (LlamaRMSNorm: x.float(), x · rsqrt(mean(x²) + ε), cast back, scale) keeps its fp32
+# input (4 B: the upcast copy, or in fp32 training the input itself) and the fp32 rsqrt statistic
+# (4 B per token); trainable, also the normalised tensor (for the weight's gradient) and its
+# output (the next projections' input), one value each: 8·h + 4 in 16-bit, 12·h + 4 in fp32.
+NORM_FP32_INPUT_BYTES = 4
+NORM_STAT_BYTES = 4
+NORM_TRAINABLE_VALUES = 2
+# A LoRA adapter's A matrix keeps its input (the norm's output, one value per hidden unit), its B
+# matrix A's output (one value per rank).
+ADAPTER_INPUT_VALUES = 1
+# FlashAttention-2 and PyTorch SDPA keep q, k, v and the output (one value each) and the fp32
+# log-sum-exp per head (4 B), never the s × s scores (Dao 2023, arXiv:2307.08691, Algorithm 1).
+FLASH_LSE_BYTES = 4
+# Eager attention (Hugging Face eager_attention_forward) repeats k and v to every query head
+# (repeat_kv copies them), so its products keep q, the repeated k and v and the output: four
+# q-wide tensors. Per head and token pair it keeps the fp32 softmax output (4 B, for the softmax
+# backward) and its 16-bit copy (2 B, for the product with V; none in fp32, where .to() is a
+# no-op): 6 B in mixed precision; Korthikanti et al. count 5 B with dropout and fp16 softmax.
+EAGER_ATTENTION_TENSORS = 4
+EAGER_SOFTMAX_BYTES = 4
+# The softmax backward of the layer being differentiated holds the fp32 softmax output, its
+# gradient and its input's gradient, 4 + 4 + 4 B per head and token pair, where the layer kept
+# the scores (the 16-bit copy is freed once the product with V is differentiated).
+EAGER_BACKWARD_SCORE_BYTES = 12
 # SwiGLU MLP, trainable: gate and up outputs, silu(gate) and the product (the down projection's
-# input): four intermediate-wide 16-bit tensors. Frozen: the product is kept only for a down
-# adapter.
+# input): four intermediate-wide tensors. Frozen: the product is kept only for a down adapter.
 MLP_TRAINABLE_TENSORS = 4
 MLP_FROZEN_TENSORS = 3
-# Eager attention keeps the softmax output in fp32 (4 B, for the softmax backward) and its 16-bit
-# copy (2 B, for the product with V) per head and token pair (Hugging Face eager_attention_forward:
-# softmax(dtype=float32).to(dtype)); Korthikanti et al. count 5 B with dropout and fp16 softmax.
-EAGER_SCORE_BYTES = 6
 # Backward workspace of the layer being differentiated: the gradients of its two widest tensors
-# (the MLP's gate and up, 2 B each) and of the residual stream in and out (2 B each).
-WORKSPACE_INTERMEDIATE_BYTES = 4
-WORKSPACE_HIDDEN_BYTES = 4
+# (the MLP's gate and up) and of the residual stream in and out.
+WORKSPACE_INTERMEDIATE_TENSORS = 2
+WORKSPACE_HIDDEN_TENSORS = 2
+# RoPE's cos and sin tables (one value per token and head dimension each), made once per forward
+# and kept by every layer's rotation (Su et al. 2021, arXiv:2104.09864; LlamaRotaryEmbedding).
+ROPE_TABLES = 2
 # Activation offloading keeps the layer being computed and the one being copied on the GPU
 # (torchtune OffloadActivations, Unsloth's offloaded gradient checkpointing).
 OFFLOAD_LAYERS_IN_FLIGHT = 2
-# --- the trainer (`framework`, docs/memory-model.md, "The trainer").
-# Bytes per token per vocabulary entry the loss keeps: Hugging Face's default loss: 16-bit
-# logits 2 + fp32 upcast 4 + fp32 log-softmax 4 + its fp32 gradient 4 + the 16-bit gradient 2 =
-# 16; torchtune's CEWithChunkedOutputLoss keeps the 16-bit logits of every chunk (2) and builds
-# the fp32 upcast, log-softmax and gradient (4 + 4 + 4) one of its 8 chunks at a time:
-# 2 + 12/8 = 3.5. Liger's fused linear cross-entropy and Apple's Cut Cross Entropy (Unsloth)
-# never materialise the logits.
-LOSS_BYTES_PER_ENTRY: dict[str, float] = {"hf": 16, "torchtune": 3.5}
+# --- the trainer (`framework`, docs/memory-model.md, "The loss").
+# Bytes per token per vocabulary entry the loss holds at its peak. Hugging Face's default loss:
+# 16-bit logits 2 + fp32 upcast 4 + fp32 log-softmax 4 + its fp32 gradient 4 + the 16-bit
+# gradient 2 = 16. A plain PyTorch loop, F.cross_entropy(logits.float(), targets): nothing keeps
+# the 16-bit logits or their fp32 copy past the forward (ToCopyBackward saves no tensor,
+# LogSoftmaxBackward its output), and the peak is at the log-softmax's backward: its fp32 output,
+# the gradient nll_loss hands it and the gradient it makes, 4 + 4 + 4 = 12 (the forward's
+# 2 + 4 + 4 = 10 is lower). torchtune's CEWithChunkedOutputLoss keeps the 16-bit logits of every
+# chunk (2) and builds the fp32 upcast, log-softmax and gradient (4 + 4 + 4) one of its 8 chunks
+# at a time: 2 + 12/8 = 3.5. Liger's fused linear cross-entropy and Apple's Cut Cross Entropy
+# (Unsloth) never materialise the logits.
+LOSS_BYTES_PER_ENTRY: dict[str, float] = {"hf": 16, "pytorch": 12, "torchtune": 3.5}
 # A fused loss keeps the final hidden state and its gradient: 2 + 2 B per hidden unit.
 FUSED_LOSS_HIDDEN_BYTES = 4
 LOSS_NAMES = {
     "hf": "Hugging Face",
+    "pytorch": "PyTorch",
     "torchtune": "torchtune CEWithChunkedOutputLoss",
     "liger": "Liger FusedLinearCrossEntropy",
     "unsloth": "Unsloth CCE",
 }
 # Fused RMSNorm and SwiGLU kernels (Liger, Unsloth) keep a norm's 16-bit input instead of its
-# fp32 copy and recompute silu(gate) in the backward pass.
+# fp32 copy (and the fp32 rsqrt statistic) and recompute silu(gate) in the backward pass.
 FUSED_KERNELS = frozenset({"liger", "unsloth"})
-NORM_FUSED_TRAINABLE_BYTES = 4  # 16-bit input + 16-bit output
-NORM_FUSED_FROZEN_BYTES = 2
+NORM_FUSED_TRAINABLE_VALUES = 2  # 16-bit input + 16-bit output
+NORM_FUSED_FROZEN_VALUES = 1
 # QLoRA through bitsandbytes' Linear4bit (Hugging Face PEFT, also with Liger): MatMul4Bit saves
 # its input whenever the input needs a gradient, although only the frozen weight's gradient
 # would use it; PEFT's prepare_model_for_kbit_training casts every weight that is not 4-bit
-# (embeddings, LM head) to fp32.
+# (embeddings, LM head) to fp32. A plain PyTorch loop (`pytorch`) is counted with torchao's NF4
+# tensors, PyTorch's own (torchtune uses them), which do neither.
 BNB_QLORA = frozenset({"hf", "liger"})
 
 # --- ZeRO-3 / FSDP: the unit being computed and the next one, prefetched (FSDP's default
@@ -125,6 +149,9 @@ PREFILL_HIDDEN_BYTES = 6
 # Sampling logits per sequence and vocabulary entry: vLLM samples from fp32 logits (4 B);
 # Hugging Face generate keeps the 16-bit last-token logits and their fp32 copy (2 + 4 B).
 SAMPLING_LOGIT_BYTES = {"paged": 4, "hf_generate": 6}
+# generate() with eager attention: one layer's scores at a time, the fp32 softmax and its 16-bit
+# copy, 6 B per head and token pair.
+PREFILL_SCORE_BYTES = 6
 
 # Without published shapes we assume params ≈ 12·L·h² (Transformer Math 101 per-layer count) and
 # h = 128·L, the aspect ratio of Llama-2-7B (4096/32) and GPT-3 175B (12288/96).
@@ -483,28 +510,79 @@ def _divisors(task: Task) -> tuple[int, int, int]:
     }[task.sharding]
 
 
-def layer_bytes_per_token(task: Task, dims: Dims) -> int:
-    """Bytes one layer keeps per token for the backward pass, 16-bit values, without the s² scores
-    of eager attention (docs/memory-model.md, "Training: activations").
+def _value_bytes(task: Task) -> int:
+    """Bytes of one activation value: 4 in fp32 training, else 2 (bf16/fp16 compute, also under
+    a quantized base or fp8 matmuls, whose kernels keep their activations in 16-bit)."""
+    return 4 if compute_precision(task) == "fp32" else 2
+
+
+def _norm_bytes(task: Task, hidden: int, trainable: bool) -> int:
+    """Bytes per token one RMSNorm keeps (NORM_* above)."""
+    v = _value_bytes(task)
+    if task.framework in FUSED_KERNELS:
+        values = NORM_FUSED_TRAINABLE_VALUES if trainable else NORM_FUSED_FROZEN_VALUES
+        return values * v * hidden + NORM_STAT_BYTES
+    values = NORM_TRAINABLE_VALUES if trainable else 0
+    return (NORM_FP32_INPUT_BYTES + values * v) * hidden + NORM_STAT_BYTES
+
+
+def _layer_halves(task: Task, dims: Dims) -> tuple[int, int]:
+    """Bytes per token one layer keeps for the backward pass, without the s² scores of eager
+    attention, split into its attention half (the first norm, the q/k/v inputs, the attention
+    tensors) and its MLP half (the second norm, the MLP's inputs and tensors).
 
     Full fine-tuning keeps what every weight gradient needs; a frozen LoRA/QLoRA base keeps only
-    what the gradient flowing back to earlier adapters needs, plus each adapter's input.
+    what the gradient flowing back to earlier adapters needs, plus each adapter's input and its
+    A matrix's output.
     """
+    v = _value_bytes(task)
     h, inter = dims.hidden, dims.intermediate
-    attention = ATTENTION_TENSOR_BYTES * 2 * (dims.q_width + dims.kv_width)  # q, k, v, output
-    fused = task.framework in FUSED_KERNELS
-    recomputed_silu = 1 if fused else 0
+    if task.attention == "flash":  # q, k, v, output and the log-sum-exp
+        attention = v * 2 * (dims.q_width + dims.kv_width) + FLASH_LSE_BYTES * dims.heads
+    elif task.activation_checkpointing == "selective":
+        # The recomputed core (repeat_kv, scores, softmax, product with V) keeps its inputs and
+        # output only.
+        attention = v * 2 * (dims.q_width + dims.kv_width)
+    else:
+        attention = EAGER_ATTENTION_TENSORS * v * dims.q_width
+    recomputed_silu = 1 if task.framework in FUSED_KERNELS else 0
     if task.kind == "full_finetune":
-        norm = NORM_FUSED_TRAINABLE_BYTES if fused else NORM_TRAINABLE_BYTES
-        return 2 * norm * h + attention + (MLP_TRAINABLE_TENSORS - recomputed_silu) * 2 * inter
+        norm = _norm_bytes(task, h, trainable=True)
+        return norm + attention, norm + (MLP_TRAINABLE_TENSORS - recomputed_silu) * v * inter
     # Every linear layer's input is kept when each has an adapter, or when bitsandbytes keeps it.
     all_inputs = task.lora_targets == "all_linear" or (
         task.kind == "qlora" and task.framework in BNB_QLORA
     )
-    norm = NORM_FUSED_FROZEN_BYTES if fused else NORM_FROZEN_BYTES
-    norms = 2 * norm * h + ADAPTER_INPUT_BYTES * h * (2 if all_inputs else 1)
+    norm = _norm_bytes(task, h, trainable=False)
+    adapter_input = ADAPTER_INPUT_VALUES * v * h
+    rank = v * task.lora_rank  # one A matrix's output
     mlp_tensors = (MLP_TRAINABLE_TENSORS if all_inputs else MLP_FROZEN_TENSORS) - recomputed_silu
-    return norms + attention + mlp_tensors * 2 * inter
+    mlp = norm + mlp_tensors * v * inter
+    if all_inputs:
+        mlp += adapter_input
+    if task.lora_targets == "all_linear":
+        mlp += 3 * rank  # gate, up, down
+    return norm + adapter_input + 4 * rank + attention, mlp  # q, k, v, o
+
+
+def layer_bytes_per_token(task: Task, dims: Dims) -> int:
+    """Bytes one layer keeps per token for the backward pass, without the s² scores of eager
+    attention (docs/memory-model.md, "Training: activations")."""
+    return sum(_layer_halves(task, dims))
+
+
+def eager_score_bytes(task: Task) -> int:
+    """Bytes eager attention keeps per head and token pair: the fp32 softmax and its 16-bit copy
+    (none in fp32 training)."""
+    v = _value_bytes(task)
+    return EAGER_SOFTMAX_BYTES + (v if v < EAGER_SOFTMAX_BYTES else 0)
+
+
+def _outside_layers_bytes(task: Task, dims: Dims) -> int:
+    """Bytes per token kept outside the layers: the final norm (trainable with the LM head) and
+    RoPE's cos and sin tables."""
+    norm = _norm_bytes(task, dims.hidden, trainable=task.kind == "full_finetune")
+    return norm + ROPE_TABLES * _value_bytes(task) * dims.head_dim
 
 
 def _attention_label(task: Task, recomputed: bool) -> Message:
@@ -520,30 +598,65 @@ class _Activations:
     formula: Message
 
 
-def _layer_activations(task: Task, dims: Dims) -> _Activations:
-    """The layers' share of the activations for one micro-batch (16-bit values)."""
+@dataclass(frozen=True)
+class _Layers:
+    """What the layers keep through the backward pass, and one layer's backward on top of it."""
+
+    kept: int  # on the GPU
+    host: int  # offloaded to host RAM, per GPU
+    formula: Message
+    backward: int  # the layer being differentiated: its workspace (and its recomputation)
+    backward_formula: Message
+
+
+def _layer_activations(task: Task, dims: Dims) -> _Layers:
+    """The layers' share of the activations for one micro-batch.
+
+    The backward pass runs a layer from its end: first its MLP, with the whole layer kept and the
+    MLP's gradients on top; then, with the MLP's half freed, its attention, whose eager softmax
+    backward holds 12 B per head and token pair. The layer being differentiated peaks at the
+    larger of the two; with full checkpointing it is recomputed first, beside every checkpoint.
+    """
+    v = _value_bytes(task)
     s, tokens, layers = task.seq_len, task.seq_len * task.micro_batch, dims.layers
-    layer = layer_bytes_per_token(task, dims)
-    scores = EAGER_SCORE_BYTES * dims.heads * s if task.attention == "eager" else 0
-    if task.activation_checkpointing == "full":
-        # Each layer keeps its 16-bit input; one layer at a time is recomputed in full, and the
-        # recomputed layer's own tensors (its norm's copy of the input among them) replace its
-        # checkpoint in the count.
-        per_layer, recomputed = 2 * dims.hidden, layer + scores
-        layers -= 1
+    attention_half, mlp_half = _layer_halves(task, dims)
+    layer = attention_half + mlp_half
+    eager = task.attention == "eager"
+    scores = eager_score_bytes(task) * dims.heads * s if eager else 0
+    mlp_gradients = v * (
+        WORKSPACE_INTERMEDIATE_TENSORS * dims.intermediate + WORKSPACE_HIDDEN_TENSORS * dims.hidden
+    )
+    # The eager softmax's backward: the attention half, the fp32 softmax with its two gradients,
+    # and the gradients of the residual stream.
+    softmax_backward = (
+        attention_half
+        + EAGER_BACKWARD_SCORE_BYTES * dims.heads * s
+        + v * WORKSPACE_HIDDEN_TENSORS * dims.hidden
+        if eager
+        else 0
+    )
+    checkpointing = task.activation_checkpointing
+    if checkpointing == "full":
+        # Each layer keeps its input; the layer being differentiated is recomputed in full, its
+        # tensors beside every checkpoint (its own included, which the recomputation reads).
+        per_layer = v * dims.hidden
+        backward = max(layer + scores + mlp_gradients, softmax_backward)
         formula = msg(
-            Code.FORMULA_ACTIVATIONS_CHECKPOINTED,
-            layers=layers,
+            Code.FORMULA_ACTIVATIONS_INPUTS, layers=layers, tokens=tokens, input=_count(per_layer)
+        )
+        backward_formula = msg(
+            Code.FORMULA_RECOMPUTED_BACKWARD,
             tokens=tokens,
-            input=_count(per_layer),
-            per_token=_count(recomputed),
+            per_token=_count(backward),
             attention=_attention_label(task, recomputed=False),
         )
     else:
         # Selective recomputation (Korthikanti et al.) recomputes the attention core: with eager
-        # attention it drops the s² scores; FlashAttention keeps none to begin with.
-        selective = task.activation_checkpointing == "selective"
-        per_layer, recomputed = layer + (0 if selective else scores), 0
+        # attention only the layer being differentiated holds its s² scores; FlashAttention keeps
+        # none to begin with. The backward term is what the layer holds beyond what it keeps.
+        selective = checkpointing == "selective"
+        per_layer = layer + (0 if selective else scores)
+        backward = max(mlp_gradients, softmax_backward - per_layer)
         formula = msg(
             Code.FORMULA_ACTIVATIONS_LAYERS,
             layers=layers,
@@ -551,58 +664,84 @@ def _layer_activations(task: Task, dims: Dims) -> _Activations:
             per_token=_count(per_layer),
             attention=_attention_label(task, recomputed=selective),
         )
+        backward_formula = msg(
+            Code.FORMULA_LAYER_BACKWARD, tokens=tokens, per_token=_count(backward)
+        )
     kept = layers
     if task.activation_offload:
         kept = min(layers, OFFLOAD_LAYERS_IN_FLIGHT)
         formula = msg(Code.FORMULA_ACTIVATIONS_IN_FLIGHT, formula=formula, kept=kept, layers=layers)
-    gpu = tokens * (kept * per_layer + recomputed)
-    return _Activations(gpu, tokens * (layers - kept) * per_layer, formula)
+    return _Layers(
+        kept=tokens * kept * per_layer,
+        host=tokens * (layers - kept) * per_layer,
+        formula=formula,
+        backward=tokens * backward,
+        backward_formula=backward_formula,
+    )
+
+
+def _loss(task: Task, dims: Dims, tokens: int) -> tuple[int, Message | None]:
+    """The loss's peak (bytes) and its formula; none without a vocabulary (the shape note says
+    the figures are approximate)."""
+    if task.framework not in LOSS_BYTES_PER_ENTRY:  # a fused linear cross-entropy
+        per_token = FUSED_LOSS_HIDDEN_BYTES * dims.hidden
+        return tokens * per_token, msg(
+            Code.FORMULA_FUSED_LOSS,
+            tokens=tokens,
+            per_token=_count(per_token),
+            loss=LOSS_NAMES[task.framework],
+        )
+    if not dims.vocab:
+        return 0, None
+    entry = LOSS_BYTES_PER_ENTRY[task.framework]
+    return math.ceil(tokens * dims.vocab * entry), msg(
+        Code.FORMULA_LOSS,
+        tokens=tokens,
+        vocab=dims.vocab,
+        bytes_per_entry=_bytes_param(entry),
+        loss=LOSS_NAMES[task.framework],
+    )
 
 
 def _training_activations(task: Task, arch: ModelArch) -> tuple[_Activations, list[Message]]:
+    """The activations' peak: what the layers and the rest of the model keep, plus the larger of
+    the loss (at the start of the backward pass, before any layer's backward) and one layer's
+    backward (after the loss's tensors are freed)."""
     dims = dims_of(arch)
     tokens = task.seq_len * task.micro_batch
     layers = _layer_activations(task, dims)
-    workspace = (
-        WORKSPACE_INTERMEDIATE_BYTES * dims.intermediate + WORKSPACE_HIDDEN_BYTES * dims.hidden
-    )
-    scale = 2 if compute_precision(task) == "fp32" else 1  # the counts assume 2-byte values
+    outside = _outside_layers_bytes(task, dims)
     formula = msg(
-        Code.FORMULA_PLUS_WORKSPACE,
+        Code.FORMULA_PLUS_OUTSIDE_LAYERS,
         formula=layers.formula,
         tokens=tokens,
-        per_token=_count(workspace),
+        per_token=_count(outside),
     )
-    if scale == 2:
-        formula = msg(Code.FORMULA_FP32_DOUBLED, formula=formula)
-    if task.framework not in LOSS_BYTES_PER_ENTRY:  # a fused linear cross-entropy
-        loss = tokens * FUSED_LOSS_HIDDEN_BYTES * dims.hidden
+    kept = layers.kept + tokens * outside
+    if task.attention == "eager" and task.activation_checkpointing != "none":
+        # The additive causal mask (s × s, made once per forward, broadcast over the batch) is an
+        # input of every recomputed layer, so it lives through the backward pass.
+        v = _value_bytes(task)
+        kept += v * task.seq_len**2
         formula = msg(
-            Code.FORMULA_PLUS_FUSED_LOSS,
-            formula=formula,
-            tokens=tokens,
-            per_token=_count(FUSED_LOSS_HIDDEN_BYTES * dims.hidden),
-            loss=LOSS_NAMES[task.framework],
+            Code.FORMULA_PLUS_CAUSAL_MASK, formula=formula, tokens=task.seq_len, bytes_per_entry=v
         )
-    elif dims.vocab:
-        entry = LOSS_BYTES_PER_ENTRY[task.framework]
-        loss = math.ceil(tokens * dims.vocab * entry)
+    loss, loss_formula = _loss(task, dims, tokens)
+    if loss_formula is None:
+        formula = msg(Code.FORMULA_PLUS_BACKWARD, formula=formula, backward=layers.backward_formula)
+    else:
         formula = msg(
-            Code.FORMULA_PLUS_LOSS,
+            Code.FORMULA_PLUS_LARGER_OF,
             formula=formula,
-            tokens=tokens,
-            vocab=dims.vocab,
-            bytes_per_entry=_bytes_param(entry),
-            loss=LOSS_NAMES[task.framework],
+            loss=loss_formula,
+            backward=layers.backward_formula,
         )
-    else:  # no vocabulary given: no logits to count (the shape note says it is approximate)
-        loss = 0
     notes = [msg(Code.MEMORY_NOTE_ACTIVATIONS_SAVED, attention=_attention_note(task))]
     if task.kind != "full_finetune":
         notes.append(msg(Code.MEMORY_NOTE_FROZEN_INPUTS))
     notes.append(msg(Code.MEMORY_NOTE_ACTIVATIONS_PER_GPU))
-    gpu = (layers.gpu + tokens * workspace) * scale + loss
-    return _Activations(gpu, layers.host * scale, formula), notes
+    gpu = kept + max(loss, layers.backward)
+    return _Activations(gpu, layers.host, formula), notes
 
 
 def _attention_note(task: Task) -> Message:
@@ -760,7 +899,7 @@ def _prefill_workspace(task: Task, dims: Dims) -> tuple[int, Message]:
     )
     if task.serving == "hf_generate" and task.attention == "eager":
         heads = math.ceil(dims.heads / n)
-        total += EAGER_SCORE_BYTES * heads * task.context_len**2 * sequences
+        total += PREFILL_SCORE_BYTES * heads * task.context_len**2 * sequences
         formula = msg(
             Code.FORMULA_PLUS_PREFILL_SCORES,
             formula=formula,

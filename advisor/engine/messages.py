@@ -207,15 +207,19 @@ class Code(StrEnum):
     FORMULA_OPTIMIZER_MASTER = "formula_optimizer_master"
     FORMULA_OPTIMIZER_OFFLOADED = "formula_optimizer_offloaded"
     FORMULA_ACTIVATIONS_LAYERS = "formula_activations_layers"
-    FORMULA_ACTIVATIONS_CHECKPOINTED = "formula_activations_checkpointed"
+    FORMULA_ACTIVATIONS_INPUTS = "formula_activations_inputs"
     FORMULA_ACTIVATIONS_IN_FLIGHT = "formula_activations_in_flight"
     ATTENTION_FLASH = "attention_flash"  # the `attention` of the activation formulas
     ATTENTION_EAGER = "attention_eager"
     ATTENTION_RECOMPUTED = "attention_recomputed"
-    FORMULA_PLUS_WORKSPACE = "formula_plus_workspace"
-    FORMULA_FP32_DOUBLED = "formula_fp32_doubled"
-    FORMULA_PLUS_LOSS = "formula_plus_loss"
-    FORMULA_PLUS_FUSED_LOSS = "formula_plus_fused_loss"
+    FORMULA_PLUS_OUTSIDE_LAYERS = "formula_plus_outside_layers"
+    FORMULA_PLUS_CAUSAL_MASK = "formula_plus_causal_mask"
+    FORMULA_PLUS_LARGER_OF = "formula_plus_larger_of"
+    FORMULA_PLUS_BACKWARD = "formula_plus_backward"
+    FORMULA_LOSS = "formula_loss"
+    FORMULA_FUSED_LOSS = "formula_fused_loss"
+    FORMULA_LAYER_BACKWARD = "formula_layer_backward"
+    FORMULA_RECOMPUTED_BACKWARD = "formula_recomputed_backward"
     FORMULA_GRADIENTS_FUSED_STEP = "formula_gradients_fused_step"
     FORMULA_PREFILL_WORKSPACE = "formula_prefill_workspace"
     FORMULA_PLUS_PREFILL_SCORES = "formula_plus_prefill_scores"
@@ -670,9 +674,8 @@ TEMPLATES: dict[Code, str] = {
     Code.FORMULA_ACTIVATIONS_LAYERS: gettext_noop(
         "%(layers)s layers × %(tokens)s tokens × %(per_token)s B kept per token (%(attention)s)"
     ),
-    Code.FORMULA_ACTIVATIONS_CHECKPOINTED: gettext_noop(
-        "%(layers)s layer inputs × %(tokens)s tokens × %(input)s B + one recomputed layer "
-        "%(tokens)s tokens × %(per_token)s B (%(attention)s)"
+    Code.FORMULA_ACTIVATIONS_INPUTS: gettext_noop(
+        "%(layers)s layer inputs × %(tokens)s tokens × %(input)s B"
     ),
     Code.FORMULA_ACTIVATIONS_IN_FLIGHT: gettext_noop(
         "%(formula)s, with %(kept)s of %(layers)s layers on the GPU and the rest offloaded to "
@@ -681,16 +684,27 @@ TEMPLATES: dict[Code, str] = {
     Code.ATTENTION_FLASH: gettext_noop("FlashAttention/SDPA, no s² scores"),
     Code.ATTENTION_EAGER: gettext_noop("eager attention with its s² scores"),
     Code.ATTENTION_RECOMPUTED: gettext_noop("eager attention, scores recomputed"),
-    Code.FORMULA_PLUS_WORKSPACE: gettext_noop(
-        "%(formula)s + backward workspace %(tokens)s tokens × %(per_token)s B"
+    Code.FORMULA_PLUS_OUTSIDE_LAYERS: gettext_noop(
+        "%(formula)s + final norm and RoPE tables %(tokens)s tokens × %(per_token)s B"
     ),
-    Code.FORMULA_FP32_DOUBLED: gettext_noop("%(formula)s × 2 (fp32)"),
-    Code.FORMULA_PLUS_LOSS: gettext_noop(
-        "%(formula)s + loss %(tokens)s tokens × %(vocab)s vocab × %(bytes_per_entry)s B (%(loss)s)"
+    Code.FORMULA_PLUS_CAUSAL_MASK: gettext_noop(
+        "%(formula)s + causal mask %(tokens)s × %(tokens)s × %(bytes_per_entry)s B"
     ),
-    Code.FORMULA_PLUS_FUSED_LOSS: gettext_noop(
-        "%(formula)s + fused loss %(tokens)s tokens × %(per_token)s B (%(loss)s, no "
-        "vocabulary-wide logits)"
+    Code.FORMULA_PLUS_LARGER_OF: gettext_noop(
+        "%(formula)s + the larger of the loss, %(loss)s, and %(backward)s"
+    ),
+    Code.FORMULA_PLUS_BACKWARD: gettext_noop("%(formula)s + %(backward)s"),
+    Code.FORMULA_LOSS: gettext_noop(
+        "%(tokens)s tokens × %(vocab)s vocab × %(bytes_per_entry)s B (%(loss)s)"
+    ),
+    Code.FORMULA_FUSED_LOSS: gettext_noop(
+        "%(tokens)s tokens × %(per_token)s B (%(loss)s, no vocabulary-wide logits)"
+    ),
+    Code.FORMULA_LAYER_BACKWARD: gettext_noop(
+        "one layer's backward %(tokens)s tokens × %(per_token)s B"
+    ),
+    Code.FORMULA_RECOMPUTED_BACKWARD: gettext_noop(
+        "one layer recomputed with its backward %(tokens)s tokens × %(per_token)s B (%(attention)s)"
     ),
     Code.FORMULA_GRADIENTS_FUSED_STEP: gettext_noop(
         "largest tensor %(params)s × %(bytes_per_param)s B (optimizer step fused into the "

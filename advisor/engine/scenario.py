@@ -50,7 +50,7 @@ CHECKPOINTING = ("none", "selective", "full")
 # torchtune, Unsloth: its loss, kernels and QLoRA path); LoRA on attention projections only or on
 # every linear layer; a paged KV cache (vLLM, SGLang) or Hugging Face generate's concatenated one.
 ATTENTIONS = ("flash", "eager")
-FRAMEWORKS = ("hf", "liger", "torchtune", "unsloth")
+FRAMEWORKS = ("hf", "pytorch", "liger", "torchtune", "unsloth")
 LORA_TARGETS = ("attention", "all_linear")
 SERVINGS = ("paged", "hf_generate")
 # Diffusion models (docs/memory-model.md, "Diffusion models"): where the text encoders are.

@@ -31,7 +31,7 @@ Checkpointing = Literal["none", "selective", "full"]
 # runs the job (its loss, kernels and QLoRA path), which linear layers LoRA adapts, and how a
 # server holds its KV cache (docs/memory-model.md).
 Attention = Literal["flash", "eager"]
-Framework = Literal["hf", "liger", "torchtune", "unsloth"]
+Framework = Literal["hf", "pytorch", "liger", "torchtune", "unsloth"]
 LoraTargets = Literal["attention", "all_linear"]
 Serving = Literal["paged", "hf_generate"]
 # Diffusion pipelines: where the text encoders (and the VAE) are while the denoiser runs: on the

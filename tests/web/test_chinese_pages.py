@@ -68,7 +68,7 @@ NAMES = {
     # Trainers, kernels and inference servers the memory and serving models name.
     "Hugging", "Face", "Trainer", "TRL", "PEFT", "LLaMA-Factory", "Liger", "torchtune", "Unsloth",
     "CCE", "FusedLinearCrossEntropy", "CEWithChunkedOutputLoss", "vLLM", "SGLang", "SDPA",
-    "RMSNorm", "MLP", "Megatron-LM", "TensorRT-LLM", "generate", "eager", "Eager",
+    "RMSNorm", "MLP", "Megatron-LM", "TensorRT-LLM", "generate", "eager", "Eager", "PyTorch",
     # Diffusion pipelines, their parts and trainers, and what rendering needs of a card.
     "SD", "UNet", "MMDiT", "VAE", "CLIP", "OpenCLIP", "T5-XXL", "diffusers", "kohya",
     "SimpleTuner", "bitsandbytes", "cuDNN", "GeForce", "RT", "OptiX", "NVENC", "FP64",

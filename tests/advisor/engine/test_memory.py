@@ -8,11 +8,11 @@ import pytest
 
 from advisor.engine.capacity import usable_bytes
 from advisor.engine.memory import (
-    EAGER_SCORE_BYTES,
     NF4_BYTES_PER_PARAM,
     OVERHEAD_BYTES,
     MemoryPlan,
     dims_of,
+    eager_score_bytes,
     kv_bytes_per_token,
     layer_bytes_per_token,
     lora_adapter_params,
@@ -110,9 +110,10 @@ def test_every_formula_renders_as_the_documented_text() -> None:
         "weights": "8.03B params × 4 B (fp32) + 41.94M params adapters × 4 B = 30.07 GiB",
         "gradients": "41.94M params × 4 B (fp32 gradients) = 0.16 GiB",
         "optimizer": "41.94M params × 8 B (adamw) = 0.31 GiB",
-        "activations": "32 layers × 2048 tokens × 184,320 B kept per token (FlashAttention/SDPA,"
-        " no s² scores) + backward workspace 2048 tokens × 73,728 B × 2 (fp32) + loss 2048 tokens"
-        " × 128256 vocab × 16 B (Hugging Face) = 26.70 GiB",
+        "activations": "32 layers × 2048 tokens × 336,456 B kept per token (FlashAttention/SDPA,"
+        " no s² scores) + final norm and RoPE tables 2048 tokens × 17,412 B + the larger of the"
+        " loss, 2048 tokens × 128256 vocab × 16 B (Hugging Face), and one layer's backward 2048"
+        " tokens × 147,456 B = 24.48 GiB",
         "overhead": "CUDA context + allocator 1.00 GiB",
     }
     qlora = task_memory(
@@ -123,9 +124,10 @@ def test_every_formula_renders_as_the_documented_text() -> None:
         " + 39.98M params adapters × 2 B = 4.16 GiB"
     )
     assert qlora.formulas["activations"].english() == (
-        "32 layers × 2048 tokens × 169,984 B kept per token (FlashAttention/SDPA, no s² scores)"
-        " + backward workspace 2048 tokens × 60,416 B + loss 2048 tokens × 32000 vocab × 16 B"
-        " (Hugging Face) = 11.47 GiB"
+        "32 layers × 2048 tokens × 170,344 B kept per token (FlashAttention/SDPA, no s² scores)"
+        " + final norm and RoPE tables 2048 tokens × 16,900 B + the larger of the loss, 2048"
+        " tokens × 32000 vocab × 16 B (Hugging Face), and one layer's backward 2048 tokens ×"
+        " 60,416 B = 11.41 GiB"
     )
     offloaded = task_memory(
         Task(
@@ -142,9 +144,9 @@ def test_every_formula_renders_as_the_documented_text() -> None:
         "weights": "offloaded to CPU (ZeRO-Infinity/FSDP CPU offload)",
         "gradients": "streamed to CPU in buckets (DeepSpeed ZeRO-Offload)",
         "optimizer": "offloaded to CPU",
-        "activations": "33 layer inputs × 2048 tokens × 8,704 B + one recomputed layer 2048"
-        " tokens × 197,288 B (FlashAttention/SDPA, no s² scores) + backward workspace 2048 tokens"
-        " × 63,828 B = 1.05 GiB",
+        "activations": "34 layer inputs × 2048 tokens × 8,704 B + final norm and RoPE tables 2048"
+        " tokens × 35,332 B + one layer recomputed with its backward 2048 tokens × 261,260 B"
+        " (FlashAttention/SDPA, no s² scores) = 1.13 GiB",
         "overhead": "CUDA context + allocator 1.00 GiB + ZeRO-3 gathered 2 units × 0.2273B params"
         " × 2 B (bf16) + one unit's unsharded gradient 0.2273B params × 2 B = 2.27 GiB",
     }
@@ -259,32 +261,56 @@ def test_parameter_offload_leaves_the_gathered_layers_on_the_gpu() -> None:
 def test_selective_recomputation_drops_exactly_the_eager_attention_scores() -> None:
     """Korthikanti et al. 2022 (arXiv:2205.05198): selective recomputation recomputes the attention
     core, whose s² tensors are what eager attention keeps (softmax output in fp32 and its 16-bit
-    copy, 6 B per head and token pair, Hugging Face eager_attention_forward). FlashAttention and
-    SDPA never keep them (Dao 2023, arXiv:2307.08691): with them selective recomputes nothing."""
+    copy, 6 B per head and token pair, Hugging Face eager_attention_forward). Without
+    recomputation eager attention also keeps k and v repeated to every query head (repeat_kv) and
+    no log-sum-exp. FlashAttention and SDPA never keep the scores (Dao 2023, arXiv:2307.08691):
+    with them selective recomputes nothing. Recomputed, the eager core keeps its inputs and
+    output (no log-sum-exp) and needs the causal mask through the backward pass. The Hugging Face
+    loss (16 B × 128,256 per token) is the peak in all of these, above one layer's backward."""
     arch = MODEL_PRESETS["llama-3.1-8b"]
     dims = dims_of(arch)
+    tokens, layers, heads = 2048, dims.layers, dims.heads
 
     def acts(**fields: object) -> int:
         return task_memory(
             preset_task("llama-3.1-8b", kind="full_finetune", **fields)
         ).per_gpu.activations
 
-    scores = EAGER_SCORE_BYTES * dims.heads * 2048 * 2048 * dims.layers
-    assert acts(attention="eager") - acts() == scores
-    assert acts(attention="eager", activation_checkpointing="selective") == acts()
+    eager = preset_task("llama-3.1-8b", kind="full_finetune", attention="eager")
+    assert eager_score_bytes(eager) == 6
+    scores = 6 * heads * 2048
+    repeated = 4 * 2 * dims.q_width - (2 * 2 * (dims.q_width + dims.kv_width) + 4 * heads)
+    assert acts(attention="eager") - acts() == tokens * layers * (scores + repeated)
+    lse, mask = 4 * heads * tokens * layers, 2 * 2048 * 2048
+    assert acts(attention="eager", activation_checkpointing="selective") == (
+        acts(activation_checkpointing="selective") - lse + mask
+    )
     assert acts(activation_checkpointing="selective") == acts()
 
 
-def test_full_recomputation_keeps_each_layer_input_and_one_layer() -> None:
+def test_full_recomputation_keeps_each_layer_input_and_the_loss_comes_before_any_layer() -> None:
     """Korthikanti et al.: full recomputation keeps the 2·s·b·h input of every layer and rebuilds
-    one layer at a time, so the stored layers shrink from L × layer to (L − 1) × 2h + one layer
-    (the recomputed layer's own tensors stand in for its checkpoint)."""
+    one layer at a time. The loss's peak comes at the start of the backward pass, before any
+    layer is recomputed, so the peak is the checkpoints plus the larger of the loss and one
+    recomputed layer with its backward, not their sum: PyTorch's MemTracker measures exactly
+    that (measure/data/memory.json, fake/llama-3.1-8b/2048/full_ckpt: 32 checkpoints, the final
+    norm and RoPE tables and 12 B × 128,256 per token, tests/advisor/engine/
+    test_memory_measured.py). With the Hugging Face loss (2 MB per token) the loss is the peak;
+    with Liger's fused loss (4·h per token) the recomputed layer is."""
     dims = dims_of(MODEL_PRESETS["llama-3.1-8b"])
     task = preset_task("llama-3.1-8b", kind="lora")
     layer = layer_bytes_per_token(task, dims)
     none = task_memory(task).per_gpu.activations
     full = task_memory(replace(task, activation_checkpointing="full")).per_gpu.activations
-    assert none - full == 2048 * (dims.layers * layer - (dims.layers - 1) * 2 * dims.hidden - layer)
+    assert none - full == 2048 * dims.layers * (layer - 2 * dims.hidden)
+    liger = replace(task, framework="liger", activation_checkpointing="full")
+    fused_layer = layer_bytes_per_token(liger, dims)
+    gradients = 2 * (2 * dims.intermediate + 2 * dims.hidden)
+    # The final norm, frozen and fused (its 16-bit input and fp32 rsqrt), and RoPE's cos and sin.
+    outside = 2 * dims.hidden + 4 + 2 * 2 * dims.head_dim
+    assert task_memory(liger).per_gpu.activations == 2048 * (
+        dims.layers * 2 * dims.hidden + outside + fused_layer + gradients
+    )
 
 
 def test_activation_notes_say_what_is_counted() -> None:
@@ -336,7 +362,7 @@ def test_offloaded_activations_leave_two_layers_on_the_gpu_and_the_rest_in_host_
     offloaded = task_memory(replace(task, activation_offload=True))
     kept = task_memory(task)
     inputs = 2048 * 2 * dims.hidden
-    host = (dims.layers - 1 - 2) * inputs  # the L − 1 checkpoints but the two in flight
+    host = (dims.layers - 2) * inputs  # the L checkpoints but the two in flight
     assert kept.per_gpu.activations - offloaded.per_gpu.activations == host
     assert offloaded.offloaded_bytes == 2 * host
     assert offloaded.notes[-1] == msg(Code.MEMORY_NOTE_HOST_RAM_ACTIVATIONS, host=gib(host))
@@ -560,13 +586,13 @@ def test_70b_full_fine_tune_with_fsdp_on_8_a100_80gb_does_not_fit_and_says_what_
         per_machine=8,
     )
     assert english(fixes) == [
-        "offload optimizer states to CPU: 30.72 GiB per GPU, needs ~1,051.33 GiB of host RAM",
-        "ZeRO-3 with optimizer and parameters offloaded to CPU: 14.29 GiB per GPU, needs "
+        "offload optimizer states to CPU: 29.84 GiB per GPU, needs ~1,051.33 GiB of host RAM",
+        "ZeRO-3 with optimizer and parameters offloaded to CPU: 13.41 GiB per GPU, needs "
         "~1,182.75 GiB of host RAM",
-        "LoRA (rank 16): 29.09 GiB per GPU",
-        "QLoRA (NF4, rank 16): 17.75 GiB per GPU",
+        "LoRA (rank 16): 28.20 GiB per GPU",
+        "QLoRA (NF4, rank 16): 16.87 GiB per GPU",
         "ZeRO-3 (FSDP) with Liger kernels over 16 GPUs of this size (2 machines of 8):"
-        " 75.92 GiB per GPU",
+        " 75.95 GiB per GPU",
     ]
     sixteen = replace(task, gpus=16)
     assert task_memory(sixteen).per_gpu.total > capacity

@@ -4,10 +4,10 @@ The measurements are data: measure/data/memory.json, made by measure/measure_mem
 (`make measure`, torch 2.13.0 CPU build in its own venv; this test imports no torch). Each row is
 one training step (forward, backward, AdamW step) of a Llama-shaped model written in plain
 PyTorch (measure/llama.py: embedding, RMSNorm, grouped-query attention with rotary embeddings,
-SwiGLU MLP, untied LM head, Hugging Face's fp32-upcast loss), random weights, batch 1 unless said,
-traced by `torch.distributed._tools.mem_tracker.MemTracker`, which sorts every tensor storage into
-parameters, gradients, activations, temporaries and optimizer states. Big configs (Llama 3.2 1B
-shape, Llama 3.1 8B and 70B) and long contexts run under `FakeTensorMode`
+SwiGLU MLP, untied LM head, cross-entropy on the logits upcast to fp32), random weights, batch 1
+unless said, traced by `torch.distributed._tools.mem_tracker.MemTracker`, which sorts every tensor
+storage into parameters, gradients, activations, temporaries and optimizer states. Big configs
+(Llama 3.2 1B shape, Llama 3.1 8B and 70B) and long contexts run under `FakeTensorMode`
 (https://pytorch.org/docs/stable/torch.compiler_fake_tensor.html), which allocates nothing; small
 models also run for real, and the real runs give the same bytes as the fake ones, category by
 category, and the same peak as the CPU allocator's own count (torch.profiler with
@@ -28,8 +28,17 @@ Terms compared: weights (parameter storages), gradients (their peak), optimizer 
 step, the master copy included) and activations: the peak, at one moment of the forward or
 backward pass, of activations and temporaries together (what autograd keeps, the recomputed
 layer, the loss's logits and gradients, the backward pass's gradients of activations), which is
-what the estimator's activation term stands for. The rows below are those the estimator is within
-10 % of; test_memory_measured_pending.py (not committed) compares every row.
+what the estimator's activation term stands for. The loop is plain PyTorch,
+`F.cross_entropy(logits.float(), targets)`, so the estimator's `framework` for these rows is
+`pytorch` (12 B per token and vocabulary entry at the log-softmax's backward, not the 16 of
+Hugging Face's loss). Every row is compared, every term: the estimator models all of them. Two
+things the trace counts differently, both inside the tolerance:
+- At the LM head's backward the weight gradient just computed (V × h) is a temporary until
+  autograd accumulates it into `.grad`; the estimator counts it under gradients. In fp32 at 2k
+  tokens it lifts the 70B model's activation peak above the loss's (the estimate is 1.7 % low).
+- Non-reentrant checkpointing frees a recomputed tensor once the backward has used it, so the
+  recomputed layer with eager attention holds a little less at its softmax's backward than the
+  estimator's attention half (3 % high for 70B at 2k tokens, less at longer contexts).
 
 What a CUDA run has that this CPU trace does not (docs/memory-model.md's overhead term covers it):
 - FlashAttention workspace: the CUDA kernels' backward allocates an fp32 accumulator for dQ and
@@ -69,50 +78,6 @@ MODEL_STATES = ("weights", "gradients", "optimizer")
 # the FlashAttention-style path.
 ATTENTION = {"sdpa": "flash", "eager": "eager"}
 
-# Runs whose activations the estimator is within 10 % of (all runs agree on the model states).
-ACTIVATIONS_AGREE = (
-    "real/tiny-3.5m/2048/eager",
-    "fake/tiny-3.5m/2048/eager",
-    "fake/small-45m/8192/eager",
-    "fake/llama-3.2-1b-untied/2048/eager",
-    "fake/llama-3.2-1b-untied/8192/eager",
-    "fake/llama-3.2-1b-untied/32768/eager",
-    "fake/llama-3.1-8b/2048/base",
-    "fake/llama-3.1-8b/2048/eager",
-    "fake/llama-3.1-8b/2048/bf16_no_master",
-    "fake/llama-3.1-8b/2048/lora_attention",
-    "fake/llama-3.1-8b/2048/lora_all_linear",
-    "fake/llama-3.1-8b/8192/base",
-    "fake/llama-3.1-8b/8192/eager",
-    "fake/llama-3.1-8b/8192/bf16_no_master",
-    "fake/llama-3.1-8b/8192/lora_attention",
-    "fake/llama-3.1-8b/8192/lora_all_linear",
-    "fake/llama-3.1-8b/32768/base",
-    "fake/llama-3.1-8b/32768/eager",
-    "fake/llama-3.1-8b/32768/bf16_no_master",
-    "fake/llama-3.1-8b/32768/lora_attention",
-    "fake/llama-3.1-8b/32768/lora_all_linear",
-    "fake/llama-3.1-70b/2048/base",
-    "fake/llama-3.1-70b/2048/eager",
-    "fake/llama-3.1-70b/2048/fp32",
-    "fake/llama-3.1-70b/2048/bf16_no_master",
-    "fake/llama-3.1-70b/2048/lora_attention",
-    "fake/llama-3.1-70b/2048/lora_all_linear",
-    "fake/llama-3.1-70b/8192/base",
-    "fake/llama-3.1-70b/8192/eager",
-    "fake/llama-3.1-70b/8192/eager_full_ckpt",
-    "fake/llama-3.1-70b/8192/fp32",
-    "fake/llama-3.1-70b/8192/bf16_no_master",
-    "fake/llama-3.1-70b/8192/lora_attention",
-    "fake/llama-3.1-70b/8192/lora_all_linear",
-    "fake/llama-3.1-70b/32768/base",
-    "fake/llama-3.1-70b/32768/eager",
-    "fake/llama-3.1-70b/32768/fp32",
-    "fake/llama-3.1-70b/32768/bf16_no_master",
-    "fake/llama-3.1-70b/32768/lora_attention",
-    "fake/llama-3.1-70b/32768/lora_all_linear",
-)
-
 
 def task_for(run: dict[str, Any]) -> Task:
     """The estimator's task for a measured run: same shape, same options."""
@@ -136,7 +101,7 @@ def task_for(run: dict[str, Any]) -> Task:
         master_weights=options["master_weights"],
         activation_checkpointing=options["activation_checkpointing"],
         attention=ATTENTION[options["attention"]],
-        framework="hf",  # the measured loss upcasts the logits to fp32, as Hugging Face's does
+        framework="pytorch",  # F.cross_entropy(logits.float()): measure/llama.py
         lora_targets=options["lora_targets"],
         lora_rank=options["lora_rank"],
         seq_len=options["seq_len"],
@@ -162,7 +127,6 @@ def test_the_data_covers_three_sizes_2k_to_32k_fake_and_real() -> None:
     assert {2048, 8192, 32768} <= contexts
     real_contexts = {run["options"]["seq_len"] for run in RUNS if run["mode"] == "real"}
     assert 32768 in real_contexts
-    assert set(ACTIVATIONS_AGREE) <= set(BY_ID)
     assert len(TWINS) >= 10
 
 
@@ -193,17 +157,19 @@ def test_the_cpu_allocator_sees_the_peak_the_tracker_counts(real: dict[str, Any]
     assert measured["cpu_allocator_peak_during_step"] == pytest.approx(tracked, rel=0.01)
 
 
+TERMS = (*MODEL_STATES, "activations")
+
+
 @pytest.mark.parametrize(
     ("run", "term"),
-    [(run, term) for run in RUNS for term in MODEL_STATES],
-    ids=[f"{run['id']}-{term}" for run in RUNS for term in MODEL_STATES],
+    [(run, term) for run in RUNS for term in TERMS],
+    ids=[f"{run['id']}-{term}" for run in RUNS for term in TERMS],
 )
-def test_model_states_are_within_ten_percent_of_the_measurement(
+def test_every_term_is_within_ten_percent_of_the_measurement(
     run: dict[str, Any], term: str
 ) -> None:
+    """Within 10 %: the estimate counts the same tensors the trace does, so what is left is what
+    the two bullets of the module's docstring name (at most 3.3 % in this data), while dropping
+    or double-counting one class of tensors (the loss's logits, a recomputed layer, the s² scores,
+    the norms' fp32 copies, the RoPE tables of a small model) moves some row by more than 10 %."""
     assert_within(run, term)
-
-
-@pytest.mark.parametrize("run_id", ACTIVATIONS_AGREE)
-def test_activations_are_within_ten_percent_of_the_measurement(run_id: str) -> None:
-    assert_within(BY_ID[run_id], "activations")

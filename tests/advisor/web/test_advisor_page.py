@@ -554,13 +554,13 @@ def get_csv(client, query) -> str:
 
 
 def test_the_4090_premise_rounds_as_the_memory_plan_does(client, seed, frozen):
-    """16.047 GiB and 11.868 GiB: 16.05 and 11.87 in the memory plan, and in the premise check
-    (which cut the digits off, 16.04 + 11.86, before)."""
+    """15.656 GiB and 11.868 GiB: 15.66 and 11.87 in the memory plan, and in the premise check
+    (which cut the digits off, 15.65 + 11.86, before)."""
     response = get(client, PRESETS["4090-lora-sdxl"].scenario, preset="4090-lora-sdxl")
     html = text(response)
     [check] = response.context["article"]["checks"]
-    assert check["lines"][0] == ("16.05 GiB (7B LoRA) + 11.87 GiB (SDXL inference) = 27.92 GiB")
-    assert "<strong data-total>16.05</strong>" in html
+    assert check["lines"][0] == ("15.66 GiB (7B LoRA) + 11.87 GiB (SDXL inference) = 27.52 GiB")
+    assert "<strong data-total>15.66</strong>" in html
     assert "<strong data-total>11.87</strong>" in html
 
 
