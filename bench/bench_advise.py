@@ -6,12 +6,16 @@ should sit well below.
 Offerings are random but deterministic (fixed seed) over the accelerators in
 fixtures/accelerators.json. Prints figures; asserts nothing about time.
 
-Run: .venv/bin/python bench/bench_advise.py [--offerings 10000] [--runs 20]
+Sizes: BENCH_SIZE=small (the default, what `make bench` and CI run: 1,000 offerings, 5 runs) or
+BENCH_SIZE=full (1,000, 10,000 and 100,000 offerings, 20 runs); --offerings overrides either.
+
+Run: .venv/bin/python bench/bench_advise.py [--offerings 10000,100000] [--runs 20]
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import statistics
 import sys
@@ -19,12 +23,14 @@ import time
 from datetime import datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from advisor.engine import mig
 from advisor.engine.hardware import load_accelerators
 from advisor.engine.placement import PlacementCache
+from advisor.engine.prune import OfferingIndex
 from advisor.engine.ranking import advise
 from advisor.engine.scenario import parse_scenario
 from advisor.engine.types import (
@@ -151,21 +157,41 @@ def clear_caches() -> None:
     mig._pack.cache_clear()
 
 
+# BENCH_SIZE=small (the default, `make bench` and CI) or full (the targets' scale).
+SIZES = {
+    "small": {"offerings": "1000", "runs": 5, "cold": 2},
+    "full": {"offerings": "1000,10000,100000", "runs": 20, "cold": 5},
+}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--offerings", type=int, default=10_000)
-    parser.add_argument("--runs", type=int, default=20)
+    size = os.environ.get("BENCH_SIZE", "small")
+    if size not in SIZES:
+        parser.error(f"BENCH_SIZE: one of {', '.join(SIZES)}, not {size!r}")
+    defaults = SIZES[size]
+    parser.add_argument("--offerings", default=defaults["offerings"], help="comma-separated")
+    parser.add_argument("--runs", type=int, default=defaults["runs"])
     parser.add_argument("--warmup", type=int, default=3)
-    parser.add_argument("--cold", type=int, default=5)
+    parser.add_argument("--cold", type=int, default=defaults["cold"])
     args = parser.parse_args()
+    figures = {n: bench(int(n), args) for n in args.offerings.split(",") if n}
+    if "10000" in figures and "100000" in figures:
+        ratio = figures["100000"] / figures["10000"]
+        print(f"\nwarm p50 at 100,000 offerings: {ratio:.1f} x its 10,000 figure")
 
+
+def bench(n: int, args: argparse.Namespace) -> float:
     accelerators = load_accelerators()
-    offerings = synthetic_offerings(accelerators, args.offerings)
+    offerings = synthetic_offerings(accelerators, n)
     scenario = parse_scenario(SCENARIO)
+    start = time.perf_counter()
+    index = OfferingIndex(offerings)
+    indexed = (time.perf_counter() - start) * 1000
 
     kept = PlacementCache()
 
-    def run(placements: PlacementCache | None = kept) -> object:
+    def run(placements: PlacementCache | None = kept, grouped: OfferingIndex | None = index) -> Any:
         return advise(
             scenario,
             offerings,
@@ -174,13 +200,14 @@ def main() -> None:
             rates=RATES,
             storage_prices=STORAGE,
             placements=placements,
+            index=grouped,
         )
 
     cold = []
     for _ in range(args.cold):
         clear_caches()
         start = time.perf_counter()
-        run(None)
+        run(None, None)
         cold.append((time.perf_counter() - start) * 1000)
     for _ in range(args.warmup):
         advice = run()
@@ -192,17 +219,22 @@ def main() -> None:
     times.sort()
     p50 = statistics.median(times)
     p95 = times[min(len(times) - 1, round(0.95 * (len(times) - 1)))]
+    print(f"\nofferings: {len(offerings)}, tasks: {len(scenario.tasks)}, runs: {args.runs}")
     print(
-        f"cold (no placement cache kept, MIG packings cleared) p50 "
+        f"cold (no placement cache and no index kept, MIG packings cleared) p50 "
         f"{statistics.median(cold):.1f} ms over {len(cold)}"
     )
-    print(f"offerings: {len(offerings)}, tasks: {len(scenario.tasks)}, runs: {args.runs}")
-    print(f"warm (placement cache kept) p50 {p50:.1f} ms, p95 {p95:.1f} ms, min {times[0]:.1f} ms")
+    print(f"grouping the offerings by shape (prune.OfferingIndex, kept) {indexed:.1f} ms")
+    print(
+        f"warm (placement cache and index kept) p50 {p50:.1f} ms, p95 {p95:.1f} ms, "
+        f"min {times[0]:.1f} ms"
+    )
     print(f"throughput at p50: {len(offerings) / (p50 / 1000):,.0f} offerings/s")
     print(f"fitting: {advice.fitting}, pareto: {len(advice.pareto)}")
     print(f"rejected: { {code.value: n for code, n in advice.rejected.items()} }")
     top = advice.recommendations[0]
     print(f"top: {top.offering_name} on {top.platform_name}, {top.monthly_cost:.2f} CNY/month")
+    return p50
 
 
 if __name__ == "__main__":

@@ -1,54 +1,88 @@
-"""Benchmark of the project's performance targets through HTTP, over a large synthetic catalogue.
+"""Benchmark of the performance targets through HTTP, over a large synthetic catalogue: every
+request of the speed issue's table as p50, p95 and a multiple of a floor timed in the same run.
 
-The targets (TARGETS below; docs/advisor-rules.md): the advisor answers a 5-task scenario over
-10,000 offerings in <= 100 ms p50; price-history chart data over 1,000,000 observations in
-<= 100 ms p50; a catalogue list page of 50 in <= 30 ms p50, with query counts that do not grow
-with the catalogue or the page.
+Rows (README, "Benchmarks"): POST /api/v1/advise/ (the 5-task scenario of bench_advise.py) with
+what it is made of (the kept catalogue's version check, a rebuild of the catalogue after a write,
+the engine alone); GET /advisor/ with a preset; the platform page of the platform with the most
+price history; the offering explorer; the offerings list API (a page of 50, ordered by price per
+GPU-hour, page 100); an offering's price history in day buckets. Floors: a tiny DRF list
+(/api/v1/exchange-rates/), a trivial answer (/healthz) and a static file. Pages are fetched as a
+browser asks for them (gzip accepted); their HTML is given raw and gzipped.
 
-Requests go through Django's test Client: in-process HTTP (the whole middleware stack, URL routing,
-DRF, templates and JSON rendering), without sockets, gunicorn or a browser. Each figure is the time
-of one request after warm-up requests, over --runs runs (fewer, and said so, when one request takes
-so long that the runs would not fit in a minute), with the SQL queries of one more request counted.
-The database is a throw-away one (bench/_catalogue.py): a fresh SQLite file by default, or a
-dedicated Postgres database with --database-url; both are removed at the end. Prints figures and
-a summary against the targets; asserts nothing about time (exit 0 whether a target is met or not).
+Sizes: BENCH_SIZE=small (the default, what `make bench` and CI run: 1,000 offerings and 20,000
+observations, 5 runs) or BENCH_SIZE=full (1,000, 10,000 and 100,000 offerings, each with 1,000,000
+observations, 20 runs); --offerings and --observations override either. Each size gets its own
+throw-away database (bench/_catalogue.py): a temporary SQLite file, or with --database-url a
+dedicated Postgres database beside the one the URL names, dropped at the end.
 
-Run: .venv/bin/python bench/bench_http.py [--quick] [--offerings 10000] [--observations 1000000]
-     [--runs 20] [--database-url postgres://postgres@127.0.0.1:5432/postgres] [--profile advise]
+Servers: --server client (Django's test Client in the benchmark's process: middleware, routing,
+DRF, templates, no sockets) or --server gunicorn (production settings, --workers sync workers on
+loopback, Redis at --redis-url; a new connection per request, as gunicorn's sync workers close
+each). Prints figures and a summary against the targets; asserts nothing about time (exit 0 whether
+a target is met or not, 1 if a request fails).
+
+Run: .venv/bin/python bench/bench_http.py [--server client|gunicorn] [--offerings 1000,10000]
+     [--observations 1000000] [--runs 20] [--database-url postgres://postgres@127.0.0.1:5432/postgres]
 """
 
 from __future__ import annotations
 
 import argparse
-import cProfile
+import gzip
+import http.client
 import json
 import os
-import pstats
+import re
+import secrets
+import shutil
+import socket
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 BENCH = Path(__file__).resolve().parent
-sys.path[:0] = [str(BENCH.parent), str(BENCH)]
+ROOT = BENCH.parent
+sys.path[:0] = [str(ROOT), str(BENCH)]
 
 from _catalogue import build_catalogue, scratch_database  # noqa: E402
 from bench_advise import SCENARIO  # noqa: E402  (the same 5-task scenario as the engine bench)
 
+SIZES = {
+    "small": {"offerings": [1_000], "observations": 20_000, "runs": 5},
+    "full": {"offerings": [1_000, 10_000, 100_000], "observations": 1_000_000, "runs": 20},
+}
 # Seconds of requests per figure: past it the runs are cut (to MIN_SLOW_RUNS, or to one when a
-# single request takes longer than that), so that the default run stays within a few minutes.
+# single request takes longer), so that a full run stays within minutes.
 BUDGET_S = 15.0
 MIN_SLOW_RUNS = 3
-PROFILE_CHOICES = ("advise", "history", "platform", "list", "explorer")
+PRESET = "training-inference"
+# The speed issue's "done when" (README, "Benchmarks"): (row, p50 ms at most, x floor at most,
+# HTML KB at most); None where the issue sets none.
+TARGETS = [
+    ("advise", 100, 25, None),
+    ("advisor_page", 150, 35, 300),
+    ("platform_page", 150, 35, 300),
+    ("explorer", 150, 35, 300),
+    ("list50", 20, 5, None),
+    ("list_sorted", 20, 5, None),
+    ("list_deep", 20, 5, None),
+    ("history_day", 100, None, None),
+]
 
 
 @dataclass
 class Figure:
+    key: str
     name: str
     times: list[float]  # ms
     queries: int | None = None
+    size: int | None = None  # bytes of the body as sent, uncompressed
+    gzipped: int | None = None
     note: str = ""
 
     @property
@@ -60,47 +94,107 @@ class Figure:
         ordered = sorted(self.times)
         return ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
 
-    def line(self) -> str:
-        queries = "-" if self.queries is None else str(self.queries)
-        ordered = sorted(self.times)
-        text = (
-            f"  {self.name:<52} p50 {self.p50:8.1f}  p95 {self.p95:8.1f}  min {ordered[0]:8.1f} ms"
-            f"  runs {len(self.times):>3}  queries {queries:>3}"
-        )
-        return f"{text}  ({self.note})" if self.note else text
+
+@dataclass
+class Answer:
+    status: int
+    body: bytes  # uncompressed
+    sent: int  # bytes on the wire
 
 
+class InProcess:
+    """Django's test Client: the whole stack in this process, no sockets."""
+
+    def __init__(self) -> None:
+        from django.test import Client
+
+        self.client = Client(SERVER_NAME="localhost", HTTP_ACCEPT_ENCODING="gzip")
+
+    def request(self, method: str, path: str, body: str | None = None) -> Answer:
+        if method == "POST":
+            response = self.client.post(path, body, content_type="application/json")
+        else:
+            response = self.client.get(path)
+        raw = b"".join(response.streaming_content) if response.streaming else response.content
+        sent = len(raw)
+        if response.get("Content-Encoding") == "gzip":
+            raw = gzip.decompress(raw)
+        return Answer(response.status_code, raw, sent)
+
+
+class OverHttp:
+    """A server on loopback: one new connection per request, gzip accepted."""
+
+    def __init__(self, port: int) -> None:
+        self.port = port
+
+    def request(self, method: str, path: str, body: str | None = None) -> Answer:
+        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=300)
+        headers = {"Accept-Encoding": "gzip", "Host": "127.0.0.1"}
+        if body is not None:
+            headers["Content-Type"] = "application/json"
+        try:
+            connection.request(method, path, body=body, headers=headers)
+            response = connection.getresponse()
+            raw = response.read()
+            sent = len(raw)
+            if response.getheader("Content-Encoding") == "gzip":
+                raw = gzip.decompress(raw)
+            return Answer(response.status, raw, sent)
+        finally:
+            connection.close()
+
+
+@dataclass
 class Bench:
-    def __init__(self, runs: int, warmup: int) -> None:
-        self.runs = runs
-        self.warmup = warmup
-        self.figures: dict[str, Figure] = {}
+    transport: InProcess | OverHttp
+    runs: int
+    warmup: int
+    count_queries: bool
+    figures: dict[str, Figure] = field(default_factory=dict)
 
-    def measure(self, key: str, name: str, call: Callable[[], object]) -> Figure:
-        from django.db import connection
-        from django.test.utils import CaptureQueriesContext
+    def call(self, method: str, path: str, body: str | None = None) -> Answer:
+        answer = self.transport.request(method, path, body)
+        if answer.status != 200:
+            raise SystemExit(f"{method} {path}: {answer.status} {answer.body[:300]!r}")
+        return answer
 
-        # The first request warms up and is the one whose queries are counted: capturing switches
-        # on the debug cursor, which costs, so its time is kept only when it is the only run.
-        with CaptureQueriesContext(connection) as captured:
+    def request(self, key: str, name: str, method: str, path: str, body: str | None = None) -> None:
+        first = self.call(method, path, body)
+        self.measure(
+            key,
+            name,
+            lambda: self.call(method, path, body),
+            size=len(first.body),
+            gzipped=first.sent,
+        )
+
+    def measure(self, key: str, name: str, call: Callable[[], object], **extra: int) -> Figure:
+        queries = None
+        if self.count_queries:
+            from django.db import connection
+            from django.test.utils import CaptureQueriesContext
+
+            # One more request than the runs, with its queries counted (capturing costs, so its
+            # time is not kept).
+            with CaptureQueriesContext(connection) as captured:
+                first = _timed(call)
+            queries = len(captured.captured_queries)
+        else:
             first = _timed(call)
-        # Read at once: the next request resets the connection's query log this slices.
-        queries = len(captured.captured_queries)
         runs, note = self.runs, ""
         if first > BUDGET_S * 1000:
-            times = [first]
-            note = f"one run only: a request takes {first / 1000:.0f} s"
-        elif first * self.runs > BUDGET_S * 1000:
-            runs = max(MIN_SLOW_RUNS, int(BUDGET_S * 1000 / first))
-            note = f"runs cut to {runs}: a request takes {first / 1000:.1f} s"
-            times = [_timed(call) for _ in range(runs)]
+            times, note = [first], f"one run: a request takes {first / 1000:.0f} s"
         else:
-            for _ in range(self.warmup - 1):
-                call()
+            if first * (self.runs + self.warmup) > BUDGET_S * 1000:
+                runs = max(MIN_SLOW_RUNS, int(BUDGET_S * 1000 / first))
+                note = f"runs cut to {runs}: a request takes {first / 1000:.1f} s"
+            else:
+                for _ in range(self.warmup):
+                    call()
             times = [_timed(call) for _ in range(runs)]
-        figure = Figure(name, times, queries, note)
+        figure = Figure(key, name, times, queries, note=note, **extra)
         self.figures[key] = figure
-        print(figure.line(), flush=True)
         return figure
 
 
@@ -110,257 +204,291 @@ def _timed(call: Callable[[], object]) -> float:
     return (time.perf_counter() - start) * 1000
 
 
-def _ok(response, expect: int = 200):
-    if response.status_code != expect:
-        body = response.content[:300].decode(errors="replace")
-        raise SystemExit(f"{response.request['PATH_INFO']}: {response.status_code} {body}")
-    return response
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--offerings", type=int, default=10_000)
-    parser.add_argument("--observations", type=int, default=1_000_000)
-    parser.add_argument("--runs", type=int, default=20)
-    parser.add_argument("--warmup", type=int, default=3)
+    size = os.environ.get("BENCH_SIZE", "small")
+    if size not in SIZES:
+        parser.error(f"BENCH_SIZE: one of {', '.join(SIZES)}, not {size!r}")
+    defaults = SIZES[size]
     parser.add_argument(
-        "--quick", action="store_true", help="100,000 observations instead of a million"
+        "--offerings",
+        default=",".join(str(n) for n in defaults["offerings"]),
+        help="comma-separated catalogue sizes",
     )
+    parser.add_argument("--observations", type=int, default=defaults["observations"])
+    parser.add_argument("--runs", type=int, default=defaults["runs"])
+    parser.add_argument("--warmup", type=int, default=2)
+    parser.add_argument("--server", choices=("client", "gunicorn"), default="client")
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--redis-url", default="redis://127.0.0.1:6379/12")
     parser.add_argument("--database-url", help="postgres://... (default: a temporary SQLite file)")
-    parser.add_argument(
-        "--profile", choices=PROFILE_CHOICES, help="print a cProfile of that request too"
-    )
     args = parser.parse_args()
-    if args.quick and args.observations == parser.get_default("observations"):
-        args.observations = 100_000
-    if args.runs < 1 or args.offerings < 1 or args.observations < 0:
+    try:
+        sizes = [int(n) for n in args.offerings.split(",") if n]
+    except ValueError:
+        parser.error("--offerings: comma-separated whole numbers")
+    if args.runs < 1 or not sizes or min(sizes) < 1 or args.observations < 0:
         parser.error("--runs and --offerings must be positive, --observations not negative")
 
     os.environ["DJANGO_SETTINGS_MODULE"] = "config.settings.test"
-    with scratch_database(args.database_url) as url:
-        os.environ["DATABASE_URL"] = url
-        import django
+    results: dict[int, dict[str, Figure]] = {}
+    for offerings in sizes:
+        with scratch_database(args.database_url) as url:
+            os.environ["DATABASE_URL"] = url
+            import django
 
-        django.setup()
-        run(args)
+            django.setup()
+            results[offerings] = run(args, offerings, url)
+            from django.db import connections
+
+            connections.close_all()
+    summary(results)
 
 
-def run(args: argparse.Namespace) -> None:
+def run(args: argparse.Namespace, offerings: int, url: str) -> dict[str, Figure]:
+    from django.conf import settings
     from django.db import connection
-    from django.test import Client
 
-    from platforms.models import PriceObservation
-
+    connection.settings_dict["NAME"] = settings.DATABASES["default"]["NAME"] = _name_of(url)
     clock = time.perf_counter()
-    catalogue = build_catalogue(args.offerings, args.observations)
+    catalogue = build_catalogue(offerings, args.observations)
     build_s = time.perf_counter() - clock
-    total_prices = PriceObservation.objects.count()
     with connection.cursor() as cursor:
         sqlite = connection.vendor == "sqlite"
         cursor.execute("SELECT sqlite_version()" if sqlite else "SHOW server_version")
         version = cursor.fetchone()[0]
     steps = ", ".join(f"{k} {v:.1f} s" for k, v in catalogue.timings.items())
-    print(f"database: {connection.vendor} {version} (throw-away)")
+    print(f"\n=== {catalogue.offerings:,} offerings, {catalogue.observations:,} observations")
     print(
-        f"catalogue: {catalogue.offerings:,} synthetic offerings; {total_prices:,} price "
-        f"observations, {catalogue.history_observations:,} of them history over "
-        f"{len(catalogue.history_offering_ids)} offerings; built in {build_s:.1f} s ({steps})"
+        f"database: {connection.vendor} {version} (throw-away); built in {build_s:.0f} s ({steps})"
     )
-    print(
-        "requests: in-process HTTP through django.test.Client (middleware, routing, DRF, "
-        "templates; no sockets, no gunicorn)"
-    )
-    print(f"runs: {args.runs} after {args.warmup} warm-up; times in ms; queries of one request")
 
-    client = Client(SERVER_NAME="localhost")
-    bench = Bench(args.runs, args.warmup)
-    advise_section(bench, client, args)
-    history_section(bench, client, catalogue, args)
-    catalogue_section(bench, client, args)
-    summary(bench)
-
-
-def advise_section(bench: Bench, client, args) -> None:
-    from advisor import services
-
-    body = json.dumps(SCENARIO)
-
-    def http():
-        return _ok(client.post("/api/v1/advise/", body, content_type="application/json"))
-
-    print(f"\n1. Advisor: the {len(SCENARIO['tasks'])}-task scenario of bench_advise.py")
-    response = http()
-    answer = response.json()
-    print(
-        f"  answer: {len(response.content):,} bytes, fitting {answer.get('fitting')}, "
-        f"{len(answer.get('recommendations', []))} recommendations"
-    )
-    bench.measure("advise", "POST /api/v1/advise/", http)
-    bench.measure("advise_service", "advisor.services.advise_scenario()", _service_call(services))
-    # The same service split in two: reading the catalogue, and the engine on what was read.
+    server = folder = None
+    if args.server == "gunicorn":
+        connection.close()
+        port = _free_port()
+        server, folder = _gunicorn(args, url, port)
+        transport: InProcess | OverHttp = OverHttp(port)
+        print(f"server: gunicorn, production settings, {args.workers} workers, on loopback")
+    else:
+        transport = InProcess()
+        print("server: Django's test Client in this process (no sockets, no gunicorn)")
+    print(f"runs: {args.runs} after {args.warmup} warm-up; times in ms")
+    bench = Bench(transport, args.runs, args.warmup, count_queries=args.server == "client")
     try:
-        from django.conf import settings
-        from django.utils import timezone
-
-        from advisor.engine.estimate import estimate
-        from advisor.engine.ranking import advise
-
-        def load():
-            now = timezone.now()
-            accelerators = services.accelerator_specs()
-            offerings = services.offering_specs(accelerators, now=now)
-            return accelerators, offerings, services.exchange_rates(), services.storage_specs()
-
-        accelerators, offerings, rates, storage = load()
-        scenario = services.parse(SCENARIO)
-        now = timezone.now()
-
-        def engine():
-            estimate(scenario, accelerators)
-            return advise(
-                scenario,
-                offerings,
-                accelerators,
-                now=now,
-                rates=rates,
-                storage_prices=storage,
-                stale_after_days=settings.PRICE_STALE_AFTER_DAYS,
-            )
-
-        bench.measure("advise_load", "  of which: load offerings and prices (ORM -> specs)", load)
-        bench.measure("advise_engine", "  of which: engine (estimate + rank, no DB)", engine)
-    except (AttributeError, ImportError, TypeError) as error:
-        print(f"  (split skipped: the service's helpers changed: {error})")
-    if args.profile == "advise":
-        profile("POST /api/v1/advise/", http)
+        measure_all(bench, catalogue)
+    finally:
+        if server is not None:
+            server.terminate()
+            server.wait(timeout=30)
+        if folder is not None:
+            shutil.rmtree(folder, ignore_errors=True)
+    table(bench)
+    return bench.figures
 
 
-def _service_call(services):
-    return lambda: services.advise_scenario(SCENARIO)
+def _name_of(url: str) -> str:
+    import dj_database_url
+
+    return str(dj_database_url.parse(url)["NAME"])
 
 
-def history_section(bench: Bench, client, catalogue, args) -> None:
-    from platforms import charts
-    from platforms.models import Offering, Platform, PriceObservation
-
-    print("\n2. Price history")
-    if not catalogue.history_offering_ids:
-        print("  (no history: --observations 0)")
-        return
-    offering = catalogue.history_offering_ids[0]
-    rows = PriceObservation.objects.filter(offering=offering).count()
-    table = PriceObservation.objects.count()
-    print(f"  offering {offering}: {rows:,} observations of {table:,} in the table")
-    for bucket in ("day", "week"):
-        url = f"/api/v1/offerings/{offering}/prices/?bucket={bucket}"
-        buckets = len(_ok(client.get(url)).json()["buckets"])
-        name = f"GET {url} ({buckets} buckets)"
-        bench.measure(f"history_{bucket}", name, lambda u=url: _ok(client.get(u)))
-    if args.profile == "history":
-        url = f"/api/v1/offerings/{offering}/prices/?bucket=day"
-        profile(f"GET {url}", lambda: _ok(client.get(url)))
-
-    slug, history_rows = catalogue.history_by_platform.most_common(1)[0]
-    platform = Platform.objects.get(slug=slug)
-    listed = Offering.objects.filter(platform=platform, is_active=True).count()
-    chart_rows = PriceObservation.objects.filter(
-        offering__platform=platform, offering__is_active=True
-    ).count()
-    url = f"/platforms/{slug}/"
-    page = _ok(client.get(url))
-    print(
-        f"  platform {slug}: {listed:,} listed offerings; its chart reads {chart_rows:,} raw "
-        f"observation rows ({history_rows:,} of them history); page {len(page.content):,} bytes"
-    )
-    bench.measure("platform", f"GET {url}", lambda: _ok(client.get(url)))
-    # Where the page's time goes: the chart's rows as model instances, then the Plotly figure.
-    try:
-        series = charts.price_history(platform)
-        points = sum(len(s.points) for s in series)
-        bench.measure(
-            "platform_rows",
-            f"  of which: charts.price_history() ({len(series)} series, {points:,} points)",
-            lambda: charts.price_history(platform),
-        )
-        bench.measure(
-            "platform_figure",
-            "  of which: charts.price_history_figure()",
-            lambda: charts.price_history_figure(series),
-        )
-        figure = json.dumps(charts.price_history_figure(series))
-        print(f"  figure JSON inlined in the page: {len(figure):,} bytes")
-    except (AttributeError, TypeError) as error:
-        print(f"  (split skipped: platforms.charts changed: {error})")
-    if args.profile == "platform":
-        profile(f"GET {url}", lambda: _ok(client.get(url)))
-
-
-def catalogue_section(bench: Bench, client, args) -> None:
-    print("\n3. Catalogue lists")
-    urls = {
-        "list": "/api/v1/offerings/",
-        "list50": "/api/v1/offerings/?page_size=50",
-        "list_sorted": "/api/v1/offerings/?page_size=50&ordering=price_per_gpu_hour",
-        "list_deep": "/api/v1/offerings/?page_size=50&page=100",
-        "explorer": "/offerings/",
+def _gunicorn(args: argparse.Namespace, url: str, port: int) -> tuple[subprocess.Popen, Path]:
+    folder = Path(tempfile.mkdtemp(prefix="gpu-advisor-bench-"))
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "config.settings.prod",
+        "SECRET_KEY": secrets.token_urlsafe(50),
+        "ALLOWED_HOSTS": "127.0.0.1",
+        "DATABASE_URL": url,
+        "REDIS_URL": args.redis_url,
+        "TLS_AT_PROXY": "true",  # plain HTTP on loopback
+        "STATIC_ROOT": str(folder / "static"),
+        "API_ANON_RATE": "1000000/min",  # the throttle is not what is measured
+        "LOG_REQUESTS": "false",
+        "DB_STATEMENT_TIMEOUT_S": "0",
     }
-    for key, url in urls.items():
-        bench.measure(key, f"GET {url}", lambda u=url: _ok(client.get(u)))
-    from django.db import connection
-    from django.test.utils import CaptureQueriesContext
-
-    counts = {}
-    for size in (1, 50, 200):
-        with CaptureQueriesContext(connection) as captured:
-            _ok(client.get(f"/api/v1/offerings/?page_size={size}"))
-        counts[size] = len(captured.captured_queries)
-    print(
-        "  queries by page size: "
-        + ", ".join(f"{size} -> {n}" for size, n in counts.items())
-        + (" (constant)" if len(set(counts.values())) == 1 else " (GROWS with the page)")
+    manage = [sys.executable, "manage.py"]
+    subprocess.run([*manage, "collectstatic", "--noinput", "-v0"], env=env, cwd=ROOT, check=True)
+    log = folder / "gunicorn.log"
+    command = [sys.executable, "-m", "gunicorn", "config.wsgi", "--bind", f"127.0.0.1:{port}"]
+    command += ["--workers", str(args.workers), "--timeout", "600"]
+    server = subprocess.Popen(
+        command, env=env, cwd=ROOT, stdout=log.open("w"), stderr=subprocess.STDOUT
     )
-    if args.profile in ("list", "explorer"):
-        url = urls["list50"] if args.profile == "list" else urls["explorer"]
-        profile(f"GET {url}", lambda: _ok(client.get(url)))
+    deadline = time.monotonic() + 120
+    while True:
+        try:
+            if OverHttp(port).request("GET", "/healthz").status == 200:
+                return server, folder
+        except OSError:
+            pass
+        if time.monotonic() > deadline or server.poll() is not None:
+            print(log.read_text())
+            raise SystemExit("gunicorn did not start")
+        time.sleep(0.3)
 
 
-def profile(name: str, call: Callable[[], object], runs: int = 5) -> None:
-    profiler = cProfile.Profile()
-    profiler.enable()
-    for _ in range(runs):
-        call()
-    profiler.disable()
-    print(f"\n  cProfile of {runs} x {name}, by cumulative time:")
-    stats = pstats.Stats(profiler, stream=sys.stdout)
-    stats.sort_stats("cumulative").print_stats(30)
+def measure_all(bench: Bench, catalogue) -> None:
+    from django.urls import reverse
 
+    from advisor import forms
+    from advisor.presets import PRESETS
+    from platforms.models import Offering, Platform
 
-TARGETS = [
-    ("advise", "Advisor, 5 tasks over the catalogue (HTTP)", 100.0),
-    ("history_day", "Price history chart data, day buckets", 100.0),
-    ("history_week", "Price history chart data, week buckets", 100.0),
-    ("platform", "Platform page with its price-history chart", 100.0),
-    ("list50", "Catalogue list API, page of 50", 30.0),
-    ("explorer", "Offering explorer page (25 a page)", 30.0),
-]
-
-
-def summary(bench: Bench) -> None:
-    print("\nSummary against the targets (p50; informative, never a failure):")
-    for key, label, target in TARGETS:
-        figure = bench.figures.get(key)
-        if figure is None:
-            print(f"  {label:<48} not measured")
-            continue
-        verdict = "meets" if figure.p50 <= target else "misses"
-        print(
-            f"  {label:<48} {figure.p50:8.1f} ms  target <= {target:.0f} ms  {verdict:<6}"
-            f"  queries {figure.queries}"
+    call = bench.call
+    print("\nfloors")
+    bench.request(
+        "floor_list",
+        "GET /api/v1/exchange-rates/ (a tiny DRF list)",
+        "GET",
+        "/api/v1/exchange-rates/",
+    )
+    bench.request("floor_trivial", "GET /healthz (a trivial answer)", "GET", "/healthz")
+    home = call("GET", "/").body.decode()
+    static = re.search(r'/static/css/site[^"]*\.css', home)
+    if static:
+        bench.request(
+            "floor_static", f"GET {static.group()} (a static file)", "GET", static.group()
         )
-    print(
-        "  (the platform page and the explorer have no target of their own: shown against the "
-        "chart-data and list targets they build on)"
+
+    print("advice")
+    body = json.dumps(SCENARIO)
+    bench.request("advise", "POST /api/v1/advise/ (5 tasks)", "POST", "/api/v1/advise/", body)
+    advise_split(bench)
+    preset = PRESETS[PRESET]
+    query = forms.scenario_query(preset.translated_scenario(), preset=preset.slug).urlencode()
+    bench.request(
+        "advisor_page",
+        f"GET /advisor/ with the {PRESET} preset",
+        "GET",
+        f"{reverse('advisor:index')}?{query}",
     )
+
+    print("catalogue pages")
+    slug = (
+        catalogue.history_by_platform.most_common(1)[0][0]
+        if catalogue.history_by_platform
+        else Platform.objects.order_by("slug").values_list("slug", flat=True).first()
+    )
+    bench.request(
+        "platform_page", f"GET /platforms/{slug}/ (the most history)", "GET", f"/platforms/{slug}/"
+    )
+    bench.request("explorer", "GET /offerings/ (25 rows)", "GET", "/offerings/")
+    bench.request(
+        "list50", "GET /api/v1/offerings/?page_size=50", "GET", "/api/v1/offerings/?page_size=50"
+    )
+    bench.request(
+        "list_sorted",
+        "  ordered by price per GPU-hour",
+        "GET",
+        "/api/v1/offerings/?page_size=50&ordering=price_per_gpu_hour",
+    )
+    pages = max(1, Offering.objects.filter(is_active=True).count() // 50)
+    deep = min(100, pages)
+    bench.request(
+        "list_deep", f"  page {deep}", "GET", f"/api/v1/offerings/?page_size=50&page={deep}"
+    )
+    if catalogue.history_offering_ids:
+        offering = catalogue.history_offering_ids[0]
+        bench.request(
+            "history_day",
+            f"GET /api/v1/offerings/{offering}/prices/?bucket=day",
+            "GET",
+            f"/api/v1/offerings/{offering}/prices/?bucket=day",
+        )
+
+
+def advise_split(bench: Bench) -> None:
+    """advise_scenario() in three parts, in this process: the kept catalogue's version check, a
+    rebuild of the catalogue (what the first request after a write pays) and the engine alone."""
+    from django.conf import settings
+    from django.utils import timezone
+
+    from advisor import services
+    from advisor.engine.estimate import estimate
+    from advisor.engine.ranking import advise
+
+    scenario = services.parse(SCENARIO)
+    now = timezone.now()
+    catalogue = services.load_catalogue(scenario, now=now)
+    bench.measure(
+        "advise_kept",
+        "  of which: the kept catalogue (version check)",
+        lambda: services.load_catalogue(scenario, now=now),
+    )
+    bench.measure(
+        "advise_build",
+        "  a catalogue rebuild after a write (once per version)",
+        lambda: services.build_catalogue(tier="list", now=now),
+    )
+
+    def engine() -> object:
+        estimate(scenario, catalogue.accelerators)
+        return advise(
+            scenario,
+            catalogue.offerings,
+            catalogue.accelerators,
+            now=now,
+            rates=catalogue.rates,
+            storage_prices=catalogue.storage,
+            stale_after_days=settings.PRICE_STALE_AFTER_DAYS,
+            platforms=catalogue.platforms,
+            index=catalogue.index,
+            placements=services.PLACEMENTS,
+        )
+
+    bench.measure(
+        "advise_engine", "  of which: the engine (estimate and rank, no database)", engine
+    )
+
+
+def table(bench: Bench) -> None:
+    floor = bench.figures.get("floor_list")
+    print(
+        f"\n  {'request':<58} {'p50':>8} {'p95':>8} {'x floor':>8} {'runs':>5} {'queries':>7}"
+        f" {'HTML KB':>8} {'gzip KB':>8}"
+    )
+    for f in bench.figures.values():
+        times = f"{f.p50:8.1f} {f.p95:8.1f}"
+        ratio = f"{f.p50 / floor.p50:8.1f}" if floor and floor.p50 else f"{'-':>8}"
+        queries = "-" if f.queries is None else str(f.queries)
+        size = f"{f.size / 1024:8.1f}" if f.size is not None else f"{'-':>8}"
+        packed = f"{f.gzipped / 1024:8.1f}" if f.gzipped is not None else f"{'-':>8}"
+        line = f"  {f.name[:58]:<58} {times} {ratio} {len(f.times):5} {queries:>7} {size} {packed}"
+        print(line + (f"  ({f.note})" if f.note else ""))
+
+
+def summary(results: dict[int, dict[str, Figure]]) -> None:
+    print("\nSummary against the targets (p50; informative, never a failure):")
+    for offerings, figures in results.items():
+        floor = figures.get("floor_list")
+        print(f"  {offerings:,} offerings")
+        for key, most_ms, most_x, most_kb in TARGETS:
+            f = figures.get(key)
+            if f is None:
+                continue
+            checks = [f.p50 <= most_ms]
+            text = f"{f.p50:7.1f} ms (<= {most_ms})"
+            if most_x is not None and floor is not None:
+                ratio = f.p50 / floor.p50
+                checks.append(ratio <= most_x)
+                text += f", {ratio:5.1f} x floor (<= {most_x})"
+            if most_kb is not None and f.size is not None:
+                checks.append(f.size / 1024 <= most_kb)
+                text += f", {f.size / 1024:6.1f} KB (<= {most_kb})"
+            verdict = "meets" if all(checks) else "misses"
+            print(f"    {f.name.strip()[:52]:<52} {text}  {verdict}")
+    if 10_000 in results and 100_000 in results:
+        ten, hundred = results[10_000]["advise"].p50, results[100_000]["advise"].p50
+        verdict = "meets" if hundred <= 3 * ten else "misses"
+        print(f"  advise at 100k offerings: {hundred / ten:.1f} x its 10k figure (<= 3)  {verdict}")
 
 
 if __name__ == "__main__":
