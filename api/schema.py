@@ -88,30 +88,30 @@ class ErrorBodySerializer(serializers.Serializer[Any]):
         allow_null=True,
         help_text="422 no fit: the note naming them (code platforms_not_priced), or null.",
     )
+    closest_miss = ClosestMissSerializer(
+        required=False,
+        allow_null=True,
+        help_text="422 no fit: the offering that came nearest, and why it does not run it.",
+    )
+    suggestions = SuggestionSerializer(
+        many=True,
+        required=False,
+        help_text="422 no fit: changes the catalogue answers with recommendations, each as a "
+        "scenario ready to post again.",
+    )
+    preset = serializers.CharField(
+        required=False, allow_null=True, help_text="422 no fit: the scenario's preset, if any."
+    )
+    checks = CheckSerializer(
+        many=True, required=False, help_text="422 no fit: a preset's claims, checked."
+    )
+    verdict = VerdictSerializer(
+        required=False, allow_null=True, help_text="422 no fit: the verdict on a preset's pick."
+    )
 
 
 class ErrorSerializer(serializers.Serializer[Any]):
     error = ErrorBodySerializer()
-
-
-class NoFitBodySerializer(ErrorBodySerializer):
-    """The 422 of advise: why nothing fits, and what would."""
-
-    closest_miss = ClosestMissSerializer(
-        allow_null=True, help_text="The offering that came nearest, and why it does not run it."
-    )
-    suggestions = SuggestionSerializer(
-        many=True,
-        help_text="Changes the catalogue answers with recommendations, each as a scenario ready "
-        "to post again.",
-    )
-    preset = serializers.CharField(allow_null=True, help_text="The scenario's preset, if any.")
-    checks = CheckSerializer(many=True, help_text="For a preset: the article's claims checked.")
-    verdict = VerdictSerializer(allow_null=True, help_text="For a preset: the article's pick.")
-
-
-class NoFitErrorSerializer(serializers.Serializer[Any]):
-    error = NoFitBodySerializer()
 
 
 # Status -> when it happens. 400 and 415 only where a request can carry input.

@@ -64,7 +64,7 @@ from .filters import (
 from .pagination import CataloguePagination
 from .parsers import StrictJSONParser
 from .permissions import AdminModelPermissions
-from .schema import ApiAutoSchema, NoFitErrorSerializer
+from .schema import ApiAutoSchema, ErrorSerializer
 from .serializers import (
     AcceleratorSerializer,
     ExchangeRateSerializer,
@@ -344,7 +344,7 @@ class AdviseView(AdvisorView):
         responses={
             200: AdviceReportSerializer,
             422: OpenApiResponse(
-                NoFitErrorSerializer,
+                ErrorSerializer,
                 description="Nothing in the catalogue fits: the closest miss, and the changes "
                 "that would fit as scenarios ready to post again.",
             ),

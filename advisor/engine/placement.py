@@ -281,7 +281,16 @@ def _try_instance(target: _Target, tasks: Sequence[TaskNeed], i: int, inst: list
 def _try_gpu(target: _Target, tasks: Sequence[TaskNeed], i: int, g: _Gpu) -> bool:
     t = tasks[i]
     if target.mig_split:
-        return g.mode in ("free", "mig") and _try_mig(target, tasks, i, g)
+        if g.mode in ("free", "mig") and _try_mig(target, tasks, i, g):
+            return True
+        # No MIG layout holds the task even on an empty card (the accelerator's profiles stop
+        # short of its memory): the card runs it whole, without MIG, as _first_miss let it.
+        if g.mode != "free" or t.per_gpu_bytes > target.usable:
+            return False
+        g.mode = "whole"
+        g.used = t.per_gpu_bytes
+        g.members.append(i)
+        return True
     if t.isolation == "hard":
         if g.mode != "free":
             return False
