@@ -8,7 +8,7 @@ filters, orders and pages the rows whatever the price history holds.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 from fractions import Fraction
@@ -27,6 +27,7 @@ from django.db.models import (
     Prefetch,
     Q,
     QuerySet,
+    Subquery,
     Value,
     When,
 )
@@ -170,17 +171,30 @@ def platform_offerings(platform: Platform, limit: int | None = None) -> Platform
     return PlatformOfferings([(o, current_prices_by_unit(o)) for o in offerings], total)
 
 
+def _seen_last(platform: Platform | OuterRef) -> QuerySet[PriceObservation]:
+    """Current prices of the platform's listed offerings, the one seen last first."""
+    return PriceObservation.objects.filter(
+        current_row__offering__platform=platform, current_row__offering__is_active=True
+    ).order_by("-last_seen_at", "-pk")
+
+
 def latest_seen_price(platform: Platform) -> PriceObservation | None:
     """Of the current prices of the platform's listed offerings, the one seen last (with its
     source): one query over the stored pointers."""
-    return (
-        PriceObservation.objects.filter(
-            current_row__offering__platform=platform, current_row__offering__is_active=True
-        )
-        .select_related("source")
-        .order_by("-last_seen_at", "-pk")
-        .first()
+    return _seen_last(platform).select_related("source").first()
+
+
+def latest_seen_prices(platforms: Sequence[Platform]) -> dict[int, PriceObservation]:
+    """latest_seen_price of each of `platforms` that has one, by platform pk: two queries
+    whatever their number (the comparison page)."""
+    latest = (
+        Platform.objects.filter(pk__in=[p.pk for p in platforms])
+        .annotate(latest=Subquery(_seen_last(OuterRef("pk")).values("pk")[:1]))
+        .values_list("pk", "latest")
     )
+    pks = {platform: price for platform, price in latest if price is not None}
+    prices = PriceObservation.objects.select_related("source").in_bulk(pks.values())
+    return {platform: prices[price] for platform, price in pks.items()}
 
 
 @dataclass(frozen=True)

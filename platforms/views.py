@@ -10,7 +10,7 @@ from django.shortcuts import render
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from feeds.selectors import platform_freshness
+from feeds.selectors import platform_freshness, platforms_freshness
 
 from . import charts, compare, selectors
 from .forms import ExplorerForm
@@ -24,6 +24,8 @@ def comparison(request: HttpRequest) -> HttpResponse:
     chosen = [s for s in request.GET.getlist("platforms") if s]
     platforms = list(selectors.platforms_with_facts(chosen or None))
     rows = selectors.comparison_table(platforms)
+    # When each platform's prices were last seen and by which feed or source, as on its page.
+    freshness = platforms_freshness(platforms)
     return render(
         request,
         "platforms/comparison.html",
@@ -33,6 +35,7 @@ def comparison(request: HttpRequest) -> HttpResponse:
             "platforms": platforms,
             "rows": rows,
             "sources": selectors.comparison_sources(rows),
+            "price_freshness": [freshness[p.pk] for p in platforms],
         },
     )
 
