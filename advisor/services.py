@@ -234,7 +234,7 @@ def catalogue_platforms() -> list[Platform]:
     """Every platform with its billing rules and latest no-GPU-mode price: one query."""
     idle = IdleModePrice.objects.filter(platform=OuterRef("pk")).order_by("-observed_at")
     return list(
-        Platform.objects.select_related("source", "billing_rules").annotate(
+        Platform.objects.select_related("source__speaker", "billing_rules").annotate(
             idle_amount=Subquery(idle.values("amount")[:1]),
             idle_unit=Subquery(idle.values("unit")[:1]),
             idle_currency=Subquery(idle.values("currency")[:1]),
