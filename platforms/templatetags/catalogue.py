@@ -90,3 +90,23 @@ def who_about(source: Any, subject: Any = None) -> str:
     """Whose statement a source is about `subject` (a Platform): "智星云 about a competitor
     (competitor claim)" (Source.who_about_whom)."""
     return str(source.who_about_whom(subject)) if source is not None else ""
+
+
+# Choices longer than this many characters do not fit one column of a form's grid (19rem at
+# 0.9rem type, advisor.css): their select spans two.
+LONG_CHOICE = 30
+
+
+@register.filter
+def has_long_choice(bound_field: Any) -> bool:
+    """Whether a form field is a select with a choice too long for one grid column."""
+    choices = getattr(getattr(bound_field, "field", None), "choices", None)
+    if not choices:
+        return False
+    labels: list[str] = []
+    for _value, label in choices:
+        if isinstance(label, list | tuple):  # a group of choices
+            labels.extend(str(inner) for _inner, inner in label)
+        else:
+            labels.append(str(label))
+    return any(len(label) > LONG_CHOICE for label in labels)

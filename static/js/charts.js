@@ -59,20 +59,42 @@
     return JSON.parse(text);
   }
 
-  // Break `text` into lines of at most `max` characters at spaces (anywhere in Chinese text).
+  // How wide `text` runs, in Latin characters: a CJK character takes about two.
+  function width(text) {
+    var n = 0;
+    for (var i = 0; i < text.length; i++) {
+      n += text.charCodeAt(i) > 0x2e80 ? 2 : 1;
+    }
+    return n;
+  }
+
+  // Break `text` into lines at most `max` Latin characters wide, at spaces where it has them,
+  // a long word (or Chinese text) anywhere.
   function wrap(text, max) {
-    if (!text || text.length <= max || text.indexOf("<br>") !== -1) {
+    if (!text || width(text) <= max || text.indexOf("<br>") !== -1) {
       return text;
     }
-    var words = /\s/.test(text) ? text.split(" ") : text.split("");
-    var joiner = /\s/.test(text) ? " " : "";
+    var pieces = [];
+    text.split(" ").forEach(function (word) {
+      while (width(word) > max) {
+        var cut = 0;
+        var w = 0;
+        while (cut < word.length && w + width(word[cut]) <= max) {
+          w += width(word[cut]);
+          cut += 1;
+        }
+        pieces.push(word.slice(0, Math.max(cut, 1)));
+        word = word.slice(Math.max(cut, 1));
+      }
+      pieces.push(word);
+    });
     var lines = [];
     var line = "";
-    words.forEach(function (word) {
-      var next = line ? line + joiner + word : word;
-      if (next.length > max && line) {
+    pieces.forEach(function (piece) {
+      var next = line ? line + " " + piece : piece;
+      if (width(next) > max && line) {
         lines.push(line);
-        line = word;
+        line = piece;
       } else {
         line = next;
       }
