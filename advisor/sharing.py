@@ -17,9 +17,10 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from django.contrib.auth.decorators import login_required
+from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.http import HttpRequest, HttpResponse, JsonResponse, QueryDict
 from django.middleware.csrf import CsrfViewMiddleware
@@ -166,17 +167,16 @@ def show(request: HttpRequest, key: str) -> HttpResponse:
     query = forms.scenario_query(saved.scenario, preset=saved.preset)
     if request.GET.get("format") in ("csv", "json"):
         query["format"] = request.GET["format"]
-    request.GET = query
+    request.GET = query  # type: ignore[assignment]  # the page reads the saved scenario's query
     request.saved_scenario = saved  # type: ignore[attr-defined]
     return views.index(request)
 
 
 @login_required
 def mine(request: HttpRequest) -> HttpResponse:
+    user = cast(User, request.user)  # login_required: a user, not AnonymousUser
     bookmarks = (
-        ScenarioBookmark.objects.filter(user=request.user)
-        .select_related("scenario")
-        .order_by("-saved_at")
+        ScenarioBookmark.objects.filter(user=user).select_related("scenario").order_by("-saved_at")
     )
     return render(request, "advisor/saved_list.html", {"bookmarks": bookmarks})
 
