@@ -13,11 +13,13 @@ import csv
 import io
 import json
 import re
+from datetime import timedelta
 from decimal import Decimal
 
 import pytest
 import time_machine
 from django.http import QueryDict
+from django.utils import timezone
 
 from advisor.forms import scenario_query
 from advisor.presets import PRESETS
@@ -126,9 +128,15 @@ def test_the_platform_price_chart_shows_offering_and_source_names_as_text(
     offering.save()
     source.title = HUGE
     source.save()
-    services.price_observation_create(
-        offering=offering, unit="hour", amount=Decimal("1.88"), currency="CNY", source=source
-    )
+    for amount, days in (("2.19", 30), ("1.88", 1)):  # two prices: a history to draw
+        services.price_observation_create(
+            offering=offering,
+            unit="hour",
+            amount=Decimal(amount),
+            currency="CNY",
+            source=source,
+            observed_at=timezone.now() - timedelta(days=days),
+        )
 
     page = client.get(f"/platforms/{platform.slug}/").content.decode()
     figure = figures_on(page)["price-history-figure"]
