@@ -55,7 +55,7 @@ TECHNICAL_TERMS = {
     "adamw", "SGD", "sgd", "KV", "MFU", "LLM", "LM", "MoE", "MLA", "logits", "all-reduce",
     "busbw", "FlashAttention", "SwiGLU", "LLaMA", "Pareto", "OOM",
     # Workloads, formats and interfaces.
-    "CFD", "SDXL", "CSV", "JSON", "API", "Jupyter",
+    "CFD", "SDXL", "CSV", "JSON", "API", "Jupyter", "POST", "curl",
 }  # fmt: skip
 # Names the catalogue's texts cite that are not platforms, accelerators or model presets.
 NAMES = {
@@ -76,7 +76,8 @@ NAMES = {
 LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]*(?:[./'’+\-][A-Za-z0-9_]+)*")
 # Addresses and file names: autodl.com/home, app.hyper.ai/pricing, api-notes.md.
 ADDRESS = re.compile(r"[A-Za-z][\w\-]*(?:\.[A-Za-z][\w\-]*)+(?:/[\w\-./]*)?")
-SKIPPED = {"script", "style", "template"}
+# A <pre> holds code (the results' API request: JSON and a curl command), not sentences.
+SKIPPED = {"script", "style", "template", "pre"}
 BLOCKS = {
     "address", "article", "button", "caption", "code", "dd", "details", "div", "dl", "dt",
     "fieldset", "figcaption", "figure", "footer", "form", "h1", "h2", "h3", "h4", "h5", "h6",
