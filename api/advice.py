@@ -351,29 +351,6 @@ class TaskServingSerializer(serializers.Serializer[Any]):
     )
 
 
-class LegSerializer(serializers.Serializer[Any]):
-    """One offering of a plan, with its billing plan, the tasks it runs and what it costs."""
-
-    platform = serializers.CharField()
-    platform_name = serializers.CharField()
-    offering_id = serializers.IntegerField()
-    offering = serializers.CharField(source="offering_name")
-    accelerator = serializers.CharField()
-    instances = serializers.IntegerField()
-    gpus_per_instance = serializers.IntegerField()
-    plan = PlanSerializer()
-    tasks = serializers.ListField(child=serializers.CharField(), help_text="The tasks it runs.")
-    cost = serializers.DecimalField(
-        **MONEY, help_text="This leg on the plan's cost basis, storage on its platform included."
-    )
-    monthly_cost = serializers.DecimalField(**MONEY, help_text="This leg in the busiest month.")
-    storage_cost = serializers.DecimalField(**MONEY, allow_null=True)
-    time_hours = RoundedFloatField(3, allow_null=True, help_text="Its longest training time.")
-    price_source_kind = serializers.CharField()
-    vendor_claim = serializers.BooleanField()
-    placement = AssignmentSerializer(many=True, source="placement.assignments")
-
-
 class IdleSerializer(serializers.Serializer[Any]):
     """The time between runs (advisor/engine/idle.py): how it is spent, the cheapest way the
     platform's billing rules allow, and what it and the billed start-ups cost."""

@@ -116,7 +116,6 @@ COST_BASIS_LABELS: Labels = {
     vocab.CostBasis.JOB: _("for the whole job"),
     vocab.CostBasis.MONTH: _("per month"),
 }
-
 # How an instance spends the time between its runs.
 IDLE_WAY_LABELS: Labels = {
     vocab.IdleWay.STOPPED: _("stopped"),

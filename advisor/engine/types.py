@@ -122,7 +122,6 @@ class ModelArch:
     variant: str | None = None
 
 
-
 @dataclass(frozen=True)
 class OnHardware:
     """`on`: evaluate a task on named hardware instead of searching the catalogue."""
@@ -271,7 +270,6 @@ class AcceleratorSpec:
     fp64_tflops: float | None = None
     rt_cores: int | None = None
     nvenc: int | None = None
-
 
 
 @dataclass(frozen=True)
