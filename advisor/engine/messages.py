@@ -499,8 +499,7 @@ TEMPLATES: dict[Code, str] = {
         "beforehand, as kohya's --cache_text_encoder_outputs --cache_latents and SimpleTuner do"
     ),
     Code.MEMORY_NOTE_CFG: gettext_noop(
-        "classifier-free guidance denoises each image with and without its prompt: batch "
-        "%(batch)s"
+        "classifier-free guidance denoises each image with and without its prompt: batch %(batch)s"
     ),
     Code.MEMORY_NOTE_VAE_FP32: gettext_noop(
         "the VAE decodes in fp32 (its config's force_upcast), its weights included"
@@ -1072,9 +1071,7 @@ TEMPLATES: dict[Code, str] = {
     Code.PLAN_SPLIT_KIND: gettext_noop(
         "training (%(training)s) is on one platform and the rest (%(rest)s) on another"
     ),
-    Code.PLAN_SPLIT_TASKS: gettext_noop(
-        "%(first)s run on one platform and %(second)s on another"
-    ),
+    Code.PLAN_SPLIT_TASKS: gettext_noop("%(first)s run on one platform and %(second)s on another"),
     Code.PLAN_LEG_LABEL: gettext_noop("%(offering)s on %(platform)s, by the %(unit)s"),
     Code.PLAN_LEGS: gettext_noop("%(first)s + %(second)s"),
     Code.PLAN_LEG: gettext_noop("%(offering)s, %(unit)s, for %(tasks)s: %(cost)s"),
