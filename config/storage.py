@@ -15,7 +15,8 @@ from __future__ import annotations
 from whitenoise.storage import CompressedManifestStaticFilesStorage
 
 
-class HashedStaticFilesStorage(CompressedManifestStaticFilesStorage):
+class HashedStaticFilesStorage(CompressedManifestStaticFilesStorage):  # type: ignore[misc]
     def url(self, name: str | None, force: bool = False) -> str:
         listed = bool(name) and self.hash_key(self.clean_name(name or "")) in self.hashed_files
-        return super().url(name, force=force or listed)
+        url: str = super().url(name, force=force or listed)
+        return url

@@ -101,7 +101,7 @@ def exchange_rate(obj: ExchangeRate) -> str:
 
 
 # Shown, all read-only, on the offering.
-HISTORY_FIELDS = (
+HISTORY_FIELDS: Any = (
     "unit",
     listed_amount,
     "currency",

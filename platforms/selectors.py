@@ -387,7 +387,7 @@ def explorer_offerings(filters: dict[str, Any], conversion: Conversion) -> Query
             "price_count": Count("current_price_rows", filter=in_unit),
             "price_value": Min(in_display, filter=in_unit),
         }
-        hourly = F("price_value") / Value(float(HOURS_PER_UNIT[unit]))
+        hourly: Any = F("price_value") / Value(float(HOURS_PER_UNIT[unit]))
     else:
         # Otherwise the offering's current price whose hourly equivalent is cheapest.
         per_hour = in_display / _case("current_price_rows__unit", HOURS_PER_UNIT)
@@ -424,7 +424,7 @@ def explorer_offerings(filters: dict[str, Any], conversion: Conversion) -> Query
         if filters.get(name) is not None:
             offerings = offerings.filter(**{lookup: float(filters[name])})
     if unit:
-        offerings = offerings.filter(price_count__gt=0)
+        offerings = offerings.filter(**{"price_count__gt": 0})  # an annotation of `prices`
     exact = {
         "platform": "platform__slug",
         "accelerator": "accelerator__slug",

@@ -93,7 +93,7 @@ def current_prices_advance(*, observations: Iterable[PriceObservation]) -> None:
     if not newest:
         return
     table = connection.ops.quote_name(CurrentPrice._meta.db_table)
-    fields = [CurrentPrice._meta.get_field(name) for name in _CURRENT_FIELDS]
+    fields: list[Any] = [CurrentPrice._meta.get_field(name) for name in _CURRENT_FIELDS]
     columns = ", ".join(connection.ops.quote_name(f.column) for f in fields)
     updates = ", ".join(
         f"{name} = excluded.{name}"

@@ -295,12 +295,14 @@ class _Pricer:
         )
         ctx.basis = self.basis  # the legs of one plan add up on one basis
         pool = self.offerings if offerings is None else offerings
-        candidates = []
+        candidates: list[ranking._Candidate] = []
         for shape in self.shapes(pool):
             fit = ranking._fit(ctx, shape[0])
             if fit.bill is None or fit.month is None:
                 continue  # no offering of this shape holds these tasks
-            candidates.extend(c for off in shape if (c := ranking._evaluate(ctx, off)) is not None)
+            candidates.extend(
+                cand for off in shape if (cand := ranking._evaluate(ctx, off)) is not None
+            )
         found = self.sides[key] = (ctx, candidates)
         return found
 
