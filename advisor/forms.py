@@ -58,7 +58,7 @@ ATTENTION_CHOICES = [
 FRAMEWORK_CHOICES = [
     ("hf", _("Hugging Face (TRL, PEFT, LLaMA-Factory)")),
     ("liger", _("Hugging Face with Liger kernels")),
-    ("pytorch", _("Plain PyTorch loop (cross-entropy on fp32 logits)")),
+    ("pytorch", _("Plain PyTorch (fp32 logits)")),
     ("torchtune", _("torchtune")),
     ("unsloth", _("Unsloth")),
 ]
@@ -72,10 +72,10 @@ SERVING_CHOICES = [
 ]
 # Diffusion models (docs/memory-model.md, "Diffusion models").
 TEXT_ENCODER_CHOICES = [
-    ("", _("Default: cached for training, on the GPU for inference")),
+    ("", _("Default: cached to train, on GPU to serve")),
     ("gpu", _("On the GPU")),
-    ("offload", _("On the CPU between their passes (model offload)")),
-    ("cached", _("Not loaded: outputs computed beforehand")),
+    ("offload", _("On the CPU between passes (offload)")),
+    ("cached", _("Not loaded: outputs made beforehand")),
 ]
 TEXT_ENCODER_PRECISION_CHOICES = [("", _("As the weights")), *PRECISION_CHOICES]
 DIFFUSION_MODELS = frozenset(k for k, a in MODEL_PRESETS.items() if a.family == "diffusion")
