@@ -749,6 +749,12 @@ def _training_times(
     return out, ranges, efficiency, tuple(warnings)
 
 
+# training_time is a pure function of its arguments (all frozen values): kept per process, so a
+# scenario asked again (a reload, a preset, the same API call) skips it, as placements are kept.
+_TIMES_KEPT = 4096
+_KEPT_TIMES: dict[tuple[Any, ...], timing.TimeEstimate] = {}
+
+
 def _task_time(
     ctx: _Context, index: int, task: Task, off: OfferingSpec, gpus: int
 ) -> timing.TimeEstimate:
@@ -760,19 +766,31 @@ def _task_time(
     found = ctx.times.get(key)
     if found is None:
         mfu = task.on.mfu if task.on is not None else None
+        args = (task, accel, gpus, off.interconnect, mfu, off.gpu_count, off.network)
+        kept: tuple[Any, ...] | None = (*args, off.network_gbps)
         try:
-            found = timing.training_time(
-                task,
-                accel,
-                gpus,
-                off.interconnect,
-                mfu=mfu,
-                gpus_per_node=off.gpu_count,
-                network=off.network,
-                network_gbps=off.network_gbps,
-            )
-        except AdvisorError as error:
-            found = error
+            found = _KEPT_TIMES.get((*args, off.network_gbps))
+        except TypeError:  # a field that cannot be hashed: not kept
+            kept = None
+        if found is None:
+            try:
+                found = timing.training_time(
+                    task,
+                    accel,
+                    gpus,
+                    off.interconnect,
+                    mfu=mfu,
+                    gpus_per_node=off.gpu_count,
+                    network=off.network,
+                    network_gbps=off.network_gbps,
+                )
+            except AdvisorError as error:
+                found = error
+            else:
+                if kept is not None:
+                    _KEPT_TIMES[kept] = found
+                    while len(_KEPT_TIMES) > _TIMES_KEPT:
+                        del _KEPT_TIMES[next(iter(_KEPT_TIMES))]
         ctx.times[key] = found
     if isinstance(found, AdvisorError):
         raise found
