@@ -96,8 +96,8 @@ ON_KEYS = frozenset(
 )
 NETWORKS = tuple(vocab.Network)
 MAX_NETWORK_GBPS = 1_000_000  # Gb/s per machine; the largest sold today is 3,200 (AWS p5)
-MAX_TRANSFER_MBPS = 1_000_000  # Mbit/s: 1 Tbit/s, beyond any rented link
 MAX_STARTUP_MINUTES = 24 * 60  # a run that takes a day to start is no run
+MAX_TRANSFER_MBPS = 1_000_000  # Mbit/s: 1 Tbit/s, beyond any rented link
 TOP_KEYS = frozenset({"tasks", "constraints", "objective", "preset"})
 
 
