@@ -24,6 +24,9 @@ PROD_VARIABLES = {*PROD_ENV, "DEBUG", "TLS_AT_PROXY", "SECURE_SSL_REDIRECT", "SE
 def run(args: list[str], **env: str) -> subprocess.CompletedProcess[str]:
     clean = {k: v for k, v in os.environ.items() if k not in PROD_VARIABLES}
     clean.pop("DJANGO_SETTINGS_MODULE", None)
+    # The browser tests' conftest sets it for Playwright's event loop; a production host never
+    # has it (check --deploy refuses it: async.E001).
+    clean.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
     return subprocess.run(
         args, env={**clean, **env}, capture_output=True, text=True, check=False, cwd=ROOT
     )
