@@ -579,6 +579,7 @@ def advise_scenario(data: Any, *, now: datetime | None = None) -> AdviceReport:
             catalogue.offerings,
             catalogue.accelerators,
             cheapest=cheapest,
+            index=catalogue.index,
             **_pricing(catalogue, now),
         )
         report = replace(report, advice=advice, plans=plans)

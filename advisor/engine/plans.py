@@ -27,13 +27,13 @@ How (docs/advisor-rules.md, "Plans across platforms"):
 from __future__ import annotations
 
 import itertools
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
-from advisor.engine import ranking, usage
+from advisor.engine import prune, ranking, usage
 from advisor.engine.billing import ZERO, cents
 from advisor.engine.messages import Code, Message, Money, Quantity, Unit, hours, msg
 from advisor.engine.placement import Placement, PlacementCache
@@ -234,6 +234,7 @@ class _Pricer:
         storage_prices: Sequence[StoragePriceSpec],
         stale_after_days: int,
         placements: PlacementCache | None,
+        index: prune.OfferingIndex | None = None,
     ) -> None:
         self.scenario = scenario
         self.offerings = offerings
@@ -244,38 +245,16 @@ class _Pricer:
         self.stale_after_days = stale_after_days
         self.placements = PlacementCache() if placements is None else placements
         self.basis = usage.basis(scenario.tasks)
-        self.sides: dict[tuple[int, ...], tuple[ranking._Context, list[ranking._Candidate]]] = {}
-        self._shapes: dict[int, list[list[OfferingSpec]]] = {}
+        if index is None or index.offerings is not offerings:
+            index = prune.OfferingIndex(offerings)
+        self.index = index
+        self.bests: dict[tuple[int, ...], tuple[ranking._Context, dict[str, ranking._Candidate]]]
+        self.bests = {}
+        self.bills_of: dict[tuple[Any, ...], tuple[ranking._Bill, ranking._Bill]] = {}
 
-    def shapes(self, pool: Sequence[OfferingSpec]) -> list[list[OfferingSpec]]:
-        """`pool` grouped by what placement, time and usage see of an offering (the key of
-        ranking's fit cache), in catalogue order: a shape that cannot hold a side's tasks is left
-        out whole, without pricing its offerings one by one."""
-        found = self._shapes.get(id(pool))
-        if found is None:
-            groups: dict[tuple[Any, ...], list[OfferingSpec]] = {}
-            for off in pool:
-                key = (
-                    off.accelerator.slug,
-                    off.gpu_count,
-                    off.sharing,
-                    off.multi_task,
-                    off.mig_profile,
-                    off.pooled_vram_gib,
-                    off.interconnect,
-                )
-                groups.setdefault(key, []).append(off)
-            found = self._shapes[id(pool)] = list(groups.values())
-        return found
-
-    def side(
-        self, indices: tuple[int, ...], offerings: Sequence[OfferingSpec] | None = None
-    ) -> tuple[ranking._Context, list[ranking._Candidate]]:
-        """Every offering that can run the tasks `indices` alone, priced; once per side."""
-        key = indices if offerings is None else (*indices, id(offerings))
-        found = self.sides.get(key)
-        if found is not None:
-            return found
+    def context(self, indices: tuple[int, ...]) -> ranking._Context:
+        """The pricing context of a scenario of the tasks `indices` alone, without the budget
+        (the plan's budget is checked on the sum of its legs), on the whole scenario's basis."""
         c = self.scenario.constraints
         tasks = tuple(self.scenario.tasks[i] for i in indices)
         sub = replace(
@@ -294,17 +273,34 @@ class _Pricer:
             self.placements,
         )
         ctx.basis = self.basis  # the legs of one plan add up on one basis
-        pool = self.offerings if offerings is None else offerings
-        candidates: list[ranking._Candidate] = []
-        for shape in self.shapes(pool):
-            fit = ranking._fit(ctx, shape[0])
-            if fit.bill is None or fit.month is None:
-                continue  # no offering of this shape holds these tasks
-            candidates.extend(
-                cand for off in shape if (cand := ranking._evaluate(ctx, off)) is not None
-            )
-        found = self.sides[key] = (ctx, candidates)
+        ctx.bills = self.bills_of  # the sides share storage terms, so bills too
+        return ctx
+
+    def cheapest(
+        self, indices: tuple[int, ...]
+    ) -> tuple[ranking._Context, dict[str, ranking._Candidate]]:
+        """The cheapest offering of each platform that can run the tasks `indices` alone, priced
+        (prune.cheapest_per_platform: without pricing every offering); once per side."""
+        found = self.bests.get(indices)
+        if found is None:
+            ctx = self.context(indices)
+            found = self.bests[indices] = (ctx, prune.cheapest_per_platform(ctx, self.index))
         return found
+
+    def side(
+        self, indices: tuple[int, ...], offerings: Sequence[OfferingSpec]
+    ) -> tuple[ranking._Context, list[ranking._Candidate]]:
+        """Every offering of `offerings` that can run the tasks `indices` alone, priced."""
+        ctx = self.context(indices)
+        pool = prune.OfferingIndex(offerings)
+        candidates = [
+            cand
+            for cells in pool.groups
+            for cell in cells
+            for i in cell.members
+            if (cand := ranking._evaluate(ctx, offerings[i])) is not None
+        ]
+        return ctx, candidates
 
     def leg(self, ctx: ranking._Context, c: ranking._Candidate) -> Leg:
         cost, monthly = ranking._exact(ctx, c)
@@ -336,19 +332,6 @@ class _Pricer:
         return Plan(tuple(legs), self.scenario.constraints.currency, self.basis)
 
 
-def _cheapest_per_platform(
-    candidates: Sequence[ranking._Candidate],
-) -> dict[str, ranking._Candidate]:
-    """The cheapest candidate of each platform (ranked cost; fresh before stale at equal cost)."""
-    best: dict[str, ranking._Candidate] = {}
-    for c in candidates:
-        key = (round(c.cost_key, 2), c.stale, c.time_key)
-        kept = best.get(c.offering.platform)
-        if kept is None or key < (round(kept.cost_key, 2), kept.stale, kept.time_key):
-            best[c.offering.platform] = c
-    return best
-
-
 def search_plans(
     scenario: Scenario,
     offerings: Sequence[OfferingSpec],
@@ -360,12 +343,14 @@ def search_plans(
     stale_after_days: int = 30,
     placements: PlacementCache | None = None,
     cheapest: Recommendation | None = None,
+    index: prune.OfferingIndex | None = None,
 ) -> PlanSearch | None:
     """Two-leg plans for `scenario` (module docstring); None for a scenario of one task.
 
     `cheapest`: the scenario's cheapest single offering when the caller has ranked it already
     (the cheapest is always on the Pareto front, so it is among an Advice's recommendations);
-    else the search prices every offering for all the tasks once more."""
+    else the search finds it. `index`: `offerings` grouped by shape (prune.OfferingIndex), as
+    advise takes it; built here without one."""
     tried = splits(scenario.tasks)
     if not tried:
         return None
@@ -378,19 +363,19 @@ def search_plans(
         storage_prices=storage_prices,
         stale_after_days=stale_after_days,
         placements=placements,
+        index=index,
     )
     if cheapest is not None:
         singles = [single_plan(cheapest, scenario.constraints.currency)]
     else:
         everything = tuple(range(len(scenario.tasks)))
-        whole_ctx, whole = pricer.side(everything)
-        singles = [pricer.plan([pricer.leg(whole_ctx, c)]) for c in _top(whole)]
+        whole_ctx, whole = pricer.cheapest(everything)
+        singles = [pricer.plan([pricer.leg(whole_ctx, c)]) for c in _top(whole.values())]
     same: list[tuple[Plan, _Split]] = []
     cross: list[tuple[Plan, _Split]] = []
     for split in tried:
-        ctx_a, side_a = pricer.side(split.first)
-        ctx_b, side_b = pricer.side(split.second)
-        best_a, best_b = _cheapest_per_platform(side_a), _cheapest_per_platform(side_b)
+        ctx_a, best_a = pricer.cheapest(split.first)
+        ctx_b, best_b = pricer.cheapest(split.second)
         for p in best_a.keys() & best_b.keys():
             legs = [pricer.leg(ctx_a, best_a[p]), pricer.leg(ctx_b, best_b[p])]
             same.append((pricer.plan(legs), split))
@@ -516,11 +501,10 @@ def transfer_hours(storage_gb: float, mbps: float) -> float:
 # ----------------------------------------------------------------------------------- helpers
 
 
-def _top(candidates: Sequence[ranking._Candidate]) -> list[ranking._Candidate]:
+def _top(candidates: Iterable[ranking._Candidate]) -> list[ranking._Candidate]:
     """The cheapest single offering (a list of one, or none)."""
-    if not candidates:
-        return []
-    return [min(candidates, key=lambda c: (round(c.cost_key, 2), c.stale, c.time_key))]
+    best = min(candidates, key=lambda c: (round(c.cost_key, 2), c.stale, c.time_key), default=None)
+    return [] if best is None else [best]
 
 
 def _best_pair(

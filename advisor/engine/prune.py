@@ -31,7 +31,7 @@ from typing import Any
 
 from advisor.engine import ranking
 from advisor.engine.messages import Code
-from advisor.engine.types import OfferingSpec
+from advisor.engine.types import OfferingSpec, PriceSpec
 
 # Past this many front members below the first `limit`, their ranks come from one sort of the
 # candidates' keys instead of one count each.
@@ -42,6 +42,27 @@ _COUNTS_BEFORE_SORTING = 8
 class _Cell:
     members: list[int] = field(default_factory=list)  # catalogue positions, ascending
     unpriced: int = 0  # members without any price
+    # The members' prices by kind (what the billed units depend on: ranking._Bill.units_for),
+    # each kind's (amount, position) ascending, with one price of the kind to read its units:
+    # built on first use (`by_kind`).
+    kinds: list[tuple[PriceSpec, list[tuple[float, int]]]] | None = None
+
+    def by_kind(
+        self, offerings: Sequence[OfferingSpec]
+    ) -> list[tuple[PriceSpec, list[tuple[float, int]]]]:
+        if self.kinds is None:
+            found: dict[tuple[Any, ...], tuple[PriceSpec, list[tuple[float, int]]]] = {}
+            for i in self.members:
+                for p in offerings[i].prices:
+                    key = (p.unit, p.granularity_seconds or 0, p.startup_billed, p.currency)
+                    entry = found.get(key)
+                    if entry is None:
+                        entry = found[key] = (p, [])
+                    entry[1].append((p.amount_float, i))
+            for _p, amounts in found.values():
+                amounts.sort()
+            self.kinds = list(found.values())
+        return self.kinds
 
 
 @dataclass
@@ -177,6 +198,81 @@ def evaluate(ctx: ranking._Context, index: OfferingIndex) -> list[ranking._Candi
     for reason, _entry in sorted(tallies.items(), key=lambda item: item[1][1]):
         ctx.rejected[reason] = counts[reason]
     return candidates
+
+
+# Offerings priced past the cheapest found, for exact ties to the cent: a lower bound above the
+# cheapest by more than this cannot tie it (ranking._ranking compares costs to the cent).
+_TIE_MARGIN = 0.02
+
+
+def cheapest_per_platform(
+    ctx: ranking._Context, index: OfferingIndex
+) -> dict[str, ranking._Candidate]:
+    """The cheapest candidate of each platform, as pricing every offering and keeping, per
+    platform, the first of the least (cost to the cent, fresh before stale, time) in group then
+    catalogue order would find, without pricing every offering. Budgets are not applied (the
+    caller's context has none).
+
+    A lower bound orders the offerings of a group that fits: every plan bills at least its
+    busiest usage group (ranking._Bill, group 0), and on one price that group costs at least
+    amount x units x rate (a minimum charge only raises it; keeping an instance from release only
+    adds), so per price kind the offerings' amounts, sorted once per catalogue, give the bounds
+    in order. Offerings are priced exactly (ranking._evaluate) in bound order until the bound
+    passes the cheapest found by more than a tie."""
+    offerings = index.offerings
+    deadline = ctx.c.deadline_hours
+    best: dict[str, tuple[tuple[Any, ...], ranking._Candidate]] = {}
+    for gi, cells in enumerate(index.groups):
+        if ctx.filtering:
+            cells = [
+                cell
+                for cell in cells
+                if ranking._constraint_miss(ctx, offerings[cell.members[0]]) is None
+            ]
+        if not cells:
+            continue
+        fit = ranking._fit(ctx, offerings[cells[0].members[0]])
+        bill = fit.bill
+        if bill is None or fit.month is None:
+            continue
+        if deadline is not None and fit.time is not None and fit.time > deadline:
+            continue
+        count = bill.groups[0][1]
+        heaps: dict[str, list[tuple[float, int, int, list[tuple[float, int]], float]]] = {}
+        for cell in cells:
+            platform = offerings[cell.members[0]].platform
+            heap = heaps.setdefault(platform, [])
+            for price, amounts in cell.by_kind(offerings):
+                units = bill.float_units_for(price)[0][0]
+                factor = units * count * ctx.float_rate(price.currency)
+                amount, i = amounts[0]
+                heap.append((amount * factor, i, 0, amounts, factor))
+        for platform, heap in heaps.items():
+            heapq.heapify(heap)
+            base = 0.0
+            if ctx.storing:
+                base = float(ranking._bill_storage(ctx, platform, bill)[0] or 0)
+            seen: set[int] = set()
+            while heap:
+                bound, i, at, amounts, factor = heap[0]
+                kept = best.get(platform)
+                if kept is not None and bound + base > kept[1].cost_key + _TIE_MARGIN:
+                    break
+                if at + 1 < len(amounts):
+                    amount, j = amounts[at + 1]
+                    heapq.heapreplace(heap, (amount * factor, j, at + 1, amounts, factor))
+                else:
+                    heapq.heappop(heap)
+                if i in seen:
+                    continue
+                seen.add(i)
+                candidate = ranking._evaluate(ctx, offerings[i])
+                if candidate is None:
+                    continue
+                key = (round(candidate.cost_key, 2), candidate.stale, candidate.time_key, gi, i)
+                if kept is None or key < kept[0]:
+                    best[platform] = (key, candidate)
+    return {platform: candidate for platform, (_key, candidate) in best.items()}
 
 
 @dataclass

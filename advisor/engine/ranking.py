@@ -353,6 +353,9 @@ class _Context:
             not usage.is_job(t) and t.when == When.ALWAYS for t in scenario.tasks
         )
         self.fits: dict[tuple[Any, ...], _Fit] = {}
+        # Bills by what they are made of (_bills): many shapes place and use alike. Contexts of
+        # one scenario's tasks on the same storage terms may share it (plans.py does).
+        self.bills: dict[tuple[Any, ...], tuple[_Bill, _Bill]] = {}
         self.times: dict[tuple[Any, ...], timing.TimeEstimate | AdvisorError] = {}
         self.rate_of: dict[str, ExchangeRateSpec | None] = {}
         self.float_rate_of: dict[str, float] = {}
@@ -640,7 +643,18 @@ def _compute_fit(ctx: _Context, off: OfferingSpec) -> _Fit:
     timed = [h for h in per_task if h is not None]
     spans = [r for r in ranges if r is not None]
     uses = [usage.task_usage(t, h) for t, h in zip(ctx.tasks, per_task, strict=True)]
-    bill, month = _bills(ctx.tasks, placement, uses, ctx.basis, ctx.c.startup_minutes)
+    key = (
+        placement.instances,
+        tuple(a.instance for a in placement.assignments),
+        tuple(uses),
+        ctx.basis,
+        ctx.tasks,
+    )
+    found = ctx.bills.get(key)
+    if found is None:
+        found = _bills(ctx.tasks, placement, uses, ctx.basis, ctx.c.startup_minutes)
+        ctx.bills[key] = found
+    bill, month = found
     return _Fit(
         placement,
         bill,

@@ -17,6 +17,7 @@ from advisor.engine import prune, ranking
 from advisor.engine.errors import NoFit
 from advisor.engine.ranking import advise
 from advisor.engine.types import (
+    BillingRulesSpec,
     Constraints,
     OfferingSpec,
     PriceSpec,
@@ -33,6 +34,8 @@ STORAGE = (
     StoragePriceSpec("b", "gb_hour", Decimal("0.0004"), "CNY", NOW, 50),
 )
 RATES = ()
+# None, or a platform that releases an instance stopped for 3 days (keeping it on may cost more).
+RULES = (None, None, BillingRulesSpec(release_after_stopped_days=3, idle_mode=False))
 
 price = st.builds(
     lambda unit, cents, age, stale, min_charge: PriceSpec(
@@ -86,6 +89,7 @@ def catalogue(draw: st.DrawFn) -> list[OfferingSpec]:
                 interruptible=draw(st.booleans()),
                 region=region,
                 prices=tuple(draw(st.lists(price, min_size=0, max_size=3))),
+                billing_rules=draw(st.sampled_from(RULES)),
             )
         )
     return out
@@ -192,3 +196,37 @@ def test_an_index_of_other_offerings_is_not_used():
     stale_index = prune.OfferingIndex([])
     advice = advise(scenario, offerings, ACCELERATORS, now=NOW, index=stale_index)
     assert [r.offering_id for r in advice.recommendations] == [1]
+
+
+def cheapest_of_every_offering(ctx: ranking._Context, offerings: list[OfferingSpec]):
+    """The reference for prune.cheapest_per_platform: every offering priced, per platform the
+    least (cost to the cent, fresh before stale, time), the first in group then catalogue order."""
+    index = prune.OfferingIndex(offerings)
+    best: dict[str, tuple] = {}
+    for cells in index.groups:
+        for i in sorted(i for cell in cells for i in cell.members):
+            c = ranking._evaluate(ctx, offerings[i])
+            if c is None:
+                continue
+            key = (round(c.cost_key, 2), c.stale, c.time_key)
+            kept = best.get(c.offering.platform)
+            if kept is None or key < kept[0]:
+                best[c.offering.platform] = (key, c.offering.id, c.cost_key)
+    return {platform: entry[1:] for platform, entry in best.items()}
+
+
+@settings(max_examples=400, deadline=None)
+@given(scenarios, catalogue())
+def test_the_cheapest_per_platform_is_that_of_pricing_every_offering(scenario, offerings):
+    """The bound prune.cheapest_per_platform orders offerings by (the busiest usage group at
+    least, minimum charges and keeping instances only adding) never skips the cheapest: on random
+    catalogues with minimum charges, stale prices, several usage groups, fresh-only prices,
+    deadlines and platform choices, each platform's cheapest is the exhaustive one (budgets are
+    the plan's, so none applies here)."""
+    scenario = replace(scenario, constraints=replace(scenario.constraints, budget_per_month=None))
+    ctx = ranking._Context(scenario, ACCELERATORS, NOW, RATES, STORAGE, 30)
+    expected = cheapest_of_every_offering(ctx, offerings)
+    ctx = ranking._Context(scenario, ACCELERATORS, NOW, RATES, STORAGE, 30)
+    found = prune.cheapest_per_platform(ctx, prune.OfferingIndex(offerings))
+    event(f"{len(expected)} platforms")
+    assert {p: (c.offering.id, c.cost_key) for p, c in found.items()} == expected
