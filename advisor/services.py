@@ -44,7 +44,7 @@ from advisor.engine.types import (
     StoragePriceSpec,
 )
 from advisor.engine.verdict import Verdict, judge, pick_pool
-from advisor.snapshot import ALWAYS, Snapshots, Window, stale_window
+from advisor.snapshot import ALWAYS, Snapshots, Window, settle, stale_window
 from platforms.models import (
     Accelerator,
     AcceleratorAlias,
@@ -474,6 +474,10 @@ def parse(data: Any) -> Scenario:
 
 # The engine inputs built from the catalogue, kept per process and catalogue version.
 SNAPSHOTS = Snapshots()
+# From this many offerings a catalogue's kept inputs are taken out of the garbage collector's
+# generations once built (snapshot.settle); below it a full collection over them is cheap, and
+# the collection settle starts with is not worth paying at every build.
+SETTLE_FROM = 1000
 
 
 def kept_accelerators() -> dict[str, AcceleratorSpec]:
@@ -501,6 +505,8 @@ def build_catalogue(*, tier: str, now: datetime) -> tuple[Catalogue, Window]:
         index=OfferingIndex(offerings),
     )
     seen = ((price.observed_at, price.stale) for o in offerings for price in o.prices)
+    if len(offerings) >= SETTLE_FROM:
+        settle()
     return catalogue, stale_window(seen, settings.PRICE_STALE_AFTER_DAYS)
 
 

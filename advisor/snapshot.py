@@ -67,12 +67,12 @@ def stale_window(last_seen: Iterable[tuple[datetime, bool]], stale_after_days: i
     return Window(start, end)
 
 
-def _settle() -> None:
-    """Take what the process holds now, the value just built included, out of the garbage
+def settle() -> None:
+    """Take what the process holds now, a value just built included, out of the garbage
     collector's generations (gc.freeze, after one collection so that no garbage is kept): kept
-    inputs are tens of thousands of long-lived objects, and every full collection would scan them
-    again, in whichever request happens to trigger it. A value replaced later is still freed by
-    reference counting (engine specs hold no cycles)."""
+    inputs of a large catalogue are hundreds of thousands of long-lived objects, and every full
+    collection would scan them again, in whichever request happens to trigger it. A value
+    replaced later is still freed by reference counting (engine specs hold no cycles)."""
     gc.collect()
     gc.freeze()
 
@@ -110,7 +110,6 @@ class Snapshots:
                     return entry.value  # type: ignore[no-any-return]
         value, window = build()
         self.builds += 1
-        _settle()
         if version is None:
             return value  # no version row (a database emptied by hand): nothing can be kept
         with self._lock:

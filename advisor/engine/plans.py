@@ -31,7 +31,6 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from decimal import Decimal
-from typing import Any
 
 from advisor.engine import prune, ranking, usage
 from advisor.engine.billing import ZERO, cents
@@ -250,7 +249,6 @@ class _Pricer:
         self.index = index
         self.bests: dict[tuple[int, ...], tuple[ranking._Context, dict[str, ranking._Candidate]]]
         self.bests = {}
-        self.bills_of: dict[tuple[Any, ...], tuple[ranking._Bill, ranking._Bill]] = {}
 
     def context(self, indices: tuple[int, ...]) -> ranking._Context:
         """The pricing context of a scenario of the tasks `indices` alone, without the budget
@@ -273,7 +271,6 @@ class _Pricer:
             self.placements,
         )
         ctx.basis = self.basis  # the legs of one plan add up on one basis
-        ctx.bills = self.bills_of  # the sides share storage terms, so bills too
         return ctx
 
     def cheapest(

@@ -23,14 +23,14 @@ from __future__ import annotations
 
 import heapq
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from itertools import chain
 from typing import Any
 
 from advisor.engine import ranking
-from advisor.engine.messages import Code
+from advisor.engine.messages import Code, hours
 from advisor.engine.types import OfferingSpec, PriceSpec
 
 # Past this many front members below the first `limit`, their ranks come from one sort of the
@@ -45,24 +45,32 @@ class _Cell:
     # The members' prices by kind (what the billed units depend on: ranking._Bill.units_for),
     # each kind's (amount, position) ascending, with one price of the kind to read its units:
     # built on first use (`by_kind`).
-    kinds: list[tuple[PriceSpec, list[tuple[float, int]]]] | None = None
+    kinds: _Kinds | None = None
 
-    def by_kind(
-        self, offerings: Sequence[OfferingSpec]
-    ) -> list[tuple[PriceSpec, list[tuple[float, int]]]]:
+    def by_kind(self, offerings: Sequence[OfferingSpec]) -> _Kinds:
         if self.kinds is None:
-            found: dict[tuple[Any, ...], tuple[PriceSpec, list[tuple[float, int]]]] = {}
-            for i in self.members:
-                for p in offerings[i].prices:
-                    key = (p.unit, p.granularity_seconds or 0, p.startup_billed, p.currency)
-                    entry = found.get(key)
-                    if entry is None:
-                        entry = found[key] = (p, [])
-                    entry[1].append((p.amount_float, i))
-            for _p, amounts in found.values():
-                amounts.sort()
-            self.kinds = list(found.values())
+            self.kinds = _by_kind(offerings, self.members)
         return self.kinds
+
+
+# Prices by kind: (kind, one price of it, each one's (amount, catalogue position) ascending).
+_Kinds = list[tuple[tuple[Any, ...], PriceSpec, list[tuple[float, int]]]]
+
+
+def _by_kind(offerings: Sequence[OfferingSpec], members: Iterable[int]) -> _Kinds:
+    """The prices of `members` by kind (what their billed units depend on: ranking._Bill.units_for,
+    and the currency), each kind's amounts ascending."""
+    found: dict[tuple[Any, ...], tuple[tuple[Any, ...], PriceSpec, list[tuple[float, int]]]] = {}
+    for i in members:
+        for p in offerings[i].prices:
+            key = (p.unit, p.granularity_seconds or 0, p.startup_billed, p.currency)
+            entry = found.get(key)
+            if entry is None:
+                entry = found[key] = (key, p, [])
+            entry[2].append((p.amount_float, i))
+    for entry in found.values():
+        entry[2].sort()
+    return list(found.values())
 
 
 @dataclass
@@ -108,6 +116,20 @@ class OfferingIndex:
                 known.freshest, known.fresh_at = off, max(unflagged)
         self.groups: list[list[_Cell]] = [list(cells.values()) for cells in groups.values()]
         self.platforms = platforms
+        self._by_platform: list[dict[str, _Kinds] | None] = [None] * len(self.groups)
+
+    def by_platform(self, group: int) -> dict[str, _Kinds]:
+        """Group `group`'s prices by platform, then by kind (_by_kind over the platform's cells)."""
+        found = self._by_platform[group]
+        if found is None:
+            members: dict[str, list[int]] = {}
+            for cell in self.groups[group]:
+                members.setdefault(self.offerings[cell.members[0]].platform, []).extend(
+                    cell.members
+                )
+            found = {p: _by_kind(self.offerings, m) for p, m in members.items()}
+            self._by_platform[group] = found
+        return found
 
 
 def unpriced_platforms(
@@ -131,19 +153,35 @@ def _tally(tallies: dict[Code, list[int]], reason: Code, count: int, first: int)
         entry[1] = min(entry[1], first)
 
 
-def evaluate(ctx: ranking._Context, index: OfferingIndex) -> list[ranking._Candidate]:
-    """The candidates (in catalogue order) that ranking._evaluate would return, offering by
-    offering, leaving `ctx.rejected` and `ctx.misses` as it would: the same counts in the order
-    each reason first met an offering, the same closest miss of each reason."""
+@dataclass
+class _Fitting:
+    """A group whose shape holds the tasks: its eligible members (catalogue positions, ascending
+    per cell), the cells they are in and the group's fit."""
+
+    group: int
+    kept: list[list[int]]
+    cells: list[_Cell]
+    fit: ranking._Fit
+    first: int  # the first eligible member in catalogue order
+    count: int  # eligible members
+
+
+def _grouped(
+    ctx: ranking._Context, index: OfferingIndex, tallies: dict[Code, list[int]]
+) -> list[_Fitting]:
+    """The groups that fit, each with the members no constraint leaves out and that have a price;
+    what is left out is counted (in `tallies`, or in `ctx` for shapes that do not fit, with their
+    closest miss) as pricing offering by offering would."""
     offerings = index.offerings
-    tallies: dict[Code, list[int]] = {}  # reason -> [count, first catalogue position]
     unfit: list[tuple[int, int, ranking._Fit]] = []  # (first position, eligible, fit)
-    fitting: list[list[int]] = []
-    for cells in index.groups:
+    fitting: list[_Fitting] = []
+    misses: dict[tuple[Any, ...], Code | None] = {}
+    for gi, cells in enumerate(index.groups):
         eligible: list[list[int]] = []
+        passed: list[_Cell] = []
         for cell in cells:
             members = cell.members
-            reason = ranking._constraint_miss(ctx, offerings[members[0]]) if ctx.filtering else None
+            reason = _miss(ctx, misses, offerings[members[0]]) if ctx.filtering else None
             if reason is not None:
                 _tally(tallies, reason, len(members), members[0])
                 continue
@@ -159,14 +197,16 @@ def evaluate(ctx: ranking._Context, index: OfferingIndex) -> list[ranking._Candi
                 _tally(tallies, Code.REJECT_NO_CURRENT_PRICE, len(members) - len(kept), first)
             if kept:
                 eligible.append(kept)
+                passed.append(cell)
         if not eligible:
             continue
-        members = eligible[0] if len(eligible) == 1 else list(heapq.merge(*eligible))
-        fit = ranking._fit(ctx, offerings[members[0]])
+        first = min(kept[0] for kept in eligible)
+        count = sum(len(kept) for kept in eligible)
+        fit = ranking._fit(ctx, offerings[first])
         if fit.bill is None or fit.month is None:
-            unfit.append((members[0], len(members), fit))
+            unfit.append((first, count, fit))
         else:
-            fitting.append(members)
+            fitting.append(_Fitting(gi, eligible, passed, fit, first, count))
     # Rejected whole, in the order of their first offerings: the first of the closest misses wins.
     for first, count, fit in sorted(unfit, key=lambda item: item[0]):
         shortfall = fit.placement.shortfall_bytes
@@ -175,12 +215,32 @@ def evaluate(ctx: ranking._Context, index: OfferingIndex) -> list[ranking._Candi
         ctx.reject(Code.REJECT_DOES_NOT_FIT, closeness, offerings[first], fit.placement.reason)
         ctx.rejected[Code.REJECT_DOES_NOT_FIT] = before + count
         _tally(tallies, Code.REJECT_DOES_NOT_FIT, 0, first)
+    return fitting
+
+
+def _count(ctx: ranking._Context, tallies: dict[Code, list[int]]) -> None:
+    """The loop's counts and order in `ctx.rejected`: each reason where it first met an offering."""
+    counts = Counter(ctx.rejected)
+    for reason, (count, _first) in tallies.items():
+        counts[reason] += count
+    ctx.rejected.clear()
+    for reason, _entry in sorted(tallies.items(), key=lambda item: item[1][1]):
+        ctx.rejected[reason] = counts[reason]
+
+
+def evaluate(ctx: ranking._Context, index: OfferingIndex) -> list[ranking._Candidate]:
+    """The candidates (in catalogue order) that ranking._evaluate would return, offering by
+    offering, leaving `ctx.rejected` and `ctx.misses` as it would: the same counts in the order
+    each reason first met an offering, the same closest miss of each reason."""
+    offerings = index.offerings
+    tallies: dict[Code, list[int]] = {}  # reason -> [count, first catalogue position]
+    fitting = _grouped(ctx, index, tallies)
     # Priced one by one, in catalogue order, so that per-offering rejections (deadline, budget)
     # keep their closest misses as the loop did.
     candidates = []
     earlier = set(ctx.rejected)
     known = len(ctx.rejected)
-    for i in sorted(chain.from_iterable(fitting)):
+    for i in sorted(chain.from_iterable(kept for f in fitting for kept in f.kept)):
         candidate = ranking._evaluate(ctx, offerings[i])
         if candidate is not None:
             candidates.append(candidate)
@@ -190,14 +250,26 @@ def evaluate(ctx: ranking._Context, index: OfferingIndex) -> list[ranking._Candi
                     _tally(tallies, reason, 0, i)
                     earlier.add(reason)
             known = len(ctx.rejected)
-    # The loop's counts and order: each reason where it first met an offering.
-    counts = Counter(ctx.rejected)
-    for reason, (count, _first) in tallies.items():
-        counts[reason] += count
-    ctx.rejected.clear()
-    for reason, _entry in sorted(tallies.items(), key=lambda item: item[1][1]):
-        ctx.rejected[reason] = counts[reason]
+    _count(ctx, tallies)
     return candidates
+
+
+def _miss(
+    ctx: ranking._Context, known: dict[tuple[Any, ...], Code | None], off: OfferingSpec
+) -> Code | None:
+    """The constraint of `ctx` that leaves `off` out (ranking._constraint_miss), remembered in
+    `known` by what the constraints read of an offering."""
+    key = (
+        off.platform,
+        off.physically_exclusive,
+        off.interruptible,
+        off.interconnect,
+        id(off.accelerator),
+    )
+    if key in known:
+        return known[key]
+    found = known[key] = ranking._constraint_miss(ctx, off)
+    return found
 
 
 # Offerings priced past the cheapest found, for exact ties to the cent: a lower bound above the
@@ -222,13 +294,17 @@ def cheapest_per_platform(
     offerings = index.offerings
     deadline = ctx.c.deadline_hours
     best: dict[str, tuple[tuple[Any, ...], ranking._Candidate]] = {}
+    misses: dict[tuple[Any, ...], Code | None] = {}
     for gi, cells in enumerate(index.groups):
+        by_platform: dict[str, _Kinds]
         if ctx.filtering:
-            cells = [
-                cell
-                for cell in cells
-                if ranking._constraint_miss(ctx, offerings[cell.members[0]]) is None
-            ]
+            cells = [c for c in cells if _miss(ctx, misses, offerings[c.members[0]]) is None]
+            by_platform = {}
+            for cell in cells:
+                platform = offerings[cell.members[0]].platform
+                by_platform.setdefault(platform, []).extend(cell.by_kind(offerings))
+        else:
+            by_platform = index.by_platform(gi)
         if not cells:
             continue
         fit = ranking._fit(ctx, offerings[cells[0].members[0]])
@@ -238,20 +314,25 @@ def cheapest_per_platform(
         if deadline is not None and fit.time is not None and fit.time > deadline:
             continue
         count = bill.groups[0][1]
-        heaps: dict[str, list[tuple[float, int, int, list[tuple[float, int]], float]]] = {}
-        for cell in cells:
-            platform = offerings[cell.members[0]].platform
-            heap = heaps.setdefault(platform, [])
-            for price, amounts in cell.by_kind(offerings):
-                units = bill.float_units_for(price)[0][0]
-                factor = units * count * ctx.float_rate(price.currency)
-                amount, i = amounts[0]
-                heap.append((amount * factor, i, 0, amounts, factor))
-        for platform, heap in heaps.items():
-            heapq.heapify(heap)
+        factors: dict[tuple[Any, ...], float] = {}
+        for platform, kinds in by_platform.items():
             base = 0.0
             if ctx.storing:
                 base = float(ranking._bill_storage(ctx, platform, bill)[0] or 0)
+            heap: list[tuple[float, int, int, list[tuple[float, int]], float]] = []
+            for key, price, amounts in kinds:
+                factor = factors.get(key)
+                if factor is None:
+                    units = bill.float_units_for(price)[0][0]
+                    factor = factors[key] = units * count * ctx.float_rate(price.currency)
+                amount, i = amounts[0]
+                heap.append((amount * factor, i, 0, amounts, factor))
+            if not heap:
+                continue  # no offering of the platform here has a price
+            kept = best.get(platform)
+            if kept is not None and min(heap)[0] + base > kept[1].cost_key + _TIE_MARGIN:
+                continue  # nothing of this group can be the platform's cheapest
+            heapq.heapify(heap)
             seen: set[int] = set()
             while heap:
                 bound, i, at, amounts, factor = heap[0]
@@ -286,10 +367,16 @@ class Ranked:
     first: ranking._Candidate
 
 
-def select(candidates: list[ranking._Candidate], objective: str, limit: int) -> Ranked:
+def select(
+    candidates: list[ranking._Candidate],
+    objective: str,
+    limit: int,
+    stats: tuple[Sequence[float], float] | None = None,
+) -> Ranked:
     """ranking._rank, _fold_regions and _pareto over `candidates` (in catalogue order), for the
-    candidates advise shows, without sorting them all. Scores are set on every candidate."""
-    key = ranking._ranking(candidates, objective)
+    candidates advise shows, without sorting them all. Scores are set on every candidate.
+    `stats`: as ranking._ranking takes them, when `candidates` are only some (`rank`)."""
+    key = ranking._ranking(candidates, objective, stats)
     # (key, position): the order of the stable sort.
     keys = [(key(c), i) for i, c in enumerate(candidates)]
     # Regional duplicates share the platform, cost and time: fold each such bucket on its own.
@@ -334,3 +421,187 @@ def select(candidates: list[ranking._Candidate], objective: str, limit: int) -> 
         pareto=[candidates[k[1]] for k in on_front],
         first=candidates[top[0][1]],
     )
+
+
+# ------------------------------------------------------------------- ranking without pricing all
+
+
+def _below(bound: float) -> float:
+    """`bound` lowered past what the order of float operations can move it (amount x units x
+    rate against amount x (units x instances x rate)), so that it stays a lower bound."""
+    return bound - abs(bound) * 1e-12 - 1e-12
+
+
+def rank(
+    ctx: ranking._Context, index: OfferingIndex, objective: str, limit: int
+) -> tuple[Ranked | None, int] | None:
+    """What evaluate and select give advise (the ranked shown candidates and how many fit, with
+    `ctx.rejected` and `ctx.misses` as they leave them), pricing only the offerings that can be
+    shown or rank before one that is; None where it cannot tell without pricing every offering
+    (a budget, or fresh-only prices: both leave out offerings by their prices), before `ctx` is
+    touched. (None, 0) when nothing fits.
+
+    Each price kind of a platform's offerings in a group that fits gives lower bounds in order
+    (cheapest_per_platform), and so lower bounds of the objective's key (ranking._ranking: the
+    cost to the cent, the time, or the balanced score, each non-decreasing in the cost at one
+    time). Offerings are priced in the order of their bounds: for the balanced score's least
+    cost first; then, for the Pareto front, each time's cheapest; then in the key's order until
+    every shown candidate (the first `limit` after folding regions, and front members further
+    down with their ranks) precedes the least bound not yet priced. Whatever is not priced then
+    ranks after everything shown, so the shown, their ranks, regions and the front are those of
+    pricing everything (tests/advisor/engine/test_prune.py compares the two)."""
+    if ctx.budget is not None or ctx.c.fresh_only:
+        return None
+    offerings = index.offerings
+    tallies: dict[Code, list[int]] = {}
+    fitting = _grouped(ctx, index, tallies)
+    deadline = ctx.c.deadline_hours
+    late = [
+        f
+        for f in fitting
+        if deadline is not None and f.fit.time is not None and f.fit.time > deadline
+    ]
+    if late:
+        for f in sorted(late, key=lambda f: f.first):
+            time = f.fit.time
+            assert time is not None
+            before = ctx.rejected[Code.REJECT_MISSES_DEADLINE]
+            ctx.reject(
+                Code.REJECT_MISSES_DEADLINE,
+                time,
+                offerings[f.first],
+                lambda: hours(time),  # noqa: B023 (called at once)
+            )
+            ctx.rejected[Code.REJECT_MISSES_DEADLINE] = before + f.count
+            _tally(tallies, Code.REJECT_MISSES_DEADLINE, 0, f.first)
+        gone = {id(f) for f in late}
+        fitting = [f for f in fitting if id(f) not in gone]
+    _count(ctx, tallies)
+    count = sum(f.count for f in fitting)
+    if not fitting:
+        return None, 0
+
+    # Streams: the amounts of one price kind of one platform in one group, ascending, with what
+    # turns an amount into a lower bound of the cost (units x instances x rate, storage).
+    streams: list[tuple[list[tuple[float, int]], float, float, float]] = []
+    by_time: dict[float, list[int]] = {}
+    for f in fitting:
+        bill = f.fit.bill
+        assert bill is not None
+        time_key = ranking._INF if f.fit.time is None else f.fit.time
+        if len(f.cells) == len(index.groups[f.group]):
+            by_platform = index.by_platform(f.group)
+        else:
+            by_platform = {}
+            for cell in f.cells:
+                platform = offerings[cell.members[0]].platform
+                by_platform.setdefault(platform, []).extend(cell.by_kind(offerings))
+        instances = bill.groups[0][1]
+        factors: dict[tuple[Any, ...], float] = {}
+        for platform, kinds in by_platform.items():
+            base = 0.0
+            if ctx.storing:
+                base = float(ranking._bill_storage(ctx, platform, bill)[0] or 0)
+            for kind, sample, amounts in kinds:
+                factor = factors.get(kind)
+                if factor is None:
+                    units = bill.float_units_for(sample)[0][0]
+                    factor = factors[kind] = units * instances * ctx.float_rate(sample.currency)
+                by_time.setdefault(time_key, []).append(len(streams))
+                streams.append((amounts, factor, base, time_key))
+
+    priced: dict[int, ranking._Candidate] = {}
+
+    def price(i: int) -> ranking._Candidate:
+        found = priced.get(i)
+        if found is None:
+            found = ranking._evaluate(ctx, offerings[i])
+            if found is None:  # cannot happen without a budget or fresh-only prices
+                raise _Unranked
+            priced[i] = found
+        return found
+
+    def bound(sid: int, at: int) -> float:
+        amounts, factor, base, _time = streams[sid]
+        return _below(amounts[at][0] * factor + base)
+
+    def cheapest(sids: list[int]) -> float:
+        """Price the streams' offerings in bound order up to their least cost; that cost."""
+        heap = [(bound(sid, 0), sid, 0) for sid in sids]
+        heapq.heapify(heap)
+        least = ranking._INF
+        while heap and heap[0][0] <= least:
+            _bound, sid, at = heap[0]
+            amounts = streams[sid][0]
+            if at + 1 < len(amounts):
+                heapq.heapreplace(heap, (bound(sid, at + 1), sid, at + 1))
+            else:
+                heapq.heappop(heap)
+            least = min(least, price(amounts[at][1]).cost_key)
+        return least
+
+    times = [t for t in by_time if t < ranking._INF]
+    best_cost = 0.0
+    try:
+        if objective == "balanced" and times:
+            best_cost = cheapest(list(range(len(streams))))
+        for sids in by_time.values():
+            cheapest(sids)  # each time's cheapest: the Pareto front's candidates
+        key_of = _bound_key(objective, times, best_cost)
+        heap = [(key_of(bound(sid, 0), streams[sid][3]), sid, 0) for sid in range(len(streams))]
+        heapq.heapify(heap)
+
+        def advance(threshold: tuple[Any, ...] | None, at_least: int = 0) -> None:
+            """Price in key-bound order every offering whose bound is at most `threshold`, and
+            `at_least` more."""
+            while heap and (at_least > 0 or (threshold is not None and heap[0][0] <= threshold)):
+                _key, sid, at = heap[0]
+                amounts, _factor, _base, time_key = streams[sid]
+                if at + 1 < len(amounts):
+                    nxt = (key_of(bound(sid, at + 1), time_key), sid, at + 1)
+                    heapq.heapreplace(heap, nxt)
+                else:
+                    heapq.heappop(heap)
+                if amounts[at][1] not in priced:
+                    at_least -= 1
+                price(amounts[at][1])
+
+        advance(None, limit)
+        stats = (times, best_cost)
+        while True:
+            ranked = select([priced[i] for i in sorted(priced)], objective, limit, stats)
+            key = ranking._ranking([], objective, stats)
+            shown = max(key(c) for _rank, c in ranked.shown)
+            top = sum(1 for r, _c in ranked.shown if r < limit)
+            if heap and heap[0][0] <= shown:
+                advance(shown)
+            elif heap and top < limit:
+                advance(None, limit - top)
+            else:
+                return ranked, count
+    except _Unranked:
+        return None
+
+
+class _Unranked(Exception):
+    """An offering of a group that fits is no candidate after all: rank falls back."""
+
+
+def _bound_key(
+    objective: str, times: Sequence[float], best_cost: float
+) -> Callable[[float, float], tuple[Any, ...]]:
+    """The least key (ranking._ranking) a candidate of cost at least `bound` and time `time_key`
+    can have: fresh, and its cost at the bound."""
+    if objective == "time" and times:
+        return lambda bound, time_key: (time_key, round(bound, 2), False)
+    if objective != "balanced" or not times:
+        return lambda bound, time_key: (round(bound, 2), False, time_key)
+    best_time = min(times) or 1e-9
+    slowest = max(times) / best_time
+    scale = 1 / best_cost if best_cost > 0 else 1.0
+
+    def balanced(bound: float, time_key: float) -> tuple[Any, ...]:
+        t = time_key / best_time if time_key < ranking._INF else slowest
+        return (bound * scale + t, False, bound)
+
+    return balanced

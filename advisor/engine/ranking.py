@@ -353,9 +353,11 @@ class _Context:
             not usage.is_job(t) and t.when == When.ALWAYS for t in scenario.tasks
         )
         self.fits: dict[tuple[Any, ...], _Fit] = {}
-        # Bills by what they are made of (_bills): many shapes place and use alike. Contexts of
-        # one scenario's tasks on the same storage terms may share it (plans.py does).
-        self.bills: dict[tuple[Any, ...], tuple[_Bill, _Bill]] = {}
+        # (bill, busiest month's bill, usage warnings, each task's busy hours in that month) by
+        # where the tasks run and for how long (_compute_fit).
+        self.bills: dict[
+            tuple[Any, ...], tuple[_Bill, _Bill, tuple[Message, ...], tuple[float, ...]]
+        ] = {}
         self.times: dict[tuple[Any, ...], timing.TimeEstimate | AdvisorError] = {}
         self.rate_of: dict[str, ExchangeRateSpec | None] = {}
         self.float_rate_of: dict[str, float] = {}
@@ -448,17 +450,23 @@ def advise(
     pool = index if index is not None and index.offerings is offerings else None
     pool = pool or prune.OfferingIndex(offerings)
     unpriced = prune.unpriced_platforms(ctx, pool, platforms or {})
-    candidates = prune.evaluate(ctx, pool)
-    if not candidates:
+    lazily = prune.rank(ctx, pool, scenario.objective, limit)
+    if lazily is None:  # every offering priced (a budget, fresh-only prices)
+        args = (scenario, accelerators, now, rates, storage_prices, stale_after_days, placements)
+        ctx = _Context(*args)
+        candidates = prune.evaluate(ctx, pool)
+        ranked = prune.select(candidates, scenario.objective, limit) if candidates else None
+        fitting = len(candidates)
+    else:
+        ranked, fitting = lazily
+    if ranked is None:
         error = NoFit(_no_fit_message(ctx, len(offerings)))
         error.unpriced_platforms = unpriced
         error.closest_miss = closest_miss(ctx)
         error.rejected = tuple(ctx.rejected.most_common())
         raise error
-    ranked = prune.select(candidates, scenario.objective, limit)
     front, shown = ranked.front, ranked.shown
     first = _exact(ctx, ranked.first)[0]
-    fitting = len(candidates)
     recs = tuple(
         _recommend(ctx, c, i + 1, id(c) in front, [ranked.first], first, fitting) for i, c in shown
     )
@@ -467,7 +475,7 @@ def advise(
         pareto=tuple(c.offering.id for c in ranked.pareto),
         rejected=dict(ctx.rejected),
         considered=len(offerings),
-        fitting=len(candidates),
+        fitting=fitting,
         currency=ctx.c.currency,
         objective=scenario.objective,
         as_of=now,
@@ -642,28 +650,25 @@ def _compute_fit(ctx: _Context, off: OfferingSpec) -> _Fit:
     per_task, ranges, efficiency, warnings = _training_times(ctx, off, placement)
     timed = [h for h in per_task if h is not None]
     spans = [r for r in ranges if r is not None]
-    uses = [usage.task_usage(t, h) for t, h in zip(ctx.tasks, per_task, strict=True)]
-    key = (
-        placement.instances,
-        tuple(a.instance for a in placement.assignments),
-        tuple(uses),
-        ctx.basis,
-        ctx.tasks,
-    )
+    # Usage and bills follow from where each task runs and for how long: shapes alike in both
+    # share them (and the bills' units and storage, remembered on them).
+    key = (placement.instances, tuple(a.instance for a in placement.assignments), tuple(per_task))
     found = ctx.bills.get(key)
     if found is None:
-        found = _bills(ctx.tasks, placement, uses, ctx.basis, ctx.c.startup_minutes)
-        ctx.bills[key] = found
-    bill, month = found
+        uses = [usage.task_usage(t, h) for t, h in zip(ctx.tasks, per_task, strict=True)]
+        bill, month = _bills(ctx.tasks, placement, uses, ctx.basis, ctx.c.startup_minutes)
+        month_hours = tuple(u.month_hours for u in uses)
+        found = ctx.bills[key] = (bill, month, _usage_warnings(ctx.tasks, uses), month_hours)
+    bill, month, usage_warnings, month_hours = found
     return _Fit(
         placement,
         bill,
         month,
         max(timed) if timed else None,
         efficiency,
-        warnings + _usage_warnings(ctx.tasks, uses),
+        warnings + usage_warnings,
         months=bill.busiest.months,
-        task_month_hours=tuple(u.month_hours for u in uses),
+        task_month_hours=month_hours,
         time_low=max(r[0] for r in spans) if spans else None,
         time_high=max(r[1] for r in spans) if spans else None,
         task_ranges=tuple(ranges),
@@ -1169,12 +1174,20 @@ def _rank(candidates: list[_Candidate], objective: str) -> list[_Candidate]:
 
 
 def _ranking(
-    candidates: Sequence[_Candidate], objective: str
+    candidates: Sequence[_Candidate],
+    objective: str,
+    stats: tuple[Sequence[float], float] | None = None,
 ) -> Callable[[_Candidate], tuple[Any, ...]]:
     """The objective's sort key (module docstring), once each candidate's `score` keeps its
     objective figure. Costs compare to the cent, so that stale prices rank after fresh ones at
-    equal cost. Within one _Fit (one time) the key never decreases as the cost grows."""
-    times = [c.time_key for c in candidates if c.time_key < _INF]
+    equal cost. Within one _Fit (one time) the key never decreases as the cost grows.
+
+    `stats`: (the finite times, the least cost) of all the candidates when `candidates` are only
+    some of them (prune.rank); else they are read from `candidates`."""
+    if stats is None:
+        times: Sequence[float] = [c.time_key for c in candidates if c.time_key < _INF]
+    else:
+        times = stats[0]
     if objective == "time" and times:
         for c in candidates:
             c.score = c.time_key
@@ -1183,7 +1196,7 @@ def _ranking(
         for c in candidates:
             c.score = c.cost_key
         return lambda c: (round(c.cost_key, 2), c.stale, c.time_key)
-    best_cost = min(c.cost_key for c in candidates)
+    best_cost = min(c.cost_key for c in candidates) if stats is None else stats[1]
     best_time = min(times) or 1e-9
     # An offering without a time estimate counts as the slowest one that has one.
     slowest = max(times) / best_time

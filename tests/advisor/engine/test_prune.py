@@ -155,12 +155,51 @@ def pruned(scenario: Scenario, offerings: list[OfferingSpec], limit: int):
     return ("advice", rejected, shown, pareto, len(candidates), unpriced)
 
 
+def ranked_by_bounds(scenario: Scenario, offerings: list[OfferingSpec], limit: int):
+    """prune.rank as advise uses it: only what can be shown priced; where it cannot tell (a budget,
+    fresh-only prices) None, and advise prices everything (`pruned`)."""
+    ctx = ranking._Context(scenario, ACCELERATORS, NOW, RATES, STORAGE, 30)
+    index = prune.OfferingIndex(offerings)
+    unpriced = prune.unpriced_platforms(ctx, index, {})
+    lazily = prune.rank(ctx, index, scenario.objective, limit)
+    if lazily is None:
+        event("priced every offering")
+        return pruned(scenario, offerings, limit)
+    ranked, fitting = lazily
+    rejected = list(ctx.rejected.items())
+    if ranked is None:
+        return ("no fit", rejected, dict(ctx.misses), unpriced)
+    event("ranked by bounds")
+    shown = [
+        (i + 1, c.offering.id, tuple(sorted(c.regions)), id(c) in ranked.front, c.score)
+        for i, c in ranked.shown
+    ]
+    pareto = [c.offering.id for c in ranked.pareto]
+    return ("advice", rejected, shown, pareto, fitting, unpriced)
+
+
 @settings(max_examples=400, deadline=None)
 @given(scenarios, catalogue(), st.sampled_from([1, 3, 20]))
 def test_the_pruned_advice_is_the_advice_of_every_offering(scenario, offerings, limit):
     expected = everything(scenario, offerings, limit)
     event(expected[0])
     assert pruned(scenario, offerings, limit) == expected
+
+
+@settings(max_examples=600, deadline=None)
+@given(scenarios, catalogue(), st.sampled_from([1, 3, 20]))
+def test_the_advice_ranked_by_bounds_is_the_advice_of_every_offering(scenario, offerings, limit):
+    """Pricing offerings in the order of their bounds until nothing unpriced can precede what is
+    shown gives the shown candidates, ranks, regions, scores, front, counts and closest misses of
+    pricing every offering (`everything`), on catalogues with ties to the cent, stale prices,
+    minimum charges, release rules, regional duplicates, deadlines and every objective. Budgets
+    and fresh-only prices are left out here: with them rank declines and everything is priced."""
+    scenario = replace(
+        scenario,
+        constraints=replace(scenario.constraints, budget_per_month=None, fresh_only=False),
+    )
+    expected = everything(scenario, offerings, limit)
+    assert ranked_by_bounds(scenario, offerings, limit) == expected
 
 
 @settings(max_examples=100, deadline=None)
