@@ -502,7 +502,7 @@ def build_catalogue(*, tier: str, now: datetime) -> tuple[Catalogue, Window]:
         rates=exchange_rates(),
         storage=storage_specs(),
         platforms={p.slug: str(p) for p in platforms},
-        index=OfferingIndex(offerings),
+        index=OfferingIndex(offerings).prepare(),
     )
     seen = ((price.observed_at, price.stale) for o in offerings for price in o.prices)
     if len(offerings) >= SETTLE_FROM:

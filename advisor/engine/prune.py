@@ -118,6 +118,15 @@ class OfferingIndex:
         self.platforms = platforms
         self._by_platform: list[dict[str, _Kinds] | None] = [None] * len(self.groups)
 
+    def prepare(self) -> OfferingIndex:
+        """Build now what is otherwise built on first use (each cell's and each group's prices
+        by kind), so that a kept index is complete (and can be frozen with the catalogue)."""
+        for group, cells in enumerate(self.groups):
+            for cell in cells:
+                cell.by_kind(self.offerings)
+            self.by_platform(group)
+        return self
+
     def by_platform(self, group: int) -> dict[str, _Kinds]:
         """Group `group`'s prices by platform, then by kind (_by_kind over the platform's cells)."""
         found = self._by_platform[group]

@@ -748,6 +748,9 @@ def _training_times(
             else:
                 est = _task_time(ctx, i, t, off, len(a.gpus))
         except AdvisorError as e:
+            # The error is kept (ctx.times) and raised again for every shape of its card: without
+            # its traceback, whose frames hold this context, it is freed with the context.
+            e.__traceback__ = None
             no_time = msg(
                 Code.WARN_NO_TIME_ESTIMATE, accelerator=off.accelerator.name, reason=e.detail
             )
@@ -804,7 +807,8 @@ def _task_time(
                     network_gbps=off.network_gbps,
                 )
             except AdvisorError as error:
-                found = error
+                # Kept without its traceback: its frames hold this context, which keeps it.
+                found = error.with_traceback(None)
             else:
                 if kept is not None:
                     _KEPT_TIMES[kept] = found
