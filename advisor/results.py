@@ -109,6 +109,9 @@ def plans(report: AdviceReport) -> dict[str, Any] | None:
         "details": messages.render_all(search.details),
         "legs": _legs(shown) if shown is not None else [],
         "cost": None if shown is None else charts.money_text(shown.cost),
+        "time": None
+        if shown is None or shown.time_hours is None
+        else charts.hours_text(shown.time_hours),
         "single": _legs(search.single) if search.single is not None else [],
         "single_cost": None if search.single is None else charts.money_text(search.single.cost),
     }
