@@ -661,7 +661,7 @@ def plan_point_trace(search: PlanSearch | None, currency: str) -> Figure | None:
             "platform": leg.platform_name,
             "offering": leg.offering_name,
             "unit": _leg_unit(leg),
-            "tasks": _(", ").join(leg.tasks),
+            "tasks": _(", ").join(messages.texts(leg.task_labels())),
             "cost": f"{money_text(leg.cost)} {currency}",
         }
         for n, leg in enumerate(plan.legs, start=1)
@@ -714,7 +714,7 @@ def plan_legs_figure(search: PlanSearch | None, currency: str) -> Figure | None:
             custom.append(
                 [
                     f"{leg.platform_name} · {leg.offering_name}",
-                    _(", ").join(leg.tasks),
+                    _(", ").join(messages.texts(leg.task_labels())),
                     money_text(leg.cost),
                 ]
             )

@@ -574,6 +574,7 @@ def _plan_search(proposed: bool, offering: str) -> SimpleNamespace:
         offering_name=offering,
         plan=SimpleNamespace(unit="month"),
         tasks=("train",),
+        task_labels=lambda: ("train",),
         cost=Decimal("100.005"),
         time_hours=12.0,
     )
