@@ -41,7 +41,7 @@ from advisor.engine.billing import (
 )
 from advisor.engine.errors import AdvisorError
 from advisor.engine.estimate import Estimate, TaskEstimate
-from advisor.engine.plans import PlanSearch
+from advisor.engine.plans import Leg, PlanSearch
 from advisor.engine.ranking import Recommendation
 from advisor.engine.types import (
     HOURS_PER_MONTH,
@@ -562,9 +562,12 @@ def cost_time_figure(
     recommendations: Sequence[Recommendation],
     currency: str,
     accelerators: Mapping[str, AcceleratorSpec] | None = None,
+    plans: PlanSearch | None = None,
 ) -> Figure | None:
     """The ranked cost (`cost`, on the advice's basis: the whole job, or a month) against the
-    training time of each ranked offering, with the Pareto front (the engine's: the same cost).
+    training time of each ranked offering, with the Pareto front (the engine's: the same cost),
+    and the plan across platforms of `plans` (the proposed one, else the cheapest found) as a
+    point of its own: the legs' costs added, the slowest leg's time (`plan_point_trace`).
 
     None when no recommendation has a training time (no training task with tokens)."""
     timed = [r for r in recommendations if r.time_hours is not None]
@@ -622,9 +625,67 @@ def cost_time_figure(
             "hovertemplate": hover,
         },
     ]
+    point = plan_point_trace(plans, currency)
+    if point is not None:
+        data.append(point)
     return figure_text_escaped(
         {"data": data, "layout": _layout(_("Training time (hours)"), _cost_title(basis, currency))}
     )
+
+
+def _leg_unit(leg: Leg) -> str:
+    if leg.plan.unit == "mixed":
+        return _("mixed plan")
+    return _unit_labels()[leg.plan.unit]
+
+
+def plan_point_trace(search: PlanSearch | None, currency: str) -> Figure | None:
+    """The plan across platforms on the cost-time chart: one marked point at (the slowest leg's
+    time, the legs' costs added on the ranked basis), its hover naming each leg with its platform,
+    offering, billing unit, tasks and cost. The proposed plan, else the cheapest plan across
+    platforms found (named "not proposed"); None without one, or when no leg has a time."""
+    if search is None:
+        return None
+    plan = search.plan or search.best_cross
+    if plan is None or plan.time_hours is None:
+        return None
+    name = (
+        _("Proposed plan across platforms")
+        if search.plan is not None
+        else _("Cheapest plan across platforms (not proposed)")
+    )
+    legs = [
+        _("Leg %(n)s: %(platform)s · %(offering)s, %(unit)s — %(tasks)s: %(cost)s")
+        % {
+            "n": n,
+            "platform": leg.platform_name,
+            "offering": leg.offering_name,
+            "unit": _leg_unit(leg),
+            "tasks": _(", ").join(messages.texts(leg.task_labels())),
+            "cost": f"{money_text(leg.cost)} {currency}",
+        }
+        for n, leg in enumerate(plan.legs, start=1)
+    ]
+    custom = [name, hours_text(plan.time_hours), f"{money_text(plan.cost)} {currency}", *legs]
+    hover = (
+        "<b>%{customdata[0]}</b><br>"
+        + _("Time")
+        + ": %{customdata[1]} h<br>"
+        + _("Cost")
+        + ": %{customdata[2]}"
+        + "".join(f"<br>%{{customdata[{3 + i}]}}" for i in range(len(legs)))
+        + "<extra></extra>"
+    )
+    return {
+        "type": "scatter",
+        "mode": "markers",
+        "name": name,
+        "x": [float(plan.time_hours)],
+        "y": [float(plan.cost)],
+        "customdata": [custom],
+        "marker": {"color": WARN, "size": 16, "symbol": "star"},
+        "hovertemplate": hover,
+    }
 
 
 def plan_legs_figure(search: PlanSearch | None, currency: str) -> Figure | None:
@@ -653,7 +714,7 @@ def plan_legs_figure(search: PlanSearch | None, currency: str) -> Figure | None:
             custom.append(
                 [
                     f"{leg.platform_name} · {leg.offering_name}",
-                    _(", ").join(leg.tasks),
+                    _(", ").join(messages.texts(leg.task_labels())),
                     money_text(leg.cost),
                 ]
             )
@@ -996,7 +1057,7 @@ def advisor_figures(report: AdviceReport) -> dict[str, Figure | None]:
             by_platform=by_platform,
             ranks={r.offering_id: r.rank for r in recs},
         ),
-        "cost_time": cost_time_figure(recs, currency, report.catalogue.accelerators),
+        "cost_time": cost_time_figure(recs, currency, report.catalogue.accelerators, report.plans),
         "plans": plan_legs_figure(report.plans, currency),
         "break_even": break_even_figure(
             chart_recommendations(recs, offerings),

@@ -34,6 +34,12 @@ def render_all(messages: Iterable[Message]) -> list[str]:
     return [render(m) for m in messages]
 
 
+def texts(items: Iterable[str | Message]) -> list[str]:
+    """Names as they are and messages rendered: a plan leg's tasks (plans.Leg.task_labels, where
+    a task shared between legs reads "train: 720 h of 1,000 h")."""
+    return [item if isinstance(item, str) else render(item) for item in items]
+
+
 def as_json(message: Message) -> dict[str, object]:
     """{"code", "params", "message"}: numbers stay numbers with their unit; the message is in the
     active language."""

@@ -86,7 +86,7 @@ def _legs(plan: Plan) -> list[dict[str, Any]]:
             "offering_id": leg.offering_id,
             "gpus": ngettext("%(n)s GPU", "%(n)s GPUs", leg.gpus) % {"n": leg.gpus},
             "unit": _unit_label(leg),
-            "tasks": _(", ").join(leg.tasks),
+            "tasks": _(", ").join(messages.texts(leg.task_labels())),
             "cost": charts.money_text(leg.cost),
             "monthly": charts.money_text(leg.monthly_cost),
             "storage": None if leg.storage_cost is None else charts.money_text(leg.storage_cost),
@@ -109,6 +109,9 @@ def plans(report: AdviceReport) -> dict[str, Any] | None:
         "details": messages.render_all(search.details),
         "legs": _legs(shown) if shown is not None else [],
         "cost": None if shown is None else charts.money_text(shown.cost),
+        "time": None
+        if shown is None or shown.time_hours is None
+        else charts.hours_text(shown.time_hours),
         "single": _legs(search.single) if search.single is not None else [],
         "single_cost": None if search.single is None else charts.money_text(search.single.cost),
     }
@@ -124,7 +127,7 @@ def csv_leg_rows(report: AdviceReport, columns: tuple[str, ...]) -> list[list[ob
         cells: dict[str, object] = {
             "plan": "mixed",
             "leg": n,
-            "tasks": "; ".join(leg.tasks),
+            "tasks": "; ".join(messages.texts(leg.task_labels())),
             "platform": leg.platform_name,
             "offering": leg.offering_name,
             "accelerator": leg.accelerator,

@@ -386,6 +386,20 @@ class IdleSerializer(serializers.Serializer[Any]):
     notes = message_list()
 
 
+class TaskShareSerializer(serializers.Serializer[Any]):
+    """The part of one task's work a leg runs (advisor/engine/plans.py, "Share splits")."""
+
+    task = serializers.CharField()
+    fraction = RoundedFloatField(4, help_text="Of the task's work (its tokens or frames).")
+    hours = RoundedFloatField(3, help_text="The share's hours on this leg's offering.")
+    total_hours = RoundedFloatField(3, help_text="The whole task's hours on this offering.")
+    unit = serializers.CharField(help_text="The base leg's prepaid billing unit.")
+    periods = serializers.IntegerField(
+        help_text="Whole prepaid periods the base leg buys (0 on the metered leg)."
+    )
+    base = serializers.BooleanField(help_text="The prepaid base (else the metered rest).")
+
+
 class LegSerializer(serializers.Serializer[Any]):
     """One offering of a plan, with its billing plan, the tasks it runs and what it costs."""
 
@@ -397,7 +411,15 @@ class LegSerializer(serializers.Serializer[Any]):
     instances = serializers.IntegerField()
     gpus_per_instance = serializers.IntegerField()
     plan = PlanSerializer()
-    tasks = serializers.ListField(child=serializers.CharField(), help_text="The tasks it runs.")
+    tasks = serializers.SerializerMethodField(
+        help_text="The tasks it runs, by name; a task it runs a share of says how much, in the "
+        'reader\'s language ("train: 720 h of 1,000 h"; its figures are in `shares`).'
+    )
+    shares = TaskShareSerializer(
+        many=True,
+        help_text="The tasks it runs a share of (a share split: the hours that fill whole "
+        "prepaid periods on one leg, the rest metered on the other).",
+    )
     cost = serializers.DecimalField(
         **MONEY, help_text="This leg on the plan's cost basis, storage on its platform included."
     )
@@ -407,6 +429,10 @@ class LegSerializer(serializers.Serializer[Any]):
     price_source_kind = serializers.CharField()
     vendor_claim = serializers.BooleanField()
     placement = AssignmentSerializer(many=True, source="placement.assignments")
+
+    @extend_schema_field(serializers.ListField(child=serializers.CharField()))
+    def get_tasks(self, leg: Any) -> list[str]:
+        return messages.texts(leg.task_labels())
 
 
 class ComparisonSerializer(serializers.Serializer[Any]):
@@ -524,7 +550,9 @@ class PlanSearchSerializer(serializers.Serializer[Any]):
     threshold = serializers.SerializerMethodField(help_text="The saving a plan must beat.")
     splits = serializers.ListField(
         child=serializers.ListField(child=serializers.ListField(child=serializers.CharField())),
-        help_text="The splits of the tasks in two that were tried, by task name.",
+        help_text="The splits of the tasks in two that were tried, by task name; a task on "
+        "both sides is a share split (its whole prepaid periods on one leg, the rest on the "
+        "other).",
     )
     note = MessageSerializer(help_text="What was found: by how much and why, or why none wins.")
     details = message_list(help_text="Storage on both sides and moving the data.")
@@ -733,7 +761,8 @@ class AdviceReportSerializer(serializers.Serializer[Any]):
 
     plans = PlanSearchSerializer(
         allow_null=True,
-        help_text="Plans of two legs across platforms (null for a single task): the one "
+        help_text="Plans of two legs across platforms (null for a single task, unless it is a "
+        "job longer than a prepaid period whose whole periods can be split off): the one "
         "proposed, if any, by how much it beats the best single-platform plan, and why.",
     )
     preset = serializers.CharField(

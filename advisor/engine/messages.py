@@ -382,6 +382,8 @@ class Code(StrEnum):
     PLAN_SPLIT_BURST = "plan_split_burst"
     PLAN_SPLIT_KIND = "plan_split_kind"
     PLAN_SPLIT_TASKS = "plan_split_tasks"
+    PLAN_SPLIT_SHARE = "plan_split_share"
+    PLAN_TASK_SHARE = "plan_task_share"
     PLAN_LEG = "plan_leg"
     PLAN_DATA_TWICE = "plan_data_twice"
     PLAN_TRANSFER = "plan_transfer"
@@ -1072,6 +1074,11 @@ TEMPLATES: dict[Code, str] = {
         "training (%(training)s) is on one platform and the rest (%(rest)s) on another"
     ),
     Code.PLAN_SPLIT_TASKS: gettext_noop("%(first)s run on one platform and %(second)s on another"),
+    Code.PLAN_SPLIT_SHARE: gettext_noop(
+        "%(task)s runs the hours that fill whole prepaid periods (%(periods)s × %(unit)s, "
+        "%(hours)s) on one platform and the rest of its hours metered on another"
+    ),
+    Code.PLAN_TASK_SHARE: gettext_noop("%(task)s: %(hours)s of %(total)s"),
     Code.PLAN_LEG_LABEL: gettext_noop("%(offering)s on %(platform)s, by the %(unit)s"),
     Code.PLAN_LEGS: gettext_noop("%(first)s + %(second)s"),
     Code.PLAN_LEG: gettext_noop("%(offering)s, %(unit)s, for %(tasks)s: %(cost)s"),

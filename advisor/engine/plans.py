@@ -1,7 +1,8 @@
 """Plans of legs: a scenario's tasks split between two offerings, possibly on two platforms.
 
-A recommendation is a plan of legs, each leg an offering with its billing plan and the tasks it
-runs; a single offering is a plan of one leg (`single_plan`). `search_plans` looks for plans of
+A recommendation is a plan of legs, each leg an offering with its billing plan and the tasks (or
+the share of a task's hours, `TaskShare`) it runs; a single offering is a plan of one leg
+(`single_plan`). `search_plans` looks for plans of
 two legs across platforms and proposes one only when it beats the best single-platform plan by
 more than SAVING_THRESHOLD, saying by how much and why.
 
@@ -11,6 +12,15 @@ How (docs/advisor-rules.md, "Plans across platforms"):
   load, metered capacity for bursts: the seed article's tip 4), training against the rest
   (training on one platform, inference on another), and, with three tasks or fewer, every split
   in two.
+* Share splits (`share_tasks`, `_share_plans`): in a scenario of one-off jobs only, of at most
+  ALL_SPLITS_UP_TO tasks, a job's hours in two: a prepaid base of k whole periods of a prepaid
+  unit (a period holds window × unit / month hours of the job, `period_hours`; k =
+  floor(T / period) where the job takes T hours on the base's offering), the fraction
+  f = k × period / T of its work (`task_share`: tokens or frames); the rest, 1 - f of the work,
+  with the other tasks, metered (or however the ranking bills it cheapest) on the other leg. The
+  SHARE_BASES cheapest bases of distinct platforms are tried; the rest on the base's platform is
+  a single-platform plan, on another a plan across platforms. The shares run in turn: the plan's
+  time adds them (`Plan.time_hours`).
 * Each side of a split is priced as a scenario of its own tasks over the whole catalogue by
   ranking's own pricing (ranking._evaluate: placement, time, usage, every billing unit, storage),
   on the whole scenario's cost basis so that the two sides add up. The budget is the plan's: it
@@ -27,6 +37,7 @@ How (docs/advisor-rules.md, "Plans across platforms"):
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -57,6 +68,12 @@ DEFAULT_TRANSFER_MBPS = 100.0
 # Every split in two is tried up to this many tasks (2^(n-1) - 1 splits); above it only the
 # named splits (bursts, training), to keep the search a few passes over the catalogue.
 ALL_SPLITS_UP_TO = 3
+# Share splits (module docstring): base legs tried per task, on this many platforms (the
+# cheapest by their prepaid price of the task's work); each costs one pass over the catalogue
+# for the rest of the task's work.
+SHARE_BASES = 3
+# A remainder under this many hours is float noise, not hours left to meter.
+_SHARE_EPS_HOURS = 1e-6
 
 
 @dataclass(frozen=True)
@@ -80,10 +97,49 @@ class Leg:
     price_source_kind: str
     vendor_claim: bool
     gpu_hours: float  # GPU-hours used in the busiest month (instance busy hours × its GPUs)
+    # The tasks of `tasks` this leg runs only a share of (a share split, `share_splits`).
+    shares: tuple[TaskShare, ...] = ()
 
     @property
     def gpus(self) -> int:
         return self.instances * self.gpus_per_instance
+
+    def share_of(self, task: str) -> TaskShare | None:
+        """The share of `task` this leg runs; None when it runs the whole task."""
+        return next((s for s in self.shares if s.task == task), None)
+
+    def task_labels(self) -> tuple[str | Message, ...]:
+        """Each task the leg runs: its name, or, for a share, "train: 720 h of 1,000 h"."""
+        out: list[str | Message] = []
+        for name in self.tasks:
+            share = self.share_of(name)
+            out.append(name if share is None else share.label())
+        return tuple(out)
+
+
+@dataclass(frozen=True)
+class TaskShare:
+    """The part of one task's hours a leg runs (module docstring, "Share splits").
+
+    `fraction` of the task's work (its tokens): `hours` on this leg's offering, of the
+    `total_hours` the whole task takes there; `periods` whole prepaid periods of `unit` on the
+    base leg (0 on the metered leg)."""
+
+    task: str
+    fraction: float
+    hours: float
+    total_hours: float
+    unit: BillingUnit
+    periods: int
+    base: bool
+
+    def label(self) -> Message:
+        return msg(
+            Code.PLAN_TASK_SHARE,
+            task=self.task,
+            hours=hours(self.hours),
+            total=hours(self.total_hours),
+        )
 
 
 @dataclass(frozen=True)
@@ -102,7 +158,14 @@ class Plan:
 
     @property
     def time_hours(self) -> float | None:
+        """The slowest leg's time; a task shared between legs runs its shares one after the
+        other, so its shares' hours add up."""
         times = [leg.time_hours for leg in self.legs if leg.time_hours is not None]
+        shared: dict[str, float] = {}
+        for leg in self.legs:
+            for share in leg.shares:
+                shared[share.task] = shared.get(share.task, 0.0) + share.hours
+        times.extend(shared.values())
         return max(times) if times else None
 
     @property
@@ -249,12 +312,13 @@ class _Pricer:
         self.index = index
         self.bests: dict[tuple[int, ...], tuple[ranking._Context, dict[str, ranking._Candidate]]]
         self.bests = {}
+        self.sides: dict[tuple[int, ...], tuple[ranking._Context, list[ranking._Candidate]]]
+        self.sides = {}
 
-    def context(self, indices: tuple[int, ...]) -> ranking._Context:
-        """The pricing context of a scenario of the tasks `indices` alone, without the budget
-        (the plan's budget is checked on the sum of its legs), on the whole scenario's basis."""
+    def context(self, tasks: tuple[Task, ...]) -> ranking._Context:
+        """The pricing context of a scenario of `tasks` alone, without the budget (the plan's
+        budget is checked on the sum of its legs), on the whole scenario's basis."""
         c = self.scenario.constraints
-        tasks = tuple(self.scenario.tasks[i] for i in indices)
         sub = replace(
             self.scenario,
             tasks=tasks,
@@ -273,6 +337,9 @@ class _Pricer:
         ctx.basis = self.basis  # the legs of one plan add up on one basis
         return ctx
 
+    def _tasks(self, indices: tuple[int, ...]) -> tuple[Task, ...]:
+        return tuple(self.scenario.tasks[i] for i in indices)
+
     def cheapest(
         self, indices: tuple[int, ...]
     ) -> tuple[ranking._Context, dict[str, ranking._Candidate]]:
@@ -280,22 +347,40 @@ class _Pricer:
         (prune.cheapest_per_platform: without pricing every offering); once per side."""
         found = self.bests.get(indices)
         if found is None:
-            ctx = self.context(indices)
-            found = self.bests[indices] = (ctx, prune.cheapest_per_platform(ctx, self.index))
+            found = self.bests[indices] = self.tasks_cheapest(self._tasks(indices))
         return found
 
+    def tasks_cheapest(
+        self, tasks: tuple[Task, ...]
+    ) -> tuple[ranking._Context, dict[str, ranking._Candidate]]:
+        """`cheapest` for a side given by its tasks (a share of one, `task_share`); not kept."""
+        ctx = self.context(tasks)
+        return ctx, prune.cheapest_per_platform(ctx, self.index)
+
     def side(
-        self, indices: tuple[int, ...], offerings: Sequence[OfferingSpec]
+        self, indices: tuple[int, ...], offerings: Sequence[OfferingSpec] | None = None
     ) -> tuple[ranking._Context, list[ranking._Candidate]]:
-        """Every offering of `offerings` that can run the tasks `indices` alone, priced."""
-        ctx = self.context(indices)
-        pool = prune.OfferingIndex(offerings)
+        """Every offering of `offerings` (None: the catalogue, kept once per side) that can run
+        the tasks `indices` alone, priced."""
+        if offerings is None:
+            found = self.sides.get(indices)
+            if found is None:
+                found = self.sides[indices] = self.tasks_side(self._tasks(indices))
+            return found
+        return self.tasks_side(self._tasks(indices), offerings)
+
+    def tasks_side(
+        self, tasks: tuple[Task, ...], offerings: Sequence[OfferingSpec] | None = None
+    ) -> tuple[ranking._Context, list[ranking._Candidate]]:
+        """Every offering of `offerings` (None: the catalogue) that can run `tasks` alone, priced
+        in group then catalogue order (prune.OfferingIndex)."""
+        ctx = self.context(tasks)
+        pool = self.index if offerings is None else prune.OfferingIndex(offerings)
         candidates = [
             cand
             for cells in pool.groups
-            for cell in cells
-            for i in cell.members
-            if (cand := ranking._evaluate(ctx, offerings[i])) is not None
+            for i in sorted(i for cell in cells for i in cell.members)
+            if (cand := ranking._evaluate(ctx, pool.offerings[i])) is not None
         ]
         return ctx, candidates
 
@@ -349,7 +434,8 @@ def search_plans(
     else the search finds it. `index`: `offerings` grouped by shape (prune.OfferingIndex), as
     advise takes it; built here without one."""
     tried = splits(scenario.tasks)
-    if not tried:
+    shared = share_tasks(scenario)
+    if not tried and not shared:
         return None
     pricer = _Pricer(
         scenario,
@@ -383,6 +469,15 @@ def search_plans(
     names = tuple(
         (_names(scenario.tasks, s.first), _names(scenario.tasks, s.second)) for s in tried
     )
+    for at in shared:
+        share_same, share_cross = _share_plans(pricer, at)
+        same.extend(share_same)
+        cross.extend(share_cross)
+        # A share split: the task on both sides, the other tasks with its rest.
+        rest = tuple(t.name for i, t in enumerate(scenario.tasks) if i != at)
+        names = (*names, ((scenario.tasks[at].name,), (scenario.tasks[at].name, *rest)))
+    if not tried and not same and not cross:
+        return None  # one job that no whole prepaid period holds a part of
     single_options = [*singles, *(p for p, _ in same)]
     single = min(single_options, key=lambda p: p.cost, default=None)
     c = scenario.constraints
@@ -495,6 +590,152 @@ def transfer_hours(storage_gb: float, mbps: float) -> float:
     return storage_gb * 8000 / mbps / 3600
 
 
+# ------------------------------------------------------------------------------ share splits
+
+
+def share_tasks(scenario: Scenario) -> tuple[int, ...]:
+    """The tasks a share split may divide (module docstring, "Share splits"): in a scenario of
+    one-off jobs only (the job basis), of at most ALL_SPLITS_UP_TO tasks, each job that the
+    catalogue times (not one evaluated on named hardware, `on`)."""
+    tasks = scenario.tasks
+    if usage.basis(tasks) is not CostBasis.JOB or len(tasks) > ALL_SPLITS_UP_TO:
+        return ()
+    return tuple(i for i, t in enumerate(tasks) if usage.is_job(t) and t.on is None)
+
+
+def period_hours(task: Task, unit: BillingUnit) -> float:
+    """Hours of `task`'s work one prepaid period of `unit` holds: its window's share of the
+    unit's calendar time (a month holds the window, a week 7/30 of it, a day 1/30)."""
+    return usage.window(task) * unit.seconds / BillingUnit.MONTH.seconds
+
+
+def whole_periods(task_hours: float, period: float) -> int:
+    """Whole periods of `period` hours that `task_hours` fill (float noise forgiven)."""
+    return math.floor(task_hours / period + 1e-9)
+
+
+def task_share(task: Task, fraction: float) -> Task:
+    """`task` with `fraction` of its work: its tokens (training) or frames (fixed); its time on
+    any offering is that fraction of the whole (timing: steps = tokens / tokens per step; a
+    fixed task's time is frames × seconds per frame)."""
+    if task.tokens is not None:
+        return replace(task, tokens=task.tokens * fraction)
+    assert task.frames is not None  # usage.is_job: a fixed job has frames
+    return replace(task, frames=task.frames * fraction)
+
+
+@dataclass(frozen=True)
+class _ShareBase:
+    """A base leg for task `index`: `periods` whole `unit` periods of its window on `candidate`'s
+    offering, where the whole task takes `candidate.time` hours; `fraction` of the work."""
+
+    index: int
+    candidate: ranking._Candidate
+    unit: BillingUnit
+    periods: int
+    fraction: float
+    estimate: float  # the whole task's work at the prepaid rate: a ranking key only
+
+
+def _share_bases(pricer: _Pricer, index: int) -> list[_ShareBase]:
+    """The base legs tried for task `index`: on each platform, the offering and prepaid unit
+    whose price per hour of the task's work (price × instances × task hours / period hours) is
+    the lowest, where the task is longer than one whole period and not a whole number of them;
+    the SHARE_BASES cheapest of those."""
+    task = pricer.scenario.tasks[index]
+    ctx, alone = pricer.side((index,))
+    best: dict[str, _ShareBase] = {}
+    for c in alone:
+        if c.time is None:
+            continue
+        for price in c.offering.prices:
+            unit = BillingUnit(price.unit)
+            if not unit.prepaid:
+                continue
+            period = period_hours(task, unit)
+            periods = whole_periods(c.time, period)
+            if periods < 1 or c.time - periods * period <= _SHARE_EPS_HOURS:
+                continue
+            estimate = (
+                price.amount_float
+                * ctx.float_rate(price.currency)
+                * c.fit.placement.instances
+                * c.time
+                / period
+            )
+            kept = best.get(c.offering.platform)
+            if kept is None or estimate < kept.estimate:
+                fraction = periods * period / c.time
+                best[c.offering.platform] = _ShareBase(index, c, unit, periods, fraction, estimate)
+    return sorted(best.values(), key=lambda b: b.estimate)[:SHARE_BASES]
+
+
+def _share_plans(
+    pricer: _Pricer, index: int
+) -> tuple[list[tuple[Plan, _Split]], list[tuple[Plan, _Split]]]:
+    """(plans on one platform, plans across two) that run task `index` in two shares: for each
+    base of `_share_bases`, the base leg prices exactly its whole periods on its offering (kept
+    only when the ranking bills them prepaid), and the rest of the work, with the scenario's
+    other tasks, is priced over the whole catalogue: the cheapest on the base's platform and the
+    cheapest on another."""
+    scenario = pricer.scenario
+    task = scenario.tasks[index]
+    others = tuple(t for i, t in enumerate(scenario.tasks) if i != index)
+    whole = {c.offering.id: c.time for c in pricer.side((index,))[1]}
+    deadline = scenario.constraints.deadline_hours
+    same: list[tuple[Plan, _Split]] = []
+    cross: list[tuple[Plan, _Split]] = []
+    for base in _share_bases(pricer, index):
+        off = base.candidate.offering
+        total = base.candidate.time or 0.0
+        base_ctx, priced = pricer.tasks_side((task_share(task, base.fraction),), (off,))
+        if not priced or not all(BillingUnit(p.unit).prepaid for p in priced[0].prices):
+            continue  # metered time is as cheap for the whole periods: nothing to split
+        base_leg = replace(
+            pricer.leg(base_ctx, priced[0]),
+            shares=(
+                TaskShare(
+                    task.name,
+                    base.fraction,
+                    base.fraction * total,
+                    total,
+                    base.unit,
+                    base.periods,
+                    base=True,
+                ),
+            ),
+        )
+        rest = 1.0 - base.fraction
+        rest_ctx, by_platform = pricer.tasks_cheapest((task_share(task, rest), *others))
+        why = msg(
+            Code.PLAN_SPLIT_SHARE,
+            task=task.name,
+            periods=base.periods,
+            unit=base.unit,
+            hours=hours(base.fraction * total),
+        )
+        split = _Split((index,), tuple(range(len(scenario.tasks))), why)
+        mine = by_platform.get(off.platform)
+        theirs = min(
+            (c for p, c in by_platform.items() if p != off.platform),
+            key=lambda c: (round(c.cost_key, 2), c.stale, c.time_key),
+            default=None,
+        )
+        for c, into in ((mine, same), (theirs, cross)):
+            if c is None:
+                continue
+            of = whole.get(c.offering.id)
+            if of is None:
+                continue
+            share = TaskShare(task.name, rest, rest * of, of, base.unit, 0, base=False)
+            plan = pricer.plan([base_leg, replace(pricer.leg(rest_ctx, c), shares=(share,))])
+            time = plan.time_hours
+            if deadline is not None and time is not None and time > deadline:
+                continue  # the shares run one after the other: past the deadline together
+            into.append((plan, split))
+    return same, cross
+
+
 # ----------------------------------------------------------------------------------- helpers
 
 
@@ -564,13 +805,19 @@ def _per(basis: CostBasis) -> str:
 __all__ = [
     "DEFAULT_TRANSFER_MBPS",
     "SAVING_THRESHOLD",
+    "SHARE_BASES",
     "Leg",
     "Plan",
     "PlanSearch",
+    "TaskShare",
     "leg_of",
+    "period_hours",
     "price_legs",
     "search_plans",
+    "share_tasks",
     "single_plan",
     "splits",
+    "task_share",
     "transfer_hours",
+    "whole_periods",
 ]

@@ -413,6 +413,7 @@ def test_advice_is_exactly_this_body(anon_client, openapi, catalogue, frozen):
                             "rate_source": "",
                         },
                         "tasks": ["notebook"],
+                        "shares": [],
                         "cost": "6000.00",
                         "monthly_cost": "6000.00",
                         "storage_cost": None,
@@ -473,3 +474,63 @@ def test_nothing_fitting_carries_its_message_code_and_parameters(anon_client, ca
     assert detail["code"] == "no_fit_closest"
     assert detail["params"]["reason"]["code"] == "reject_does_not_fit"
     assert re.search(r"[\u4e00-\u9fff]", detail["message"])
+
+
+# A render job of 1,000 h on the RTX 4090 (120,000 frames × 30 s), scaled to other cards by
+# memory bandwidth: on the A100 1,000 × 1,008 / 2,039 = 494.36 h.
+LONG_RENDER = {
+    "tasks": [
+        {
+            "name": "render",
+            "kind": "fixed",
+            "vram_gib": 20,
+            "frames": 120_000,
+            "seconds_per_frame": 30,
+            "reference_accelerator": "rtx-4090-24gb",
+            "scale_by": "bandwidth",
+        }
+    ],
+    "constraints": {"currency": "CNY"},
+    "objective": "cost",
+}
+
+
+def test_a_long_job_is_tried_in_two_shares_and_each_leg_says_its_share(
+    anon_client, openapi, catalogue, frozen
+):
+    """One whole month (720 h, 72 % of the frames) on the 4090 x8's month plan (8,000), the 280 h
+    left of the 4090's 1,000 metered on the A100 x8: 28 % of 494.36 h = 138.42 h at 60 an hour
+    = 8,305.25. Together 16,305.25, far more than the RTX 4090 VM's 1,000 h × 1.88 = 1,880:
+    not proposed, and said so."""
+    response = post(anon_client, "/api/v1/advise/", LONG_RENDER)
+    assert response.status_code == 200
+    conforms(openapi, "post", "/api/v1/advise/", response)
+    body = response.json()
+    plans = body["plans"]
+    assert plans["plan"] is None and plans["note"]["code"] == "plan_none_beats"
+    assert plans["splits"] == [[["render"], ["render"]]]
+    base, rest = plans["best_cross"]["legs"]
+    assert (base["offering"], base["plan"]["unit"], base["cost"]) == ("4090 x8", "month", "8000.00")
+    assert base["tasks"] == ["render: 720 h of 1,000 h"]
+    assert base["shares"] == [
+        {
+            "task": "render",
+            "fraction": 0.72,
+            "hours": 720.0,
+            "total_hours": 1000.0,
+            "unit": "month",
+            "periods": 1,
+            "base": True,
+        }
+    ]
+    whole = 1000 * 1008 / 2039
+    assert (rest["offering"], rest["plan"]["unit"]) == ("A100 x8", "hour")
+    assert rest["shares"][0]["total_hours"] == round(whole, 3)
+    assert rest["shares"][0]["hours"] == round(0.28 * whole, 3)
+    assert rest["cost"] == "8305.25"  # 138.42 h × 60, per second
+    assert rest["tasks"] == ["render: 138 h of 494 h"]
+    assert plans["best_cross"]["cost"] == "16305.25"
+    assert plans["single"]["cost"] == "1880.00"
+    chinese = post(anon_client, "/api/v1/advise/", LONG_RENDER, HTTP_ACCEPT_LANGUAGE="zh-hans")
+    zh_base = chinese.json()["plans"]["best_cross"]["legs"][0]
+    assert zh_base["tasks"][0].startswith("render：") and " of " not in zh_base["tasks"][0]

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from advisor.engine import plans, verdict
+from advisor.engine.billing import cents
 from advisor.engine.errors import NoFit
 from advisor.engine.estimate import estimate
 from advisor.engine.hardware import load_accelerators
@@ -31,6 +32,7 @@ from advisor.engine.types import (
     StoragePriceSpec,
     Task,
 )
+from advisor.engine.vocab import BillingUnit
 
 ACCELERATORS = load_accelerators()
 NOW = datetime(2026, 10, 2)
@@ -260,3 +262,81 @@ def test_memory_fixes_on_the_named_hardware_are_scenarios_that_parse_back():
         task = c.scenario.tasks[0]
         assert task.on is None or task.on.count == task.gpus
         assert parse_scenario(scenario_to_dict(c.scenario)) == c.scenario
+
+
+# A render job of 1,000 hours on an RTX 4090 (its reference card): 120,000 frames × 30 s.
+LONG_RENDER = Task(
+    name="render",
+    kind="fixed",
+    vram_gib=20,
+    frames=120_000,
+    seconds_per_frame=30,
+    reference_accelerator="rtx-4090-24gb",
+)
+
+
+def test_a_long_job_runs_its_whole_months_prepaid_and_the_rest_metered_on_another_platform():
+    """The job takes 1,000 h and may run around the clock (a 720 h window): one whole month
+    holds 720 h of it (72 % of its frames), 280 h are left. Single offerings: A by the month
+    buys ceil(1,000 / 720) = 2 months = 4,000, by the hour 1,000 × 5 = 5,000; B 1,000 × 4 =
+    4,000. A's month for 720 h + A's hours for the 280 h left: 2,000 + 1,400 = 3,400, the best
+    single-platform plan. A's month + B's hours for the 280 h: 2,000 + 1,120 = 3,120, which is
+    280 (8.2 %) less: proposed. The shares run one after the other: 720 + 280 = 1,000 h."""
+    offerings = [
+        offer("a", "a", price("month", "2000"), price("hour", "5")),
+        offer("b", "b", price("hour", "4")),
+    ]
+    s = scenario(LONG_RENDER)
+    assert plans.share_tasks(s) == (0,)
+    assert plans.period_hours(LONG_RENDER, BillingUnit.MONTH) == 720
+    assert plans.period_hours(LONG_RENDER, BillingUnit.DAY) == 24
+    found = search(s, offerings)
+    assert found.plan is not None and found.plan is found.best_cross
+    base, rest = found.plan.legs
+    assert (base.platform, base.plan.unit, cents(base.cost)) == ("a", "month", Decimal("2000.00"))
+    assert (rest.platform, rest.plan.unit, cents(rest.cost)) == ("b", "hour", Decimal("1120.00"))
+    assert base.tasks == rest.tasks == ("render",)
+    share, left = base.share_of("render"), rest.share_of("render")
+    assert share is not None and left is not None
+    assert (share.periods, share.unit, share.base) == (1, BillingUnit.MONTH, True)
+    assert share.fraction == pytest.approx(0.72) and left.fraction == pytest.approx(0.28)
+    assert (share.hours, share.total_hours) == (pytest.approx(720), pytest.approx(1000))
+    assert (left.hours, left.total_hours) == (pytest.approx(280), pytest.approx(1000))
+    assert str(base.task_labels()[0]) == "render: 720 h of 1,000 h"
+    assert str(rest.task_labels()[0]) == "render: 280 h of 1,000 h"
+    assert found.plan.time_hours == pytest.approx(1000)
+    assert found.single is not None and {leg.platform for leg in found.single.legs} == {"a"}
+    assert cents(found.single.cost) == Decimal("3400.00")
+    assert found.saving is not None and cents(found.saving) == Decimal("280.00")
+    assert found.note.code is Code.PLAN_MIXED_WINS
+    assert found.note.params["why"].code is Code.PLAN_SPLIT_SHARE  # type: ignore[union-attr]
+    assert found.splits == ((("render",), ("render",)),)
+
+
+def test_a_share_that_saves_five_percent_or_less_is_not_proposed():
+    """B at 4.80 an hour: A's month + B's 280 h = 2,000 + 1,344 = 3,344 against A's 3,400:
+    56 (1.6 %) less, under the 5 %."""
+    offerings = [
+        offer("a", "a", price("month", "2000"), price("hour", "5")),
+        offer("b", "b", price("hour", "4.8")),
+    ]
+    found = search(scenario(LONG_RENDER), offerings)
+    assert found.plan is None
+    assert found.best_cross is not None and cents(found.best_cross.cost) == Decimal("3344.00")
+    assert found.single is not None and cents(found.single.cost) == Decimal("3400.00")
+    assert found.note.code is Code.PLAN_NONE_BEATS
+
+
+def test_no_share_split_where_no_prepaid_period_is_worth_buying_or_nothing_is_left_over():
+    # A month at 4,000 costs more than its 720 h metered (3,600): the ranking meters the base.
+    dear = [
+        offer("a", "a", price("month", "4000"), price("hour", "5")),
+        offer("b", "b", price("hour", "4")),
+    ]
+    assert plans.search_plans(scenario(LONG_RENDER), dear, ACCELERATORS, now=NOW) is None
+    # 1,440 h: exactly two months, no hours left to meter elsewhere.
+    two_months = replace(LONG_RENDER, frames=172_800)
+    cheap = [offer("a", "a", price("month", "2000"), price("hour", "5")), dear[1]]
+    assert plans.search_plans(scenario(two_months), cheap, ACCELERATORS, now=NOW) is None
+    # A service is not a job: its hours are a month's, not a share of a run.
+    assert plans.share_tasks(scenario(STEADY)) == ()

@@ -7,6 +7,7 @@ from decimal import Decimal
 from types import SimpleNamespace
 
 import pytest
+from django.utils import translation
 
 from advisor import charts, views
 from advisor.engine.billing import cents
@@ -535,3 +536,64 @@ def test_messages_round_money_as_the_tables_do():
     assert messages.number(Decimal("1.005"), 2) == "1.01"
     assert messages.number(2.675, 2) == "2.68"  # the float 2.675 is 2.67499...; its text is not
     assert charts.money_text(Decimal("1.005")) == messages.number(Decimal("1.005"), 2)
+
+
+def test_the_cost_time_chart_marks_the_proposed_plan_with_its_legs(seed, frozen):
+    report = advise_scenario(PRESETS["training-inference"].scenario)
+    search = report.plans
+    assert search is not None and search.plan is not None and search.plan.time_hours is not None
+    figures = charts.advisor_figures(report)
+    fig = figures["cost_time"]
+    assert fig is not None
+    [point] = [t for t in fig["data"] if t["name"] == "Proposed plan across platforms"]
+    plan = search.plan
+    # The legs' costs added, at the slowest leg's time (plans.Plan.cost, Plan.time_hours).
+    assert point["y"] == [float(sum(leg.cost for leg in plan.legs))]
+    assert point["x"] == [max(leg.time_hours for leg in plan.legs if leg.time_hours is not None)]
+    assert point["marker"]["symbol"] == "star"
+    custom = point["customdata"][0]
+    assert custom[2] == f"{charts.money_text(plan.cost)} CNY"
+    assert len(custom) == 3 + len(plan.legs) == 5
+    for n, leg in enumerate(plan.legs, start=1):
+        line = custom[2 + n]
+        assert line.startswith(f"Leg {n}: {leg.platform_name} · ")
+        assert all(name in line for name in leg.tasks)
+        assert line.endswith(f"{charts.money_text(leg.cost)} CNY")
+    assert "%{customdata[4]}" in point["hovertemplate"]
+    assert "%{customdata[5]}" not in point["hovertemplate"]
+    with translation.override("zh-hans"):
+        chinese = charts.advisor_figures(report)["cost_time"]
+    assert chinese is not None
+    [zh] = [t for t in chinese["data"] if t["marker"].get("symbol") == "star"]
+    assert zh["name"] == "建议的跨平台方案" and zh["customdata"][0][3].startswith("第 1 段：")
+
+
+def _plan_search(proposed: bool, offering: str) -> SimpleNamespace:
+    leg = SimpleNamespace(
+        platform_name="P",
+        offering_name=offering,
+        plan=SimpleNamespace(unit="month"),
+        tasks=("train",),
+        task_labels=lambda: ("train",),
+        cost=Decimal("100.005"),
+        time_hours=12.0,
+    )
+    plan = SimpleNamespace(legs=(leg,), cost=Decimal("100.005"), time_hours=12.0)
+    return SimpleNamespace(plan=plan if proposed else None, best_cross=plan)
+
+
+def test_a_plan_not_proposed_is_marked_as_such_and_its_names_are_escaped():
+    recs = [rec(1, 100, 10, True)]
+    fig = charts.cost_time_figure(recs, "CNY", plans=_plan_search(False, "<a href=x>o</a>"))
+    assert fig is not None
+    point = fig["data"][2]
+    assert point["name"] == "Cheapest plan across platforms (not proposed)"
+    assert point["customdata"][0][3] == (
+        "Leg 1: P · &lt;a href=x&gt;o&lt;/a&gt;, per month — train: 100.01 CNY"
+    )
+    assert (point["x"], point["y"]) == ([12.0], [100.005])
+    # No plan across platforms, or one without a time: the chart is the ranked offerings only.
+    assert len(charts.cost_time_figure(recs, "CNY", plans=None)["data"]) == 2
+    untimed_plan = _plan_search(True, "o")
+    untimed_plan.plan.time_hours = None
+    assert len(charts.cost_time_figure(recs, "CNY", plans=untimed_plan)["data"]) == 2
