@@ -429,3 +429,17 @@ def test_a_longer_recurring_job_never_costs_less_on_a_metered_plan(
     short = _cost(monthly_job(jobs, tokens), off, storage_gb, 0.0)
     long = _cost(monthly_job(jobs, tokens * factor), off, storage_gb, 0.0)
     assert long >= short - DIGIT_28
+
+
+def test_a_service_idle_for_less_than_a_start_up_a_day_is_kept_on():
+    """A service busy 719 h of a 720 h month is idle 2 minutes a day (1 h over 30 daily runs):
+    with a 3-minute start-up it could not be stopped and started again in time, so it is kept on,
+    one run of the month: 0.50 x (720 h + 3 min) = 360.025, as the always-on month costs, not
+    0.50 x (719 h + 30 x 3 min) = 360.25. Busy 600 h, it is idle 4 h a day and is stopped
+    between runs: 0.50 x (600 h + 30 x 3 min) = 300.75."""
+    rules = BillingRulesSpec(metering_seconds=1)
+    off = offering("p", rules, hourly("0.50", rules))
+    kept = first(service(719, "day"), off, startup_minutes=3.0)
+    always = first(service(720, "day"), off, startup_minutes=3.0)
+    assert kept.cost == always.cost == Decimal("360.025")
+    assert first(service(600, "day"), off, startup_minutes=3.0).cost == Decimal("300.75")
