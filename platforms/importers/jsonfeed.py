@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import ROUND_HALF_EVEN, Decimal
@@ -30,9 +30,9 @@ from .rows import (
     RowError,
     RowProblem,
     Text,
-    merge_duplicates,
     number_value,
     observed_at_value,
+    parse_all,
     ram_value,
     shown,
     url_value,
@@ -62,26 +62,37 @@ PRICE_KEYS = {*PRICE_REQUIRED, "observed_at", "source_url"}
 T = TypeVar("T")
 
 
-def parse(text: Text) -> Parsed:
-    """A JSON document is read whole (json.load): it has no rows to stream."""
-    parsed = Parsed(rows=[], total=0)
+# One price per billing unit and date in an offer, or across offers of one key: the same twice
+# is an error.
+SAME_UNIT = "error"
+
+
+def read(text: Text, parsed: Parsed) -> Iterator[OfferRow]:
+    """The document's offers. A JSON document is read whole (json.load) before its first offer
+    is yielded; only the offers' rows are made one at a time."""
     try:
         document = json.loads(text) if isinstance(text, str) else json.load(text)
     except (ValueError, RecursionError) as exc:
         parsed.errors.append(RowProblem(0, "not JSON", f"not a JSON document: {exc}"))
-        return parsed
+        return
     try:
         offers, defaults = _document(document)
     except RowError as exc:
         parsed.errors.append(RowProblem(0, "bad document", str(exc)))
-        return parsed
-    parsed.total = len(offers)
+        return
+    del document
     for number, offer in enumerate(offers, start=1):
+        parsed.total = number
         try:
-            parsed.rows.append(_offer(number, offer, defaults))
+            row = _offer(number, offer, defaults)
         except RowError as exc:
             parsed.errors.append(RowProblem(number, "bad value", f"offers[{number - 1}]: {exc}"))
-    return merge_duplicates(parsed, same_unit="error")
+            continue
+        yield row
+
+
+def parse(text: Text) -> Parsed:
+    return parse_all(text, read, same_unit=SAME_UNIT)
 
 
 @dataclass(frozen=True)

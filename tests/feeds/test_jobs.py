@@ -185,7 +185,7 @@ def test_a_job_whose_file_went_bad_writes_nothing(lambda_cloud, uploader, monkey
     """Checked, then the catalogue changed: the worker finds bad rows and writes nothing."""
     job = checked(lambda_cloud, sample(LAMBDA), uploader)
     jobs.job_confirm(job, by=uploader)
-    monkeypatch.setattr("platforms.importers.service.parser_for", lambda fmt: _bad_parse)
+    monkeypatch.setattr("platforms.importers.service.rows_for", _bad_rows)
 
     jobs.job_run(job.pk)
 
@@ -195,10 +195,15 @@ def test_a_job_whose_file_went_bad_writes_nothing(lambda_cloud, uploader, monkey
     assert Offering.objects.count() == 0 and not ImportJobChunk.objects.exists()
 
 
-def _bad_parse(text):
-    from platforms.importers.rows import Parsed, RowProblem
+def _bad_rows(fmt, text):
+    from platforms.importers.rows import MergedRows, RowProblem
 
-    return Parsed(rows=[], total=1, errors=[RowProblem(9, "bad value", "changed")])
+    def read(text, parsed):
+        parsed.total = 1
+        parsed.errors.append(RowProblem(9, "bad value", "changed"))
+        return iter(())
+
+    return MergedRows(text, read, same_unit="error")
 
 
 def test_each_step_is_taken_once(lambda_cloud, uploader):
