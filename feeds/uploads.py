@@ -61,16 +61,29 @@ def job_file_drop(job: ImportJob) -> None:
 
 
 class _Chunks(io.RawIOBase):
-    """The job's chunks as one stream of bytes, one chunk in memory at a time."""
+    """The job's chunks as one stream of bytes, one chunk in memory at a time. It can go back to
+    its start (the importer reads a file twice), and nowhere else."""
 
     def __init__(self, job_id: int) -> None:
         self.job_id = job_id
         self.index = 0
         self.chunk = b""
         self.offset = 0
+        self.position = 0
 
     def readable(self) -> bool:
         return True
+
+    def seekable(self) -> bool:
+        return True
+
+    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
+        target = offset if whence == io.SEEK_SET else self.position + offset
+        if whence not in (io.SEEK_SET, io.SEEK_CUR) or target not in (0, self.position):
+            raise io.UnsupportedOperation("an import file can only go back to its start")
+        if target == 0:
+            self.index, self.chunk, self.offset, self.position = 0, b"", 0, 0
+        return self.position
 
     def readinto(self, buffer: memoryview) -> int:  # type: ignore[override]
         while self.offset >= len(self.chunk):
@@ -85,12 +98,14 @@ class _Chunks(io.RawIOBase):
         n = min(len(buffer), len(self.chunk) - self.offset)
         buffer[:n] = self.chunk[self.offset : self.offset + n]
         self.offset += n
+        self.position += n
         return n
 
 
 def job_file_open(job: ImportJob) -> TextIO:
     """The job's file as text (UTF-8, a byte-order mark dropped), lines as written: what the
-    importer's readers take (platforms.importers.rows.Text)."""
+    importer's readers take (platforms.importers.rows.Text). `seek(0)` reads it again from the
+    first chunk."""
     return io.TextIOWrapper(
         io.BufferedReader(_Chunks(job.pk), buffer_size=64 * 1024),
         encoding="utf-8-sig",

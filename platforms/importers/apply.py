@@ -7,7 +7,7 @@ and the database's constraints have the last word on anything that changed in be
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from datetime import date, datetime
 from typing import TYPE_CHECKING
 
@@ -39,15 +39,9 @@ class Writer:
         filename: str,
         source_url: str,
         created_by: User | None,
-        tick: Callable[[list[int]], None],
     ) -> None:
         self.label = FORMAT_LABELS.get(fmt, fmt)
-        self.filename, self.source_url, self.created_by, self.tick = (
-            filename,
-            source_url,
-            created_by,
-            tick,
-        )
+        self.filename, self.source_url, self.created_by = filename, source_url, created_by
         self._sources: dict[tuple[str, date], Source] = {}
 
     @property
@@ -92,7 +86,6 @@ class Writer:
         services.price_observations_create(observations=observations)
         for seen_at, seen_again in seen.items():
             services.price_observations_seen(observations=seen_again, seen_at=seen_at)
-        self.tick([line for planned in batch for line in planned.row.lines])
 
     def write_platform_prices(self, platform_prices: Sequence[PlannedPlatformPrice]) -> None:
         """Storage and no-GPU-mode prices (native CSV), written after the offerings."""
@@ -103,4 +96,3 @@ class Writer:
                 platform_price.source_url, platform_price.price.observed_at
             )
         services.platform_prices_create(prices=[p.price for p in platform_prices])
-        self.tick([p.line for p in platform_prices])

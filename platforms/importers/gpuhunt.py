@@ -9,6 +9,8 @@ instance family (`interconnect_for`), as for SkyPilot files.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from .interconnect import interconnect_for
 from .rows import (
     OfferRow,
@@ -18,8 +20,8 @@ from .rows import (
     Skip,
     Text,
     decimal_value,
-    merge_duplicates,
-    parse_rows,
+    offer_rows,
+    parse_all,
     price_value,
     ram_value,
     whole_number,
@@ -38,9 +40,16 @@ REQUIRED = (
 )
 
 
+# Rows of one instance and location fold into one offering, at the lowest price.
+SAME_UNIT = "lowest"
+
+
+def read(text: Text, parsed: Parsed) -> Iterator[OfferRow]:
+    return offer_rows(text, parsed, required=REQUIRED, offers=_offers)
+
+
 def parse(text: Text) -> Parsed:
-    parsed = parse_rows(text, required=REQUIRED, offers=_offers)
-    return merge_duplicates(parsed, same_unit="lowest")
+    return parse_all(text, read, same_unit=SAME_UNIT)
 
 
 def _spot(raw: str) -> bool:

@@ -4,14 +4,16 @@ One document lists offers, each with its prices in any billing units; it parses 
 `OfferRow`s as the CSV formats, so it is checked, planned and written the same way. JSON has no
 useful line numbers: a problem's "line" is the offer's position in `offers`, from 1 (0: the
 document as a whole), and its message names the field (`offers[2].prices[0].amount`).
-Unknown keys are errors, so a misspelt field is never silently ignored.
+Unknown keys are errors, so a misspelt field is never silently ignored. A document is read a
+window of characters at a time, one offer held at once, and refused as `json.load` would refuse it.
 """
 
 from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import ROUND_HALF_EVEN, Decimal
@@ -30,9 +32,9 @@ from .rows import (
     RowError,
     RowProblem,
     Text,
-    merge_duplicates,
     number_value,
     observed_at_value,
+    parse_all,
     ram_value,
     shown,
     url_value,
@@ -62,26 +64,211 @@ PRICE_KEYS = {*PRICE_REQUIRED, "observed_at", "source_url"}
 T = TypeVar("T")
 
 
-def parse(text: Text) -> Parsed:
-    """A JSON document is read whole (json.load): it has no rows to stream."""
-    parsed = Parsed(rows=[], total=0)
+# One price per billing unit and date in an offer, or across offers of one key: the same twice
+# is an error.
+SAME_UNIT = "error"
+
+
+def read(text: Text, parsed: Parsed) -> Iterator[OfferRow]:
+    """The document's offers, one at a time. A document that is an object is read a window at a
+    time (`_members`), twice: first whole, to check it and take its defaults (which may follow
+    the offers), then for its offers. Anything else is read whole (json.load), to be refused."""
+    scanner = _Scanner(text)
+    if scanner.peek() != "{":
+        yield from _read_whole(_rewound(text), parsed)
+        return
+    document: dict[str, Any] = {}
+    # Which "offers" member (counting from 1) is the array of offers: the last one, as json.load
+    # keeps the last value of a repeated key.
+    arrays = wanted = 0
+    try:
+        for key, value in _members(scanner, 0):
+            if key == "offers":
+                if value is _ARRAY:
+                    arrays += 1
+                    wanted, value = arrays, []
+                else:
+                    wanted = 0
+            document[key] = value
+    except (NotJSON, RecursionError) as exc:
+        parsed.errors.append(RowProblem(0, "not JSON", f"not a JSON document: {exc}"))
+        return
+    try:
+        _, defaults = _document(document)
+    except RowError as exc:
+        parsed.errors.append(RowProblem(0, "bad document", str(exc)))
+        return
+    if not wanted:
+        return
+    offers = (value for key, value in _members(_Scanner(_rewound(text)), wanted) if key == OFFER)
+    for number, offer in enumerate(offers, start=1):
+        parsed.total = number
+        try:
+            row = _offer(number, offer, defaults)
+        except RowError as exc:
+            parsed.errors.append(RowProblem(number, "bad value", f"offers[{number - 1}]: {exc}"))
+            continue
+        yield row
+
+
+def _read_whole(text: Text, parsed: Parsed) -> Iterator[OfferRow]:
     try:
         document = json.loads(text) if isinstance(text, str) else json.load(text)
     except (ValueError, RecursionError) as exc:
         parsed.errors.append(RowProblem(0, "not JSON", f"not a JSON document: {exc}"))
-        return parsed
+        return
     try:
         offers, defaults = _document(document)
     except RowError as exc:
         parsed.errors.append(RowProblem(0, "bad document", str(exc)))
-        return parsed
+        return
     parsed.total = len(offers)
     for number, offer in enumerate(offers, start=1):
         try:
-            parsed.rows.append(_offer(number, offer, defaults))
+            yield _offer(number, offer, defaults)
         except RowError as exc:
             parsed.errors.append(RowProblem(number, "bad value", f"offers[{number - 1}]: {exc}"))
-    return merge_duplicates(parsed, same_unit="error")
+
+
+def _rewound(text: Text) -> Text:
+    if not isinstance(text, str):
+        text.seek(0)
+    return text
+
+
+# --- reading a document a window at a time ------------------------------------------------------
+
+# Characters read from a stream at a time; the window holds the value being read and what is
+# left of the last read.
+WINDOW = 64 * 1024
+# The longest token a window can cut (-Infinity), and more: a decoding error this near the end of
+# the window may only mean that the value goes on past it.
+TOKEN_CHARS = 10
+_SPACE = re.compile(r"[ \t\n\r]*")
+_DECODER = json.JSONDecoder()
+# What `_members` gives for an array of offers, whose elements it yields one by one instead.
+_ARRAY = object()
+OFFER = "offers[]"
+
+
+class NotJSON(ValueError):
+    """A document json.load would refuse, said as json.JSONDecodeError says it (the line, column
+    and character in the whole document)."""
+
+
+class _Scanner:
+    """A JSON text, a string or a stream read a window at a time; the part before the value
+    being read is dropped."""
+
+    def __init__(self, text: Text) -> None:
+        self.stream = None if isinstance(text, str) else text
+        self.window = text if isinstance(text, str) else ""
+        self.eof = self.stream is None
+        self.pos = 0
+        # Characters and line breaks of the document before the window, and where the last of
+        # those line breaks is (for the positions errors give).
+        self.base = self.newlines = 0
+        self.last_newline = -1
+
+    def _more(self) -> bool:
+        if self.stream is None or self.eof:
+            return False
+        data = self.stream.read(WINDOW)
+        if not data:
+            self.eof = True
+            return False
+        done = self.window[: self.pos]
+        self.newlines += done.count("\n")
+        if (at := done.rfind("\n")) >= 0:
+            self.last_newline = self.base + at
+        self.base += self.pos
+        self.window, self.pos = self.window[self.pos :] + data, 0
+        return True
+
+    def peek(self) -> str:
+        """The next character that is not white space ("" at the end); not taken."""
+        while True:
+            space = _SPACE.match(self.window, self.pos)
+            assert space is not None
+            self.pos = space.end()
+            if self.pos < len(self.window):
+                return self.window[self.pos]
+            if not self._more():
+                return ""
+
+    def take(self, allowed: str, message: str) -> str:
+        char = self.peek()
+        if not char or char not in allowed:
+            raise self.error(message, self.pos)
+        self.pos += 1
+        return char
+
+    def value(self) -> Any:
+        if not self.peek():
+            raise self.error("Expecting value", self.pos)
+        while True:
+            try:
+                found, end = _DECODER.raw_decode(self.window, self.pos)
+            except json.JSONDecodeError as exc:
+                cut = exc.pos >= len(self.window) - TOKEN_CHARS or exc.msg.startswith(
+                    "Unterminated string"
+                )
+                if cut and self._more():
+                    continue
+                raise self.error(exc.msg, exc.pos) from None
+            # A number that ends the window may go on in the next read.
+            if end < len(self.window) or not self._more():
+                self.pos = end
+                return found
+
+    def error(self, message: str, pos: int) -> NotJSON:
+        at = self.base + pos
+        newline = self.window.rfind("\n", 0, pos)
+        line = self.newlines + self.window.count("\n", 0, pos) + 1
+        column = at - (self.base + newline if newline >= 0 else self.last_newline)
+        return NotJSON(f"{message}: line {line} column {column} (char {at})")
+
+
+def _members(scanner: _Scanner, offers_of: int) -> Iterator[tuple[str, Any]]:
+    """The members of the document's top-level object, in order, as (key, value), with what
+    json.load refuses raised as NotJSON. The value of an "offers" member that is an array is
+    `_ARRAY`: its elements are read one at a time, and yielded first, as (OFFER, element), for
+    the `offers_of`-th such member (from 1; 0: none)."""
+    scanner.take("{", "Expecting value")
+    arrays = 0
+    if scanner.peek() == "}":
+        scanner.pos += 1
+    else:
+        while True:
+            if scanner.peek() != '"':
+                raise scanner.error(
+                    "Expecting property name enclosed in double quotes", scanner.pos
+                )
+            key = scanner.value()
+            scanner.take(":", "Expecting ':' delimiter")
+            if key == "offers" and scanner.peek() == "[":
+                arrays += 1
+                scanner.pos += 1
+                if scanner.peek() == "]":
+                    scanner.pos += 1
+                else:
+                    while True:
+                        element = scanner.value()
+                        if arrays == offers_of:
+                            yield OFFER, element
+                        if scanner.take(",]", "Expecting ',' delimiter") == "]":
+                            break
+                yield key, _ARRAY
+            else:
+                yield key, scanner.value()
+            if scanner.take(",}", "Expecting ',' delimiter") == "}":
+                break
+    if scanner.peek():
+        raise scanner.error("Extra data", scanner.pos)
+
+
+def parse(text: Text) -> Parsed:
+    return parse_all(text, read, same_unit=SAME_UNIT)
 
 
 @dataclass(frozen=True)

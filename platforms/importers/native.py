@@ -9,7 +9,7 @@ price page. Unknown column names are an error, so a misspelt column is never sil
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from datetime import datetime
 from typing import TypeVar
 
@@ -36,10 +36,10 @@ from .rows import (
     bool_value,
     choice_value,
     decimal_value,
-    merge_duplicates,
     observed_at_value,
+    offer_rows,
     optional_bool_value,
-    parse_rows,
+    parse_all,
     price_value,
     ram_value,
     url_value,
@@ -105,8 +105,12 @@ STORAGE_ONLY = ("storage_kind", "free_gb", "billed_when_stopped")
 T = TypeVar("T")
 
 
-def parse(text: Text) -> Parsed:
-    platform_rows: list[StorageRow | IdleModeRow] = []
+# One row per billing unit, tier and date: the same one twice is an error.
+SAME_UNIT = "error"
+
+
+def read(text: Text, parsed: Parsed) -> Iterator[OfferRow]:
+    """The offering rows; storage and no-GPU-mode rows go into `parsed`."""
 
     def rows(line: int, row: dict[str, str]) -> list[OfferRow]:
         record = row.get("record", "").lower() or OFFERING
@@ -116,13 +120,17 @@ def parse(text: Text) -> Parsed:
             _unused(row, STORAGE_ONLY, record)
             return _offers(line, row)
         _unused(row, OFFERING_ONLY if record == STORAGE else OFFERING_ONLY + STORAGE_ONLY, record)
-        platform_rows.append(_storage(line, row) if record == STORAGE else _idle_mode(line, row))
+        if record == STORAGE:
+            parsed.storage.append(_storage(line, row))
+        else:
+            parsed.idle_modes.append(_idle_mode(line, row))
         return []
 
-    parsed = parse_rows(text, required=REQUIRED, allowed=COLUMNS, offers=rows)
-    parsed.storage = [r for r in platform_rows if isinstance(r, StorageRow)]
-    parsed.idle_modes = [r for r in platform_rows if isinstance(r, IdleModeRow)]
-    return merge_duplicates(parsed, same_unit="error")
+    return offer_rows(text, parsed, required=REQUIRED, allowed=COLUMNS, offers=rows)
+
+
+def parse(text: Text) -> Parsed:
+    return parse_all(text, read, same_unit=SAME_UNIT)
 
 
 def _unused(row: dict[str, str], columns: tuple[str, ...], record: str) -> None:

@@ -9,10 +9,11 @@ observed before becomes a new observation; the same price seen again only moves 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
+from itertools import islice
 
 from django.core.exceptions import ValidationError
 from django.db.models import OuterRef, Subquery
@@ -77,29 +78,35 @@ BATCH = 500
 
 
 def plan(
-    rows: list[OfferRow],
+    rows: Iterable[OfferRow],
     *,
     report: ImportReport,
     platform: Platform | None,
     observed_at: datetime,
     strict: bool,
-    tick: Callable[[list[int]], None],
     batch: int = BATCH,
 ) -> Iterator[list[PlannedOffering]]:
-    """The offerings to write, in row order, a batch of `batch` rows at a time; every problem
-    found goes into `report`. Each batch is planned against the catalogue as it is when the batch
-    is asked for: an import that writes a batch before asking for the next sees its own writes
-    only in offerings of that batch (each offering is in one row, so in one batch)."""
+    """The offerings to write, in the order `rows` gives them, a batch of `batch` rows at a time
+    (`rows` is read as the batches are asked for); every problem found goes into `report`. Each
+    batch is planned against the catalogue as it is when the batch is asked for: an import that
+    writes a batch before asking for the next sees its own writes only in offerings of that
+    batch (each offering is in one row, so in one batch)."""
     now = timezone.now()
     resolver = AcceleratorResolver()
-    slugs = {row.platform_slug for row in rows if row.platform_slug}
-    platforms = {p.slug: p for p in Platform.objects.filter(slug__in=slugs)}
+    platforms: dict[str, Platform] = {}
     if platform is not None:
-        platforms.setdefault(platform.slug, platform)
+        platforms[platform.slug] = platform
+    looked_up: set[str] = set()
     skipped_lines: set[tuple[int, str]] = set()
-    for start in range(0, len(rows), batch):
+    found = iter(rows)
+    while chunk := list(islice(found, batch)):
+        # Platforms named by rows, looked up as they first appear (a file names a few).
+        slugs = {row.platform_slug for row in chunk if row.platform_slug} - looked_up
+        if slugs:
+            platforms.update((p.slug, p) for p in Platform.objects.filter(slug__in=slugs))
+            looked_up |= slugs
         yield _plan_batch(
-            rows[start : start + batch],
+            chunk,
             report=report,
             platform=platform,
             platforms=platforms,
@@ -107,7 +114,6 @@ def plan(
             skipped_lines=skipped_lines,
             observed_at=observed_at,
             strict=strict,
-            tick=tick,
             now=now,
         )
 
@@ -122,7 +128,6 @@ def _plan_batch(
     skipped_lines: set[tuple[int, str]],
     observed_at: datetime,
     strict: bool,
-    tick: Callable[[list[int]], None],
     now: datetime,
 ) -> list[PlannedOffering]:
     ready: list[tuple[OfferRow, Platform, Accelerator]] = []
@@ -138,7 +143,6 @@ def _plan_batch(
                     else "no platform: give --platform or a platform column",
                 )
             )
-            tick(row.lines)
             continue
         try:
             accelerator = resolver.resolve(row.accelerator_name, row.gpu_memory_gib, row.hint)
@@ -153,7 +157,6 @@ def _plan_batch(
                     if (line, str(exc)) not in skipped_lines
                 ]
                 skipped_lines.update((line, str(exc)) for line in row.lines)
-            tick(row.lines)
             continue
         ready.append((row, target, accelerator))
 
@@ -180,7 +183,6 @@ def _plan_batch(
         if planned is not None:
             planned_offerings.append(planned)
             report.add_change(planned.change)
-        tick(row.lines)
     return planned_offerings
 
 

@@ -36,7 +36,8 @@ class ImportReport:
     filename: str
     dry_run: bool
     total_rows: int = 0
-    # The first CHANGES_KEPT changes, in row order; `actions` counts them all.
+    # The first CHANGES_KEPT changes, in the order their offerings' last rows come in the file;
+    # `actions` counts them all.
     changes: list[Change] = field(default_factory=list)
     actions: Counter[str] = field(default_factory=Counter)
     skipped: list[RowProblem] = field(default_factory=list)

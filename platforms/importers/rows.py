@@ -1,15 +1,17 @@
 """Reading a catalog file into rows: the row model every format parses into and the readers of CSV
 cells that format modules share.
 
-A format module (skypilot, gpuhunt, native) turns the file's text into `OfferRow`s plus the rows it
-skipped or could not read, each with its line number, in a `Parsed`. Nothing here touches the
-database: a parsed file is checked against the catalogue by `plan`.
+A format module (skypilot, gpuhunt, native, jsonfeed) has a `read` that yields the file's
+`OfferRow`s one at a time, putting the rows it skipped or could not read (each with its line
+number) into a `Parsed`, and a `parse` that keeps them all, merged, for tests. An import reads a
+file through `MergedRows`: two passes, one offering held at a time. Nothing here touches the
+database: the offerings are checked against the catalogue by `plan`.
 """
 
 from __future__ import annotations
 
 import csv
-import io
+import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import date, datetime, time
@@ -195,8 +197,17 @@ MAX_FIELD_CHARS = csv.field_size_limit()
 SHOWN_CHARS = 40
 
 
-def text_stream(text: Text) -> TextIO:
-    return io.StringIO(text, newline="") if isinstance(text, str) else text
+# A line and its end (\r\n, \r or \n, as a stream opened with newline="" splits them), or the
+# last line without one.
+LINE = re.compile(r"[^\r\n]*(?:\r\n?|\n)|[^\r\n]+")
+
+
+def text_lines(text: Text) -> Iterable[str]:
+    """The lines of a file given as its text or as a stream. A text's lines are cut from it one
+    at a time: a StringIO would hold a copy of four bytes per character."""
+    if isinstance(text, str):
+        return (match.group() for match in LINE.finditer(text))
+    return text
 
 
 def shown(value: str, *, quoted: bool = True) -> str:
@@ -240,7 +251,7 @@ def read_csv(
     its line.
     """
     problems = parsed.errors
-    reader = csv.reader(text_stream(text))
+    reader = csv.reader(text_lines(text))
     header = [name.strip() for name in next(_records(reader, problems), [])]
     known = None if allowed is None else set(allowed)
     unknown = [] if known is None else [name for name in header if name and name not in known]
@@ -275,23 +286,39 @@ def read_csv(
         yield line, row
 
 
-def parse_rows(
+def offer_rows(
     text: Text,
+    parsed: Parsed,
     *,
     required: Iterable[str],
     allowed: Iterable[str] | None = None,
     offers: Callable[[int, dict[str, str]], list[OfferRow]],
-) -> Parsed:
-    """Run a format's row function over the file, sorting rows into offers, skipped and errors."""
-    parsed = Parsed(rows=[], total=0)
+) -> Iterator[OfferRow]:
+    """A format's row function over the file, one row at a time: its offers are yielded as they
+    are read; skipped and bad rows go into `parsed`."""
     for line, row in read_csv(text, required=required, allowed=allowed, parsed=parsed):
         try:
-            parsed.rows += offers(line, row)
+            found = offers(line, row)
         except Skip as exc:
             parsed.skipped.append(RowProblem(line, exc.reason))
+            continue
         except RowError as exc:
             parsed.errors.append(RowProblem(line, "bad value", str(exc)))
-    return parsed
+            continue
+        yield from found
+
+
+# A format's reader: the file's offers in file order, one per row (not yet merged), with the
+# rows it skipped or refused, its row count and any platform prices put into the `Parsed`.
+Reader = Callable[[Text, Parsed], Iterator[OfferRow]]
+
+
+def parse_all(text: Text, read: Reader, *, same_unit: str) -> Parsed:
+    """The whole file parsed and merged in memory (`merge_duplicates`): for tests and small files.
+    An import reads it as `MergedRows`, which holds one offering at a time."""
+    parsed = Parsed(rows=[], total=0)
+    parsed.rows = list(read(text, parsed))
+    return merge_duplicates(parsed, same_unit=same_unit)
 
 
 @cache
@@ -423,50 +450,50 @@ def url_value(value: str) -> str:
 
 # --- one offering per key -----------------------------------------------------------------------
 
+OfferKey = tuple[str, str]
 
-def merge_duplicates(parsed: Parsed, *, same_unit: str) -> Parsed:
-    """Fold rows with the same platform and key into one offering.
 
-    `same_unit="lowest"` (catalogs listing one instance type per availability zone): the lowest
-    price per billing unit wins and the folded rows are counted as merged. `same_unit="error"`
-    (native CSV, one row per billing unit, tier and date): two prices for one unit, tier and date
-    are an error; the same unit and tier on several dates is a series, kept as history. Rows whose
-    hardware disagrees are an error either way: one key cannot be two offerings.
-    """
-    merged: dict[tuple[str, str], OfferRow] = {}
-    # The line each price of a merged offering came from, for the duplicate's message.
-    price_lines: dict[tuple[str, str], dict[tuple[str, str, datetime | None], int]] = {}
-    for row in parsed.rows:
-        key = (row.platform_slug, row.external_id)
-        first = merged.get(key)
-        if first is None:
-            # The parsed rows are not read again: the first row of a key takes the others in.
-            merged[key] = row
-            continue
+def offer_key(row: OfferRow) -> OfferKey:
+    """What makes rows one offering: their platform and catalog key."""
+    return (row.platform_slug, row.external_id)
+
+
+class _Folder:
+    """Folds rows into the first row of their offering (see `merge_duplicates`); a row that
+    cannot be folded is an error in `errors`."""
+
+    def __init__(self, same_unit: str, errors: list[RowProblem]) -> None:
+        self.same_unit, self.errors = same_unit, errors
+        # Per offering of several rows: the line each of its prices came from, for the
+        # duplicate's message.
+        self.price_lines: dict[OfferKey, dict[tuple[str, str, datetime | None], int]] = {}
+
+    def fold(self, first: OfferRow, row: OfferRow) -> bool:
+        """Fold `row` into `first`; whether its line became one of the offering's."""
         if first.hardware() != row.hardware() or (first.name, first.name_zh) != (
             row.name,
             row.name_zh,
         ):
-            parsed.errors.append(
+            self.errors.append(
                 RowProblem(
                     row.line,
                     "conflicting rows",
                     f"offering {row.external_id!r} is described differently on line {first.line}",
                 )
             )
-            continue
+            return False
         prices = {price.key: i for i, price in enumerate(first.prices)}
-        lines = price_lines.setdefault(key, dict.fromkeys(prices, first.line))
+        lines = self.price_lines.setdefault(offer_key(first), dict.fromkeys(prices, first.line))
         for price in row.prices:
             if price.key not in prices:
                 prices[price.key] = len(first.prices)
                 first.prices.append(price)
                 lines[price.key] = row.line
                 continue
-            if same_unit == "error":
+            if self.same_unit == "error":
                 what = price.unit if price.tier == PriceTier.LIST else f"{price.unit} {price.tier}"
                 dated = "" if price.observed_at is None else f" dated {price.observed_at:%Y-%m-%d}"
-                parsed.errors.append(
+                self.errors.append(
                     RowProblem(
                         row.line,
                         "duplicate price",
@@ -480,6 +507,31 @@ def merge_duplicates(parsed: Parsed, *, same_unit: str) -> Parsed:
                 first.prices[prices[price.key]] = price
         if row.line not in first.lines:
             first.lines.append(row.line)
+        return True
+
+    def done(self, key: OfferKey) -> None:
+        self.price_lines.pop(key, None)
+
+
+def merge_duplicates(parsed: Parsed, *, same_unit: str) -> Parsed:
+    """Fold rows with the same platform and key into one offering.
+
+    `same_unit="lowest"` (catalogs listing one instance type per availability zone): the lowest
+    price per billing unit wins and the folded rows are counted as merged. `same_unit="error"`
+    (native CSV, one row per billing unit, tier and date): two prices for one unit, tier and date
+    are an error; the same unit and tier on several dates is a series, kept as history. Rows whose
+    hardware disagrees are an error either way: one key cannot be two offerings.
+    """
+    merged: dict[OfferKey, OfferRow] = {}
+    folder = _Folder(same_unit, parsed.errors)
+    for row in parsed.rows:
+        key = offer_key(row)
+        first = merged.get(key)
+        if first is None:
+            # The parsed rows are not read again: the first row of a key takes the others in.
+            merged[key] = row
+            continue
+        folder.fold(first, row)
     parsed.rows = list(merged.values())
     if same_unit == "lowest":
         # Lines that made no offering of their own (one row can give an on-demand and a spot
@@ -487,3 +539,81 @@ def merge_duplicates(parsed: Parsed, *, same_unit: str) -> Parsed:
         first_lines = {row.line for row in parsed.rows}
         parsed.merged += len({line for row in parsed.rows for line in row.lines} - first_lines)
     return parsed
+
+
+class MergedRows:
+    """A file's offerings, merged as `merge_duplicates` merges them, read in two passes so that
+    memory follows the offerings of the file, not its rows.
+
+    `scan` (the first pass) reads every row and keeps, per offering, only the line of its last
+    row (under the hash of its key: two ints), with the rows skipped or refused and the platform
+    prices. `offerings` (the second pass) reads the file again and yields each offering as soon
+    as its last row is read: an offering of one row at once, one of several (another zone, another
+    billing unit) held only from its first row to its last. Offerings come in the order of their
+    last rows. Two keys of one hash only make the first wait for the other's last row (or the end
+    of the file): what is merged is decided by the keys themselves.
+
+    `text` is read once per pass: a string, or a seekable text stream (read from its start).
+    """
+
+    def __init__(self, text: Text, read: Reader, *, same_unit: str) -> None:
+        self.text, self.read, self.same_unit = text, read, same_unit
+        self.last_lines: dict[int, int] = {}
+        # Data rows the second pass has read (progress), and lines merged into an earlier one.
+        self.rows_read = 0
+        self.merged = 0
+        self.scanned = False
+
+    def _open(self) -> Text:
+        if isinstance(self.text, str):
+            return self.text
+        self.text.seek(0)
+        return self.text
+
+    def scan(self) -> Parsed:
+        """The first pass: the file's row count, its skipped and bad rows, its platform prices
+        (`rows` stays empty)."""
+        parsed = Parsed(rows=[], total=0)
+        last = self.last_lines
+        for row in self.read(self._open(), parsed):
+            last[hash(offer_key(row))] = row.line
+        self.scanned = True
+        return parsed
+
+    def offerings(self, errors: list[RowProblem]) -> Iterator[OfferRow]:
+        """The second pass: the merged offerings; rows that cannot be merged go into `errors`.
+        What the first pass found (bad rows, platform prices) is not reported again."""
+        if not self.scanned:
+            raise RuntimeError("MergedRows.offerings before scan: no row would wait for the next")
+        scratch = Parsed(rows=[], total=0)
+        folder = _Folder(self.same_unit, errors)
+        held: dict[OfferKey, OfferRow] = {}
+        # Per line: whether it started an offering, and whether any of its rows was folded in.
+        line, starts, folded = 0, False, False
+        for row in self.read(self._open(), scratch):
+            self.rows_read = scratch.total
+            if row.line != line:
+                self._count(starts, folded)
+                line, starts, folded = row.line, False, False
+            key = offer_key(row)
+            ends = row.line >= self.last_lines.get(hash(key), 0)
+            first = held.get(key)
+            if first is None:
+                starts = True
+                if ends:
+                    yield row
+                else:
+                    held[key] = row
+                continue
+            folded = folder.fold(first, row) or folded
+            if ends:
+                del held[key]
+                folder.done(key)
+                yield first
+        self._count(starts, folded)
+        self.rows_read = scratch.total
+        yield from held.values()
+
+    def _count(self, starts: bool, folded: bool) -> None:
+        if self.same_unit == "lowest" and folded and not starts:
+            self.merged += 1

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from datetime import datetime
 from typing import TYPE_CHECKING
 
@@ -20,7 +20,7 @@ from platforms.models import Platform
 
 from .apply import Writer
 from .plan import plan, plan_platform_prices
-from .registry import parser_for
+from .registry import rows_for
 from .report import ImportReport
 from .rows import RowError, RowProblem, Text, url_value
 
@@ -107,16 +107,18 @@ def _offers_import(
 ) -> ImportReport:
     """Import a catalog file. Nothing is written when `dry_run` or when any row has an error.
 
-    `text` is the file's text, or a text stream opened with newline="" (an uploaded file, read as
-    it is parsed: feeds.uploads).
+    `text` is the file's text, or a seekable text stream opened with newline="" (an uploaded
+    file, read as it is parsed: feeds.uploads). It is read twice (rows_for): first to count its
+    rows, find the bad ones and note where each offering's rows end, then to plan (and write)
+    its offerings a batch at a time, so that memory follows the offerings, not the rows.
 
     `observed_at` dates every price whose row gives no date of its own. `platform` applies to every
     row that does not name one (native CSV may). Rows that cannot be used but are not wrong
     (CPU-only instances, no on-demand price, an accelerator the catalogue does not know) are
     skipped and reported with their lines; `strict` makes an unknown or ambiguous accelerator an
-    error instead. `progress(phase, done, total)` is called as rows are done, in one phase:
-    "writing" when the file is written (each batch of rows as soon as it is checked), "checking"
-    for a dry run or a file with bad rows.
+    error instead. `progress(phase, done, total)` is called as rows are done (after each batch),
+    in one phase: "writing" when the file is written (each batch of rows as soon as it is
+    checked), "checking" for a dry run or a file with bad rows.
     """
     report = ImportReport(fmt=fmt, filename=filename, dry_run=dry_run)
     try:
@@ -131,38 +133,32 @@ def _offers_import(
         reason = "date in the future" if observed_at > timezone.now() else "date too early"
         report.errors.append(RowProblem(0, reason, " ".join(exc.messages)))
         return report
-    parsed = parser_for(fmt)(text)
+    # The first pass: rows counted, bad and skipped rows found, each offering's last row noted.
+    source = rows_for(fmt, text)
+    parsed = source.scan()
     report.total_rows = parsed.total
     report.skipped += parsed.skipped
     report.errors += parsed.errors
-    report.merged = parsed.merged
-    counter = _Counter(progress)
     # A dry run checks; an import writes each batch as soon as it is checked, while no row has
     # an error (after one, it only checks, to report every bad row, and writes nothing).
     phase = "checking" if dry_run or report.errors else "writing"
-    counter.start(phase, parsed.total)
-    # Rows the parser already settled (skipped or bad) are done.
-    counter.tick(phase, [problem.line for problem in parsed.skipped + parsed.errors])
-    writer = Writer(
-        fmt=fmt,
-        filename=filename,
-        source_url=source_url,
-        created_by=created_by,
-        tick=lambda lines: counter.tick(phase, lines),
-    )
+    counter = _Counter(progress, phase, parsed.total, done=lambda: source.rows_read)
+    writer = Writer(fmt=fmt, filename=filename, source_url=source_url, created_by=created_by)
 
     with transaction.atomic():
         try:
+            # The second pass: the offerings, merged, planned (and written) a batch at a time.
             for batch in plan(
-                parsed.rows,
+                source.offerings(report.errors),
                 report=report,
                 platform=platform,
                 observed_at=observed_at,
                 strict=strict,
-                tick=lambda lines: counter.tick(phase, lines),
             ):
                 if not (dry_run or report.errors):
                     writer.write(batch)
+                counter.tick()
+            report.merged = source.merged
             platform_prices = plan_platform_prices(
                 parsed.storage,
                 parsed.idle_modes,
@@ -180,7 +176,7 @@ def _offers_import(
                 RowProblem(0, "conflict", f"the catalogue changed while importing ({exc}); retry")
             )
             return report
-        counter.tick(phase, [r.line for r in parsed.storage] + [r.line for r in parsed.idle_modes])
+        counter.finish()
         report.errors.sort(key=lambda problem: problem.line)
         report.skipped.sort(key=lambda problem: problem.line)
         if dry_run or report.errors:
@@ -193,19 +189,20 @@ def _offers_import(
 
 
 class _Counter:
-    """Counts file lines done; one line can feed two offerings (on-demand and spot)."""
+    """Reports the data rows done in one phase: those read up to the last offering planned (and,
+    when writing, written), whether they made an offering, were merged, skipped or refused."""
 
-    def __init__(self, progress: Progress | None) -> None:
-        self.progress, self.total = progress, 0
-        self.lines: set[int] = set()
+    def __init__(
+        self, progress: Progress | None, phase: str, total: int, *, done: Callable[[], int]
+    ) -> None:
+        self.progress, self.phase, self.total, self.done = progress, phase, total, done
+        if progress is not None:
+            progress(phase, 0, total)
 
-    def start(self, phase: str, total: int) -> None:
-        self.total = total
-        self.lines.clear()
+    def tick(self) -> None:
         if self.progress is not None:
-            self.progress(phase, 0, total)
+            self.progress(self.phase, min(self.done(), self.total), self.total)
 
-    def tick(self, phase: str, lines: Iterable[int]) -> None:
-        self.lines.update(lines)
+    def finish(self) -> None:
         if self.progress is not None:
-            self.progress(phase, min(len(self.lines), self.total), self.total)
+            self.progress(self.phase, self.total, self.total)

@@ -23,8 +23,10 @@ Traps, each with a test in tests/importers/test_skypilot.py:
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterator
 from dataclasses import replace
 from decimal import Decimal
+from functools import lru_cache
 
 from .interconnect import interconnect_for
 from .rows import (
@@ -35,8 +37,8 @@ from .rows import (
     Skip,
     Text,
     decimal_value,
-    merge_duplicates,
-    parse_rows,
+    offer_rows,
+    parse_all,
     price_value,
     ram_value,
 )
@@ -58,11 +60,20 @@ MAX_GPU_INFO = 10_000
 MIB_PER_GIB = Decimal(1024)
 
 
+# Zones of one instance type and region fold into one offering, at the lowest price.
+SAME_UNIT = "lowest"
+
+
+def read(text: Text, parsed: Parsed) -> Iterator[OfferRow]:
+    return offer_rows(text, parsed, required=REQUIRED, offers=_offers)
+
+
 def parse(text: Text) -> Parsed:
-    parsed = parse_rows(text, required=REQUIRED, offers=_offers)
-    return merge_duplicates(parsed, same_unit="lowest")
+    return parse_all(text, read, same_unit=SAME_UNIT)
 
 
+# A catalog repeats a few GpuInfo values over all its rows; reading one is most of a row's cost.
+@lru_cache(maxsize=256)
 def gpu_info(raw: str) -> tuple[str, Decimal | None]:
     """(GPU name, memory per GPU in GiB) from a GpuInfo literal; ("", None) when empty.
 

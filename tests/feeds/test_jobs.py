@@ -4,7 +4,9 @@ all; its outcome saved with what it wrote; its file dropped once done; a step is
 
 from __future__ import annotations
 
+import json
 from datetime import timedelta
+from pathlib import Path
 
 import pytest
 from django.contrib.auth.models import User
@@ -15,7 +17,9 @@ from feeds.models import ImportJob, ImportJobChunk
 from feeds.tasks import apply_import_job, check_import_job
 from platforms.models import Offering
 
-from .conftest import LAMBDA, LAMBDA_ROWS, sample
+from .conftest import LAMBDA, LAMBDA_ROWS, make_platform, sample
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "docs" / "feeds-example.json"
 
 
 @pytest.fixture
@@ -61,6 +65,26 @@ def test_the_file_is_kept_in_chunks_and_read_back_as_it_was(lambda_cloud, upload
     assert max(len(bytes(c.data)) for c in chunks) == 4096
     with uploads.job_file_open(job) as stream:
         assert stream.read() == text[1:]  # the byte-order mark dropped
+
+
+def test_a_json_document_in_chunks_is_checked_and_applied(accelerators, uploader, monkeypatch):
+    """The feed example, its offers spread over chunks of 100 bytes (and read 64 characters at a
+    time), before its defaults: read an offer at a time, twice per pass, from the chunks."""
+    monkeypatch.setattr(uploads, "CHUNK_BYTES", 100)
+    monkeypatch.setattr("platforms.importers.jsonfeed.WINDOW", 64)
+    autodl = make_platform("autodl", "AutoDL", ["cloud_container"])
+    example = json.loads(EXAMPLE.read_text(encoding="utf-8"))
+    offers_first = {"offers": example.pop("offers"), **example}
+    job = upload(None, json.dumps(offers_first, indent=1), uploader, fmt="json")
+    assert ImportJobChunk.objects.filter(job=job).count() > 10
+
+    assert check_import_job.delay(job_id=job.pk).get() == "checked"
+    jobs.job_confirm(job, by=uploader)
+    jobs.job_run(job.pk)
+
+    job.refresh_from_db()
+    assert (job.status, job.rows, job.created) == ("succeeded", 3, 3)
+    assert Offering.objects.filter(platform=autodl).count() == 3
 
 
 @pytest.mark.parametrize(
@@ -185,7 +209,7 @@ def test_a_job_whose_file_went_bad_writes_nothing(lambda_cloud, uploader, monkey
     """Checked, then the catalogue changed: the worker finds bad rows and writes nothing."""
     job = checked(lambda_cloud, sample(LAMBDA), uploader)
     jobs.job_confirm(job, by=uploader)
-    monkeypatch.setattr("platforms.importers.service.parser_for", lambda fmt: _bad_parse)
+    monkeypatch.setattr("platforms.importers.service.rows_for", _bad_rows)
 
     jobs.job_run(job.pk)
 
@@ -195,10 +219,15 @@ def test_a_job_whose_file_went_bad_writes_nothing(lambda_cloud, uploader, monkey
     assert Offering.objects.count() == 0 and not ImportJobChunk.objects.exists()
 
 
-def _bad_parse(text):
-    from platforms.importers.rows import Parsed, RowProblem
+def _bad_rows(fmt, text):
+    from platforms.importers.rows import MergedRows, RowProblem
 
-    return Parsed(rows=[], total=1, errors=[RowProblem(9, "bad value", "changed")])
+    def read(text, parsed):
+        parsed.total = 1
+        parsed.errors.append(RowProblem(9, "bad value", "changed"))
+        return iter(())
+
+    return MergedRows(text, read, same_unit="error")
 
 
 def test_each_step_is_taken_once(lambda_cloud, uploader):

@@ -162,7 +162,7 @@ def test_a_dry_run_reports_the_same_counts_and_writes_nothing(lambda_cloud):
 
 def test_progress_is_reported_per_line_up_to_the_total_in_one_phase(lambda_cloud):
     """A dry run checks; an import writes each batch as it is checked: one phase each, counting
-    every line (the 34 skipped ones are done at once)."""
+    every row read (the 34 skipped ones with the rest)."""
     preview, calls = [], []
     run(
         sample(LAMBDA),

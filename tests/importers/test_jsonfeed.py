@@ -3,6 +3,7 @@ imports; bad documents and offers are errors that name the field."""
 
 from __future__ import annotations
 
+import io
 import json
 from decimal import Decimal
 from pathlib import Path
@@ -10,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from platforms.importers import jsonfeed
-from platforms.importers.rows import observed_at_value
+from platforms.importers.rows import Parsed, observed_at_value
 from platforms.models import Offering, PriceObservation
 
 from .conftest import DAY_2, make_platform, run
@@ -169,3 +170,50 @@ def test_a_document_with_a_bad_offer_writes_nothing(accelerators):
 
     assert not report.applied and len(report.errors) == 1
     assert Offering.objects.count() == 0
+
+
+EXAMPLE_TEXT = EXAMPLE.read_text(encoding="utf-8")
+GOOD = document(
+    offer(), offer(key="b", prices=[{"unit": "hour", "amount": 2.5, "currency": "CNY"}])
+)
+# Defaults after the offers, repeated keys (the last one counts, as json.load keeps it), numbers
+# and literals that a window can cut, and documents json.load refuses at various places.
+DOCUMENTS = [
+    EXAMPLE_TEXT,
+    GOOD,
+    '{"offers": [' + json.dumps(offer()) + '], "version": 1, "platform": "autodl"}',
+    '{"version": 1, "offers": [1], "platform": "autodl", "offers": [' + json.dumps(offer()) + "]}",
+    '{"version": 1, "offers": [' + json.dumps(offer()) + '], "offers": {}}',
+    '  \n {"version": 1,\n "offers": [ ], "platform": "x"}  \n',
+    '{"version": 1, "offers": [{"gpu_count": -Infinity, "vcpus": 123456789012, "key": null}]}',
+    "",
+    "{",
+    "[]",
+    "\ufeff" + GOOD,
+    GOOD + " x",
+    GOOD[:-40],
+    GOOD.replace(",", "", 3),
+    GOOD.replace('"name"', "name"),
+    GOOD.replace(":", "", 5),
+    '{"version": 1, "offers": [1,]}',
+    '{"version": 1, "offers": [1], }',
+    '{"version": 1, "offers": ["unterminated]}',
+    '{"version": 1,\n "offers": [tru]}',
+    '{"version": 1, "offers": [' + "[" * 100_000 + "]" * 100_000 + "]}",
+]
+
+
+@pytest.mark.parametrize("window", [None, 5, 64 * 1024])
+@pytest.mark.parametrize("text", DOCUMENTS, ids=[f"document {i}" for i in range(len(DOCUMENTS))])
+def test_a_document_read_a_window_at_a_time_reads_as_it_does_whole(text, window, monkeypatch):
+    """The offers, errors (with their positions) and count are json.load's, however the windows
+    cut the document (None: the document given as a string)."""
+    whole = Parsed(rows=[], total=0)
+    whole.rows = list(jsonfeed._read_whole(text, whole))
+    if window is not None:
+        monkeypatch.setattr(jsonfeed, "WINDOW", window)
+    streamed = Parsed(rows=[], total=0)
+    given = text if window is None else io.StringIO(text, newline="")
+    streamed.rows = list(jsonfeed.read(given, streamed))
+
+    assert streamed == whole
