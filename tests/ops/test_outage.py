@@ -280,3 +280,36 @@ def test_the_anonymous_rate_is_counted_once_for_all_workers(
         server.stop()
     assert statuses.count(200) == 10, statuses
     assert statuses.count(429) == 20
+
+
+def _raw(port: int, request: bytes) -> tuple[int, dict[str, str], bytes]:
+    """Send `request` as it is (urllib would refuse some) and read gunicorn's whole answer."""
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+        sock.sendall(request)
+        data = b""
+        while chunk := sock.recv(65536):
+            data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    headers = dict(line.split(": ", 1) for line in lines[1:])
+    return int(lines[0].split()[1]), headers, body
+
+
+def test_requests_gunicorn_refuses_are_answered_in_the_api_error_shape(outage):
+    """Before: gunicorn's own HTML for a request line over 4,094 bytes (an advisor URL of 14 task
+    rows) and for oversized headers. Now the API's shape (ops/gunicorn_worker.py)."""
+    import json
+
+    _proxy, server = outage
+    long_line = b"GET /api/v1/offerings/?q=" + b"x" * 5000 + b" HTTP/1.1\r\nHost: x\r\n\r\n"
+    status, headers, body = _raw(server.port, long_line)
+    assert status == 414
+    assert headers["Content-Type"].startswith("application/json")
+    error = json.loads(body)["error"]
+    assert error["status"] == 414 and error["code"] == "uri_too_long"
+    assert "POST" in error["message"] and "短链接" in error["message"]
+    big_header = b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: " + b"y" * 9000 + b"\r\n\r\n"
+    status, headers, body = _raw(server.port, big_header)
+    assert status in (400, 431)
+    assert json.loads(body)["error"]["status"] == status
+    assert server.get("/healthz")[0] == 200  # the worker still serves
