@@ -31,9 +31,10 @@ Rules (docs/advisor-rules.md, "Placement"; MIG: the NVIDIA MIG User Guide, docs/
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections import OrderedDict
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 from advisor.engine.capacity import OOM_RISK_FRACTION, usable_bytes
 from advisor.engine.messages import Code, Message, Quantity, Unit, fraction, msg
@@ -149,9 +150,24 @@ class PlacementCache:
     one to keep across calls (a scenario asked again then skips placement). Bounded: past
     `max_entries` it starts again empty, which costs one call's placements."""
 
-    def __init__(self, max_entries: int = 20_000) -> None:
+    def __init__(self, max_entries: int = 20_000, max_kept: int = 12) -> None:
         self.max_entries = max_entries
         self._found: dict[tuple[object, ...], Placement] = {}
+        self.max_kept = max_kept
+        self._kept: OrderedDict[Hashable, dict[Any, Any]] = OrderedDict()
+
+    def kept(self, key: Hashable) -> dict[Any, Any]:
+        """A store the caller's pricing keeps under `key` across calls (ranking keeps each
+        scenario's fits by shape in it: what placement, time and usage give, for all of one
+        scenario's tasks and terms); the `max_kept` latest keys are kept."""
+        found = self._kept.get(key)
+        if found is None:
+            found = self._kept[key] = {}
+            while len(self._kept) > self.max_kept:
+                self._kept.popitem(last=False)
+        else:
+            self._kept.move_to_end(key)
+        return found
 
     def place(self, offering: OfferingSpec, tasks: tuple[TaskNeed, ...]) -> Placement:
         key = (signature(offering), tasks)

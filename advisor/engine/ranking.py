@@ -352,7 +352,8 @@ class _Context:
         self.no_interruptible = not self.c.allow_interruptible and any(
             not usage.is_job(t) and t.when == When.ALWAYS for t in scenario.tasks
         )
-        self.fits: dict[tuple[Any, ...], _Fit] = {}
+        self._fits: dict[tuple[Any, ...], _Fit] | None = None
+        self.accelerators = accelerators
         # (bill, busiest month's bill, usage warnings, each task's busy hours in that month) by
         # where the tasks run and for how long (_compute_fit).
         self.bills: dict[
@@ -378,6 +379,33 @@ class _Context:
         self.rejected: Counter[Code] = Counter()
         self.misses: dict[Code, tuple[float, Message, OfferingSpec]] = {}
         self.sequence_bytes: dict[int, int] = {}
+
+    @property
+    def fits(self) -> dict[tuple[Any, ...], _Fit]:
+        """Fits by shape (_fit_key), kept by the placement cache across calls under everything a
+        fit is made of (the tasks, the cost basis, start-ups; storage terms, prices and rates
+        for the storage its bills remember; the accelerator specs), so that a scenario asked
+        again, or with other constraints, skips placement, timing and usage per shape. Taken on
+        first use: a caller may set the cost basis before (plans.py)."""
+        if self._fits is None:
+            c = self.c
+            terms = (
+                self.tasks,
+                self.basis,
+                c.startup_minutes,
+                c.storage_gb,
+                c.currency,
+                tuple(self.storage_prices),
+                tuple(self.rates),
+                tuple(self.accelerators.values()),
+            )
+            try:
+                hash(terms)
+            except TypeError:  # a field that cannot be hashed: kept for this call only
+                self._fits = {}
+            else:
+                self._fits = self.placements.kept(terms)
+        return self._fits
 
     def per_sequence(self, index: int, task: Task) -> int:
         """Bytes per GPU each further sequence of task `index` needs (memory does not depend on
@@ -689,9 +717,9 @@ def _bills(
         slots[a.instance].append((When(t.when), u))
     keys = []
     for s in slots:
-        period, month = usage.instance_usage(s, basis)
-        kept = _kept_on(period, startup_minutes)
-        keys.append((kept, kept if month is period else _kept_on(month, startup_minutes)))
+        over, busiest = usage.instance_usage(s, basis)
+        kept = _kept_on(over, startup_minutes)
+        keys.append((kept, kept if busiest is over else _kept_on(busiest, startup_minutes)))
     counted = Counter(keys)
     groups = sorted(
         counted.items(), key=lambda g: (g[0][0].hours, g[0][0].held_hours), reverse=True

@@ -269,3 +269,36 @@ def test_the_cheapest_per_platform_is_that_of_pricing_every_offering(scenario, o
     found = prune.cheapest_per_platform(ctx, prune.OfferingIndex(offerings))
     event(f"{len(expected)} platforms")
     assert {p: (c.offering.id, c.cost_key) for p, c in found.items()} == expected
+
+
+OTHER_STORAGE = (StoragePriceSpec("a", "gb_day", Decimal("0.0100"), "CNY", NOW),)
+
+
+@settings(max_examples=150, deadline=None)
+@given(scenarios, scenarios, catalogue(), st.booleans())
+def test_fits_kept_across_calls_answer_as_fresh_ones(first, then, offerings, other_storage):
+    """A placement cache kept across calls keeps each scenario's fits (ranking._Context.fits):
+    an advice after another scenario's, or after the same tasks under other constraints or other
+    storage prices, is the advice of a fresh cache."""
+    from advisor.engine.placement import PlacementCache
+
+    then = replace(then, tasks=first.tasks if other_storage else then.tasks)
+    storage = OTHER_STORAGE if other_storage else STORAGE
+
+    def answer(scenario, storage_prices, placements):
+        try:
+            advice = advise(
+                scenario,
+                offerings,
+                ACCELERATORS,
+                now=NOW,
+                storage_prices=storage_prices,
+                placements=placements,
+            )
+        except NoFit as error:
+            return (error.detail, error.rejected, error.closest_miss)
+        return advice
+
+    kept = PlacementCache()
+    answer(first, STORAGE, kept)
+    assert answer(then, storage, kept) == answer(then, storage, PlacementCache())
