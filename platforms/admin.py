@@ -444,6 +444,12 @@ class OfferingAdmin(CatalogueAdminMixin, admin.ModelAdmin[Offering]):
         }
         return TemplateResponse(request, "admin/platforms/offering/import_job.html", context)
 
+    def save_model(self, request: HttpRequest, obj: Any, form: Any, change: bool) -> None:
+        super().save_model(request, obj, form, change)
+        if change and "gpu_count" in form.changed_data:
+            # The stored price per GPU-hour of its current prices divides by the GPU count.
+            services.current_price_keys_refresh(offering_ids=[obj.pk])
+
     def save_related(self, request: HttpRequest, form: Any, formsets: Any, change: bool) -> None:
         super().save_related(request, form, formsets, change)
         data = form.cleaned_data

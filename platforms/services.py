@@ -20,9 +20,12 @@ from typing import TYPE_CHECKING, Any
 
 from django.core.exceptions import ValidationError
 from django.db import connection, transaction
-from django.db.models import F, QuerySet
+from django.db.models import Case, F, FloatField, OuterRef, QuerySet, Subquery, Value, When
+from django.db.models.functions import Cast
 from django.utils import timezone
 from django.utils.translation import gettext as _
+
+from advisor.engine import vocab
 
 from .models import (
     EARLIEST_PRICE_AT,
@@ -37,6 +40,9 @@ from .models import (
     SourceKind,
     StoragePrice,
 )
+
+# Hours in one billing unit (a month is 720 h), for the stored price per GPU-hour.
+HOURS_PER_UNIT = {unit.value: float(unit.hours) for unit in vocab.BillingUnit}
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
@@ -122,6 +128,31 @@ def current_prices_advance(*, observations: Iterable[PriceObservation]) -> None:
                 f" WHERE excluded.{observed} > {table}.{observed}",
                 params,
             )
+    current_price_keys_refresh(offering_ids={key[0] for key in newest})
+
+
+def current_price_keys_refresh(*, offering_ids: Iterable[int] | None = None) -> int:
+    """Set the stored sort key of the current prices of `offering_ids` (all with None) from their
+    amounts, units and the offerings' GPU counts, in SQL: `per_gpu_hour` is the amount over the
+    unit's hours (a month is 720 h: advisor.engine.vocab) and the GPUs, as the list API shows it
+    (api/filters.py). Called by every write that moves a current price or changes an offering's
+    GPU count. Returns the rows set."""
+    gpus = Offering.objects.filter(pk=OuterRef("offering_id")).values("gpu_count")[:1]
+    key = Cast("amount", FloatField()) / (
+        Case(
+            *[When(unit=unit, then=Value(hours)) for unit, hours in HOURS_PER_UNIT.items()],
+            output_field=FloatField(),
+        )
+        * Subquery(gpus)
+    )
+    if offering_ids is None:
+        return CurrentPrice.objects.update(per_gpu_hour=key)
+    wanted = sorted(set(offering_ids))
+    done = 0
+    for start in range(0, len(wanted), _IDS_PER_QUERY):
+        batch = wanted[start : start + _IDS_PER_QUERY]
+        done += CurrentPrice.objects.filter(offering_id__in=batch).update(per_gpu_hour=key)
+    return done
 
 
 def current_prices_recompute(*, keys: Iterable[PriceKey]) -> None:
@@ -324,6 +355,8 @@ def offering_update(*, offering: Offering, fields: Sequence[str]) -> None:
     with transaction.atomic():
         catalogue_changed()
         offering.save(update_fields=list(fields))
+        if "gpu_count" in fields:
+            current_price_keys_refresh(offering_ids=[offering.pk])
 
 
 def manual_source() -> Source:

@@ -14,12 +14,15 @@ from django.db.models import OuterRef, Subquery
 from django.urls import reverse
 from rest_framework.test import APIClient
 
+from advisor.engine import vocab
 from platforms import services
 from platforms.models import CatalogueVersion, CurrentPrice, PriceObservation
 from platforms.seed import SeedReport, load_accelerators, load_seed
 from tests.conftest import NOW, make_offering
 
 FILL = importlib.import_module("platforms.migrations.0005_current_prices_catalogue_version").fill
+SORT_KEYS = importlib.import_module("platforms.migrations.0009_current_price_sort_keys")
+FILL_KEYS = SORT_KEYS.fill_sort_keys
 
 
 def from_history() -> set[tuple]:
@@ -50,6 +53,15 @@ def assert_current_prices_right() -> None:
     expected = from_history()
     assert stored() == expected
     assert expected  # a test that writes no price checks nothing
+    assert_sort_keys_right()
+
+
+def assert_sort_keys_right() -> None:
+    """Each stored price per GPU-hour (the list API's sort key) is the engine's figure for the
+    row's amount, unit and the offering's GPU count today."""
+    rows = CurrentPrice.objects.values_list("amount", "unit", "offering__gpu_count", "per_gpu_hour")
+    for amount, unit, gpus, key in rows:
+        assert key == pytest.approx(float(vocab.price_per_gpu_hour(amount, unit, gpus)), rel=1e-12)
 
 
 def add(offering, source, amount, days_ago, unit="hour", tier="list"):
@@ -210,4 +222,31 @@ def test_the_migration_fills_the_current_prices_from_the_history(offering, sourc
     add(offering, source, "900", days_ago=5, unit="month")
     CurrentPrice.objects.all().delete()
     FILL(apps, None)
+    FILL_KEYS(apps, None)
+    assert_current_prices_right()
+
+
+def test_the_sort_keys_follow_a_change_of_gpu_count(offering, source, client, superuser):
+    from tests.platforms.test_admin import offering_form_data
+
+    add(offering, source, "8.00", days_ago=2)
+    add(offering, source, "4000", days_ago=2, unit="month")
+    offering.gpu_count = 4
+    services.offering_update(offering=offering, fields=["gpu_count"])  # as an import applies it
+    assert_current_prices_right()
+    assert CurrentPrice.objects.get(unit="hour").per_gpu_hour == 2.0
+
+    client.force_login(superuser)
+    url = reverse("admin:platforms_offering_change", args=[offering.pk])
+    form = offering_form_data(offering, gpu_count=2)
+    assert client.post(url, form).status_code == 302
+    assert_current_prices_right()
+    assert CurrentPrice.objects.get(unit="hour").per_gpu_hour == 4.0
+
+
+def test_the_migration_fills_the_sort_keys(offering, source):
+    add(offering, source, "1.98", days_ago=2)
+    add(offering, source, "900", days_ago=5, unit="month")
+    CurrentPrice.objects.update(per_gpu_hour=None)
+    FILL_KEYS(apps, None)
     assert_current_prices_right()
