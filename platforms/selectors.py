@@ -32,7 +32,7 @@ from django.db.models import (
     When,
 )
 from django.db.models.functions import Cast, Coalesce, NullIf
-from django.utils.functional import Promise
+from django.utils.functional import Promise, cached_property
 from django.utils.translation import gettext_lazy as _
 
 from advisor.engine import vocab
@@ -325,16 +325,19 @@ def display_conversion(display: str) -> Conversion:
 
 def explorer_choices() -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
     """(slug, label) of the platforms and accelerators that have listed offerings: two queries."""
+    # An index probe per platform and accelerator (EXISTS), not a join over every offering.
+    listed = Offering.objects.filter(is_active=True)
     platforms = [
         (p.slug, f"{p.name} · {p.name_en}" if p.name_en and p.name_en != p.name else p.name)
-        for p in Platform.objects.filter(offerings__is_active=True)
-        .distinct()
-        .order_by("name_en", "name")
+        for p in Platform.objects.filter(Exists(listed.filter(platform=OuterRef("pk")))).order_by(
+            "name_en", "name"
+        )
     ]
     accelerators = [
         (slug, name)
-        for slug, name in Accelerator.objects.filter(offerings__is_active=True)
-        .distinct()
+        for slug, name in Accelerator.objects.filter(
+            Exists(listed.filter(accelerator=OuterRef("pk")))
+        )
         .order_by("vendor", "vram_gib", "name")
         .values_list("slug", "name")
     ]
@@ -395,13 +398,9 @@ def explorer_offerings(filters: dict[str, Any], conversion: Conversion) -> Query
         hourly = F("price_hourly_min")
 
     offerings = (
-        Offering.objects.filter(is_active=True)
+        _explorer_filtered(filters)
         .select_related("platform", "accelerator")
-        .annotate(
-            vram_per_gpu=Cast(Coalesce("pooled_vram_gib", "accelerator__vram_gib"), FloatField()),
-            vram_total=F("vram_per_gpu") * F("gpu_count"),
-            **prices,
-        )
+        .annotate(**prices)
         .annotate(price_hourly=ExpressionWrapper(hourly, output_field=FloatField()))
         .annotate(
             price_gpu_hour=F("price_hourly") / F("gpu_count"),
@@ -411,20 +410,40 @@ def explorer_offerings(filters: dict[str, Any], conversion: Conversion) -> Query
             / NullIf(F("price_hourly"), 0.0),
         )
     )
-
-    bounds = {
-        "vram_min": "vram_per_gpu__gte",
-        "vram_max": "vram_per_gpu__lte",
-        "total_vram_min": "vram_total__gte",
-        "total_vram_max": "vram_total__lte",
-        "price_min": "price_value__gte",
-        "price_max": "price_value__lte",
-    }
+    bounds = {"price_min": "price_value__gte", "price_max": "price_value__lte"}
     for name, lookup in bounds.items():
         if filters.get(name) is not None:
             offerings = offerings.filter(**{lookup: float(filters[name])})
     if unit:
         offerings = offerings.filter(**{"price_count__gt": 0})  # an annotation of `prices`
+
+    sort = filters.get("sort") or "gpu_hour"
+    ordering = {
+        # Within one unit, ordering by the hourly equivalent is ordering by the listed price.
+        "price": F("price_hourly").asc(nulls_last=True),
+        "gpu_hour": F("price_gpu_hour").asc(nulls_last=True),
+        "gib": F("price_per_gib").asc(nulls_last=True),
+        "tflops": F("tflops_per_price").desc(nulls_last=True),
+    }[sort]
+    return offerings.order_by(ordering, "platform__name_en", "platform__name", "name", "pk")
+
+
+def _explorer_filtered(filters: dict[str, Any]) -> QuerySet[Offering]:
+    """Listed offerings with `vram_per_gpu` and `vram_total`, filtered as the form asks on all
+    but prices."""
+    offerings = Offering.objects.filter(is_active=True).annotate(
+        vram_per_gpu=Cast(Coalesce("pooled_vram_gib", "accelerator__vram_gib"), FloatField()),
+        vram_total=F("vram_per_gpu") * F("gpu_count"),
+    )
+    bounds = {
+        "vram_min": "vram_per_gpu__gte",
+        "vram_max": "vram_per_gpu__lte",
+        "total_vram_min": "vram_total__gte",
+        "total_vram_max": "vram_total__lte",
+    }
+    for name, lookup in bounds.items():
+        if filters.get(name) is not None:
+            offerings = offerings.filter(**{lookup: float(filters[name])})
     exact = {
         "platform": "platform__slug",
         "accelerator": "accelerator__slug",
@@ -436,16 +455,20 @@ def explorer_offerings(filters: dict[str, Any], conversion: Conversion) -> Query
             offerings = offerings.filter(**{lookup: filters[name]})
     if filters.get("interruptible"):
         offerings = offerings.filter(interruptible=filters["interruptible"] == "yes")
+    return offerings
 
-    sort = filters.get("sort") or "gpu_hour"
-    ordering = {
-        # Within one unit, ordering by the hourly equivalent is ordering by the listed price.
-        "price": F("price_hourly").asc(nulls_last=True),
-        "gpu_hour": F("price_gpu_hour").asc(nulls_last=True),
-        "gib": F("price_per_gib").asc(nulls_last=True),
-        "tflops": F("tflops_per_price").desc(nulls_last=True),
-    }[sort]
-    return offerings.order_by(ordering, "platform__name_en", "platform__name", "name", "pk")
+
+class _ExplorerPaginator(Paginator):  # type: ignore[type-arg]  # of ids, then offerings
+    """Counts `counted`, a cheaper queryset with the same rows (no price aggregate) where the
+    filters allow one."""
+
+    def __init__(self, object_list: Any, per_page: int, counted: QuerySet[Offering]) -> None:
+        super().__init__(object_list, per_page)
+        self.counted = counted
+
+    @cached_property
+    def count(self) -> int:
+        return self.counted.count()
 
 
 def shown_price(
@@ -532,10 +555,23 @@ class ExplorerPage:
 def explorer_page(filters: dict[str, Any], page_number: int | str | None) -> ExplorerPage:
     """One page of the explorer: exchange rates, a count, the page's offerings and their prices."""
     conversion = display_conversion(filters.get("currency") or Currency.CNY)
-    paginator = Paginator(explorer_offerings(filters, conversion), EXPLORER_PAGE_SIZE)
+    ranked = explorer_offerings(filters, conversion)
+    # Without a price filter every listed offering that passes the others is a row: count those
+    # without the price aggregate.
+    priced = filters.get("unit") or any(
+        filters.get(name) is not None for name in ("price_min", "price_max")
+    )
+    counted = ranked if priced else _explorer_filtered(filters)
+    # The order is found on ids alone (narrow rows through the aggregate and the sort), then the
+    # page's offerings are read with their annotations.
+    paginator = _ExplorerPaginator(ranked.values_list("pk", flat=True), EXPLORER_PAGE_SIZE, counted)
     page = paginator.get_page(page_number)
+    ids = list(page.object_list)
+    by_id = {offering.pk: offering for offering in ranked.filter(pk__in=ids)} if ids else {}
+    offerings = [by_id[pk] for pk in ids]
+    page.object_list = offerings
     rows = explorer_rows(
-        list(page.object_list),
+        offerings,
         conversion,
         unit=filters.get("unit") or "",
         tier=filters.get("tier") or PriceTier.LIST,
