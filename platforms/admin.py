@@ -617,6 +617,19 @@ class ExchangeRateAdmin(CatalogueAdminMixin, admin.ModelAdmin[ExchangeRate]):
     date_hierarchy = "as_of"
     autocomplete_fields = ["source"]
 
+    # The explorer's stored sort keys convert at the latest rates: set again after each write.
+    def save_model(self, request: HttpRequest, obj: Any, form: Any, change: bool) -> None:
+        super().save_model(request, obj, form, change)
+        services.explorer_keys_refresh()
+
+    def delete_model(self, request: HttpRequest, obj: Any) -> None:
+        super().delete_model(request, obj)
+        services.explorer_keys_refresh()
+
+    def delete_queryset(self, request: HttpRequest, queryset: Any) -> None:
+        super().delete_queryset(request, queryset)
+        services.explorer_keys_refresh()
+
 
 @admin.register(PlatformFact)
 class PlatformFactAdmin(CatalogueAdminMixin, admin.ModelAdmin[PlatformFact]):

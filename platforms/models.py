@@ -595,6 +595,17 @@ class Offering(models.Model):
     source = models.ForeignKey(
         Source, on_delete=models.PROTECT, related_name="offerings", verbose_name=_("source")
     )
+    # The explorer's default sort keys, stored so that an index serves them: of the offering's
+    # current list prices, the cheapest hourly equivalent (a month is 720 h) in CNY at the latest
+    # exchange rate, and that over the GPU count; null without a price that converts. Kept by every
+    # write of current prices, GPU counts and exchange rates
+    # (platforms.services.current_price_keys_refresh, explorer_keys_refresh).
+    list_hourly_cny = models.FloatField(
+        _("cheapest hourly list price (CNY)"), null=True, editable=False
+    )
+    list_gpu_hour_cny = models.FloatField(
+        _("cheapest list price per GPU-hour (CNY)"), null=True, editable=False
+    )
 
     objects = OfferingQuerySet.as_manager()
 
@@ -611,6 +622,17 @@ class Offering(models.Model):
             ),
             models.Index(
                 fields=["gpu_count", "id"], condition=Q(is_active=True), name="offering_by_gpus"
+            ),
+            # The explorer's sorts by price per GPU-hour and by price (platforms.selectors).
+            models.Index(
+                fields=["list_gpu_hour_cny"],
+                condition=Q(is_active=True),
+                name="offering_by_gpu_hour_cny",
+            ),
+            models.Index(
+                fields=["list_hourly_cny"],
+                condition=Q(is_active=True),
+                name="offering_by_hourly_cny",
             ),
         ]
         constraints = [

@@ -20,7 +20,17 @@ from typing import TYPE_CHECKING, Any
 
 from django.core.exceptions import ValidationError
 from django.db import connection, transaction
-from django.db.models import Case, F, FloatField, OuterRef, QuerySet, Subquery, Value, When
+from django.db.models import (
+    Case,
+    F,
+    FloatField,
+    Min,
+    OuterRef,
+    QuerySet,
+    Subquery,
+    Value,
+    When,
+)
 from django.db.models.functions import Cast
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -146,12 +156,55 @@ def current_price_keys_refresh(*, offering_ids: Iterable[int] | None = None) -> 
         * Subquery(gpus)
     )
     if offering_ids is None:
-        return CurrentPrice.objects.update(per_gpu_hour=key)
+        done = CurrentPrice.objects.update(per_gpu_hour=key)
+        explorer_keys_refresh()
+        return done
     wanted = sorted(set(offering_ids))
     done = 0
     for start in range(0, len(wanted), _IDS_PER_QUERY):
         batch = wanted[start : start + _IDS_PER_QUERY]
         done += CurrentPrice.objects.filter(offering_id__in=batch).update(per_gpu_hour=key)
+    explorer_keys_refresh(offering_ids=wanted)
+    return done
+
+
+def explorer_keys_refresh(*, offering_ids: Iterable[int] | None = None) -> int:
+    """Set the explorer's stored sort keys of `offering_ids` (all with None), in SQL: of each
+    offering's current list prices, the cheapest hourly equivalent in CNY (each amount times the
+    latest rate to CNY, as the explorer converts: platforms.selectors.display_conversion, over the
+    unit's hours) and that over the GPU count. Called with the current prices' keys, and for every
+    offering when an exchange rate is written. Returns the offerings set."""
+    from .selectors import REFERENCE_CURRENCY, display_conversion  # the explorer's own rule
+
+    factors = display_conversion(REFERENCE_CURRENCY).factors
+    factor = Case(
+        *[When(currency=currency, then=Value(float(f))) for currency, f in factors.items()],
+        default=None,
+        output_field=FloatField(),
+    )
+    hours = Case(
+        *[When(unit=unit, then=Value(h)) for unit, h in HOURS_PER_UNIT.items()],
+        output_field=FloatField(),
+    )
+    cheapest = (
+        CurrentPrice.objects.filter(offering=OuterRef("pk"), tier=PriceTier.LIST)
+        .values("offering")
+        .annotate(hourly=Min(Cast("amount", FloatField()) * factor / hours))
+        .values("hourly")[:1]
+    )
+    batches: list[QuerySet[Offering]] = []
+    if offering_ids is None:
+        batches = [Offering.objects.all()]
+    else:
+        wanted = sorted(set(offering_ids))
+        batches = [
+            Offering.objects.filter(pk__in=wanted[start : start + _IDS_PER_QUERY])
+            for start in range(0, len(wanted), _IDS_PER_QUERY)
+        ]
+    done = 0
+    for offerings in batches:
+        done += offerings.update(list_hourly_cny=Subquery(cheapest, output_field=FloatField()))
+        offerings.update(list_gpu_hour_cny=F("list_hourly_cny") / F("gpu_count"))
     return done
 
 
@@ -171,6 +224,8 @@ def current_prices_recompute(*, keys: Iterable[PriceKey]) -> None:
         for offering_id, unit, tier in wanted
     ]
     current_prices_advance(observations=[o for o in latest if o is not None])
+    # A key left with no observation has no row now: its offering's sort keys change too.
+    current_price_keys_refresh(offering_ids={offering_id for offering_id, _, _ in wanted})
 
 
 def price_date_check(*, moment: datetime, now: datetime | None = None) -> None:
