@@ -507,7 +507,7 @@ def summary(results: dict[int, dict[str, Figure]]) -> None:
                 text += f", {f.size / 1024:6.1f} KB (<= {most_kb})"
             verdict = "meets" if all(checks) else "misses"
             print(f"    {f.name.strip()[:52]:<52} {text}  {verdict}")
-    if 10_000 in results and 100_000 in results:
+    if all("advise" in results.get(size, {}) for size in (10_000, 100_000)):
         ten, hundred = results[10_000]["advise"].p50, results[100_000]["advise"].p50
         verdict = "meets" if hundred <= 3 * ten else "misses"
         print(f"  advise at 100k offerings: {hundred / ten:.1f} x its 10k figure (<= 3)  {verdict}")
