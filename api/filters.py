@@ -168,7 +168,9 @@ class OfferingQuerySerializer(OfferingUnitSerializer):
     ordering = serializers.ChoiceField(
         choices=[name for key in OFFERING_ORDERINGS for name in (key, f"-{key}")],
         required=False,
-        help_text="Sort key, `-` for descending; offerings without a price in `unit` come last.",
+        help_text="Sort key, `-` for descending; offerings without a price in `unit` come last, "
+        "equal keys by id. Default: platform and accelerator (in the order they were added), GPU "
+        "count, name.",
     )
 
     MANY = ("accelerator", "platform")

@@ -33,7 +33,6 @@ class Migration(migrations.Migration):
             name='per_gpu_hour',
             field=models.FloatField(editable=False, null=True, verbose_name='price per GPU-hour'),
         ),
-        migrations.RunPython(fill_sort_keys, migrations.RunPython.noop),
         migrations.AddIndex(
             model_name='currentprice',
             index=models.Index(fields=['unit', 'tier', 'amount', 'offering'], name='currentprice_by_amount'),
@@ -58,4 +57,6 @@ class Migration(migrations.Migration):
             model_name='offering',
             index=models.Index(condition=models.Q(('is_active', True)), fields=['gpu_count', 'id'], name='offering_by_gpus'),
         ),
+        # After the indexes: Postgres creates no index on a table with pending trigger events.
+        migrations.RunPython(fill_sort_keys, migrations.RunPython.noop),
     ]
