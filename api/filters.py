@@ -10,6 +10,7 @@ GPU-hour.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 from decimal import Decimal
 from typing import Any, TypedDict
@@ -24,6 +25,7 @@ from django.db.models import (
     FloatField,
     Max,
     Min,
+    Prefetch,
     Q,
     QuerySet,
     Value,
@@ -38,6 +40,7 @@ from advisor.engine import vocab
 from platforms.models import (
     BillingUnit,
     Currency,
+    CurrentPrice,
     Interconnect,
     Offering,
     PriceObservation,
@@ -50,12 +53,45 @@ HOURS_PER_UNIT = {unit.value: float(unit.hours) for unit in vocab.BillingUnit}
 DEFAULT_UNIT = BillingUnit.HOUR
 
 OFFERING_ORDERINGS = {
+    # The price orders read stored columns of CurrentPrice, which its indexes serve: the amount
+    # and the stored price per GPU-hour (platforms.services.current_price_keys_refresh).
     "price": "listing_price",
-    "price_per_gpu_hour": "price_per_gpu_hour",
+    "price_per_gpu_hour": "listing_sort_key",
     "vram": "vram_per_gpu",
     "total_vram": "total_vram",
     "gpu_count": "gpu_count",
 }
+# Keys that are null for an offering without a current list price in the asked unit.
+NULLABLE_ORDERINGS = {"price", "price_per_gpu_hour"}
+# The default order: platform, accelerator (by id: the order they were added in), GPUs, name;
+# the index `offering_listed_order` serves it.
+DEFAULT_ORDER_KEYS = ("platform_id", "accelerator_id", "gpu_count", "name")
+
+
+@dataclass(frozen=True)
+class OfferingOrder:
+    """How the offering list is ordered, for its keyset pages (api/pagination.py): `keys` compared
+    in turn (all ascending, or one key descending), then the id, ascending (equal keys keep the
+    order offerings were added in); rows whose key is null (`nullable`) come after the others,
+    by id."""
+
+    name: str  # the `ordering` parameter, "" for the default order
+    keys: tuple[str, ...]
+    descending: bool = False
+    nullable: bool = False
+
+
+def offering_order(ordering: str | None) -> OfferingOrder:
+    if not ordering:
+        return OfferingOrder("", DEFAULT_ORDER_KEYS)
+    name = ordering.lstrip("-")
+    return OfferingOrder(
+        ordering,
+        (OFFERING_ORDERINGS[name],),
+        descending=ordering.startswith("-"),
+        nullable=name in NULLABLE_ORDERINGS,
+    )
+
 
 # Bounds that keep a date inside what every database and Python's datetime can convert to UTC.
 EARLIEST_DATE = date(1900, 1, 1)
@@ -132,7 +168,9 @@ class OfferingQuerySerializer(OfferingUnitSerializer):
     ordering = serializers.ChoiceField(
         choices=[name for key in OFFERING_ORDERINGS for name in (key, f"-{key}")],
         required=False,
-        help_text="Sort key, `-` for descending; offerings without a price in `unit` come last.",
+        help_text="Sort key, `-` for descending; offerings without a price in `unit` come last, "
+        "equal keys by id. Default: platform and accelerator (in the order they were added), GPU "
+        "count, name.",
     )
 
     MANY = ("accelerator", "platform")
@@ -142,6 +180,34 @@ class OfferingQuerySerializer(OfferingUnitSerializer):
         _check_range(attrs, "total_vram_min", "total_vram_max")
         _check_range(attrs, "price_min", "price_max")
         return attrs
+
+
+# What the list shows of an offering and its relations (api/serializers.py: OfferingSerializer)
+# and no more: the platform's and accelerator's long texts and figures are not read for a list.
+_LISTED_COLUMNS = (
+    *("name", "gpu_count", "pooled_vram_gib", "mig_profile", "vcpus", "ram_gib", "disk_gb"),
+    *("delivery_form", "sharing_mode", "interconnect", "network", "network_gbps", "region"),
+    *("interruptible", "is_active"),
+    *("platform__slug", "platform__name", "platform__name_en"),
+    *("accelerator__slug", "accelerator__name", "accelerator__vram_gib"),
+    *("source__title", "source__kind"),
+)
+_LISTED_PRICE_COLUMNS = (
+    *("offering", "unit", "tier", "observation__unit", "observation__amount"),
+    *("observation__currency", "observation__tier", "observation__observed_at"),
+    *("observation__last_seen_at", "observation__source__title", "observation__source__kind"),
+)
+
+
+def offerings_listed() -> QuerySet[Offering]:
+    """Offering.objects.for_catalog() with only the columns the list shows."""
+    prices = CurrentPrice.objects.select_related("observation__source").only(*_LISTED_PRICE_COLUMNS)
+    return (
+        Offering.objects.filter(is_active=True)
+        .select_related("platform", "accelerator", "source")
+        .only(*_LISTED_COLUMNS)
+        .prefetch_related(Prefetch("current_price_rows", prices, to_attr="current_price_list"))
+    )
 
 
 def offerings_annotated(queryset: QuerySet[Offering], unit: str) -> QuerySet[Offering]:
@@ -166,6 +232,7 @@ def offerings_annotated(queryset: QuerySet[Offering], unit: str) -> QuerySet[Off
             Cast("listing_price", FloatField()) / (Value(HOURS_PER_UNIT[unit]) * F("gpu_count")),
             output_field=FloatField(),
         ),
+        listing_sort_key=F("listing__per_gpu_hour"),
     )
 
 
@@ -188,16 +255,8 @@ def filter_offerings(queryset: QuerySet[Offering], query: dict[str, Any]) -> Que
     conditions = {lookup: query[key] for key, lookup in lookups.items() if key in query}
     if "unit" in query:
         conditions["listing_price__isnull"] = False
-    queryset = queryset.filter(**conditions)
-    ordering = query.get("ordering")
-    if ordering:
-        field = F(OFFERING_ORDERINGS[ordering.lstrip("-")])
-        key = (
-            field.desc(nulls_last=True) if ordering.startswith("-") else field.asc(nulls_last=True)
-        )
-        # The id breaks ties, so pages never overlap.
-        queryset = queryset.order_by(key, "pk")
-    return queryset
+    # The order is the keyset pagination's (api/pagination.py: offering_order).
+    return queryset.filter(**conditions)
 
 
 class PriceHistoryQuerySerializer(serializers.Serializer[Any]):

@@ -23,6 +23,7 @@ from drf_spectacular.utils import (
 )
 from rest_framework import exceptions, status, viewsets
 from rest_framework.decorators import action
+from rest_framework.pagination import BasePagination
 from rest_framework.permissions import AllowAny, BasePermission
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -57,11 +58,13 @@ from .filters import (
     OfferingUnitSerializer,
     PriceHistoryQuerySerializer,
     filter_offerings,
+    offering_order,
     offerings_annotated,
+    offerings_listed,
     price_history,
     query_data,
 )
-from .pagination import CataloguePagination
+from .pagination import CataloguePagination, OfferingCursorPagination
 from .parsers import StrictJSONParser
 from .permissions import AdminModelPermissions
 from .schema import ApiAutoSchema, ErrorSerializer
@@ -113,7 +116,7 @@ class CatalogueViewSet(viewsets.ReadOnlyModelViewSet[_MT]):
     """Base of the catalogue endpoints: read-only, paginated, JSON bodies only."""
 
     schema = ApiAutoSchema()
-    pagination_class = CataloguePagination
+    pagination_class: type[BasePagination] = CataloguePagination
     parser_classes = [StrictJSONParser]
 
 
@@ -174,6 +177,9 @@ class OfferingViewSet(CatalogueViewSet[Offering]):
     """
 
     serializer_class = OfferingSerializer
+    # Keyset pages: an index finds any page at the cost of the first (api/pagination.py).
+    pagination_class = OfferingCursorPagination
+    list_order = offering_order(None)
 
     def get_queryset(self) -> QuerySet[Offering]:
         if self.action in ("prices", "add_price"):
@@ -184,12 +190,14 @@ class OfferingViewSet(CatalogueViewSet[Offering]):
         query = serializer(data=query_data(self.request.query_params, many=serializer.MANY))
         query.is_valid(raise_exception=True)
         unit = query.validated_data.get("unit", DEFAULT_UNIT)
-        offerings = offerings_annotated(Offering.objects.for_catalog(), unit).order_by(
+        listed = offerings_listed() if self.action == "list" else Offering.objects.for_catalog()
+        offerings = offerings_annotated(listed, unit).order_by(
             *cast(list[str], Offering._meta.ordering),
             "pk",  # Offering.Meta.ordering: field names
         )
         if self.action == "list":
             offerings = filter_offerings(offerings, query.validated_data)
+            self.list_order = offering_order(query.validated_data.get("ordering"))
         return offerings
 
     def get_permissions(self) -> list[BasePermission]:

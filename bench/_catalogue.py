@@ -243,6 +243,7 @@ def _point_current_prices(connection) -> None:
     from django.db import transaction
 
     from platforms.models import CurrentPrice, PriceObservation
+    from platforms.services import current_price_keys_refresh
 
     quote = connection.ops.quote_name
     current, prices = CurrentPrice._meta.db_table, PriceObservation._meta.db_table
@@ -257,6 +258,7 @@ def _point_current_prices(connection) -> None:
             f"  ) AS newest FROM {quote(prices)}"
             f") AS ranked WHERE newest = 1"
         )
+        current_price_keys_refresh()  # their stored sort keys, as the services set them
 
 
 def _insert_prices(connection, table, groups, source_id, now) -> int:

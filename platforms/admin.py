@@ -444,6 +444,12 @@ class OfferingAdmin(CatalogueAdminMixin, admin.ModelAdmin[Offering]):
         }
         return TemplateResponse(request, "admin/platforms/offering/import_job.html", context)
 
+    def save_model(self, request: HttpRequest, obj: Any, form: Any, change: bool) -> None:
+        super().save_model(request, obj, form, change)
+        if change and "gpu_count" in form.changed_data:
+            # The stored price per GPU-hour of its current prices divides by the GPU count.
+            services.current_price_keys_refresh(offering_ids=[obj.pk])
+
     def save_related(self, request: HttpRequest, form: Any, formsets: Any, change: bool) -> None:
         super().save_related(request, form, formsets, change)
         data = form.cleaned_data
@@ -610,6 +616,19 @@ class ExchangeRateAdmin(CatalogueAdminMixin, admin.ModelAdmin[ExchangeRate]):
     search_fields = ["source__title"]
     date_hierarchy = "as_of"
     autocomplete_fields = ["source"]
+
+    # The explorer's stored sort keys convert at the latest rates: set again after each write.
+    def save_model(self, request: HttpRequest, obj: Any, form: Any, change: bool) -> None:
+        super().save_model(request, obj, form, change)
+        services.explorer_keys_refresh()
+
+    def delete_model(self, request: HttpRequest, obj: Any) -> None:
+        super().delete_model(request, obj)
+        services.explorer_keys_refresh()
+
+    def delete_queryset(self, request: HttpRequest, queryset: Any) -> None:
+        super().delete_queryset(request, queryset)
+        services.explorer_keys_refresh()
 
 
 @admin.register(PlatformFact)

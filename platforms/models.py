@@ -595,12 +595,46 @@ class Offering(models.Model):
     source = models.ForeignKey(
         Source, on_delete=models.PROTECT, related_name="offerings", verbose_name=_("source")
     )
+    # The explorer's default sort keys, stored so that an index serves them: of the offering's
+    # current list prices, the cheapest hourly equivalent (a month is 720 h) in CNY at the latest
+    # exchange rate, and that over the GPU count; null without a price that converts. Kept by every
+    # write of current prices, GPU counts and exchange rates
+    # (platforms.services.current_price_keys_refresh, explorer_keys_refresh).
+    list_hourly_cny = models.FloatField(
+        _("cheapest hourly list price (CNY)"), null=True, editable=False
+    )
+    list_gpu_hour_cny = models.FloatField(
+        _("cheapest list price per GPU-hour (CNY)"), null=True, editable=False
+    )
 
     objects = OfferingQuerySet.as_manager()
 
     class Meta:
         ordering = ["platform", "accelerator", "gpu_count", "name"]
         verbose_name = _("offering")
+        indexes = [
+            # The list API's default order and its keyset pages (api/pagination.py), listed
+            # offerings only.
+            models.Index(
+                fields=["platform", "accelerator", "gpu_count", "name", "id"],
+                condition=Q(is_active=True),
+                name="offering_listed_order",
+            ),
+            models.Index(
+                fields=["gpu_count", "id"], condition=Q(is_active=True), name="offering_by_gpus"
+            ),
+            # The explorer's sorts by price per GPU-hour and by price (platforms.selectors).
+            models.Index(
+                fields=["list_gpu_hour_cny"],
+                condition=Q(is_active=True),
+                name="offering_by_gpu_hour_cny",
+            ),
+            models.Index(
+                fields=["list_hourly_cny"],
+                condition=Q(is_active=True),
+                name="offering_by_hourly_cny",
+            ),
+        ]
         constraints = [
             models.CheckConstraint(
                 condition=Q(gpu_count__gte=1),
@@ -832,9 +866,32 @@ class CurrentPrice(models.Model):
     amount = models.DecimalField(_("amount"), max_digits=14, decimal_places=6)
     currency = models.CharField(_("currency"), max_length=3, choices=Currency.choices)
     observed_at = models.DateTimeField(_("observed at"))
+    # `amount` over the unit's hours and the offering's GPUs (advisor.engine.vocab.BillingUnit:
+    # a month is 720 h), in the price's own currency: the sort key of the list API's price orders,
+    # kept by the same writes as the row (platforms.services.current_price_keys_refresh), so that
+    # an index serves "the cheapest per GPU-hour first" whatever the catalogue's size.
+    per_gpu_hour = models.FloatField(_("price per GPU-hour"), null=True, editable=False)
 
     class Meta:
         verbose_name = _("current price")
+        indexes = [
+            # The list API's keyset pages by price and by price per GPU-hour (api/pagination.py).
+            models.Index(
+                fields=["unit", "tier", "amount", "offering"], name="currentprice_by_amount"
+            ),
+            models.Index(
+                fields=["unit", "tier", "per_gpu_hour", "offering"],
+                name="currentprice_by_gpu_hour",
+            ),
+            # Descending keys, ties still by ascending id.
+            models.Index(
+                fields=["unit", "tier", "-amount", "offering"], name="currentprice_by_amount_desc"
+            ),
+            models.Index(
+                fields=["unit", "tier", "-per_gpu_hour", "offering"],
+                name="currentprice_by_gpu_hour_desc",
+            ),
+        ]
         constraints = [
             # Also the index of "the current price of these offerings in this unit and tier": the
             # explorer, the list API and the advisor's catalogue.

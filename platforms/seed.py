@@ -37,7 +37,7 @@ from .models import (
     StoragePrice,
     normalise_alias,
 )
-from .services import catalogue_changed, current_prices_advance
+from .services import catalogue_changed, current_prices_advance, explorer_keys_refresh
 
 FIXTURES = Path(settings.BASE_DIR) / "fixtures"
 # The sourced 2026 price files, in the order they are imported: older observations first, so each
@@ -375,4 +375,5 @@ def load_seed(catalogue: Path | None = None, accelerators: Path | None = None) -
             defaults={"rate": Decimal(rate["rate"]), "source": sources[rate["source"]]},
         )
         report.add("exchange rates", created)
+    explorer_keys_refresh()  # the explorer's stored keys convert at the latest rates
     return report

@@ -32,7 +32,7 @@ from django.db.models import (
     When,
 )
 from django.db.models.functions import Cast, Coalesce, NullIf
-from django.utils.functional import Promise
+from django.utils.functional import Promise, cached_property
 from django.utils.translation import gettext_lazy as _
 
 from advisor.engine import vocab
@@ -263,6 +263,8 @@ def current_prices_by_unit(offering: Offering) -> list[PriceObservation]:
 # convention the platforms themselves use when they quote a monthly price as "per card-hour".
 HOURS_PER_UNIT: dict[str, Fraction] = {unit.value: unit.hours for unit in vocab.BillingUnit}
 EXPLORER_PAGE_SIZE = 25
+# The currency of the explorer's stored sort keys (Offering.list_hourly_cny, list_gpu_hour_cny).
+REFERENCE_CURRENCY = Currency.CNY
 # Ratios (per GPU-hour, per GiB-hour) to four places; a converted price to four places, or to as
 # many as the listed price has, up to the six prices are stored with (a per-second $0.000164 is
 # ¥0.001105, not ¥0.0011).
@@ -325,16 +327,19 @@ def display_conversion(display: str) -> Conversion:
 
 def explorer_choices() -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
     """(slug, label) of the platforms and accelerators that have listed offerings: two queries."""
+    # An index probe per platform and accelerator (EXISTS), not a join over every offering.
+    listed = Offering.objects.filter(is_active=True)
     platforms = [
         (p.slug, f"{p.name} · {p.name_en}" if p.name_en and p.name_en != p.name else p.name)
-        for p in Platform.objects.filter(offerings__is_active=True)
-        .distinct()
-        .order_by("name_en", "name")
+        for p in Platform.objects.filter(Exists(listed.filter(platform=OuterRef("pk")))).order_by(
+            "name_en", "name"
+        )
     ]
     accelerators = [
         (slug, name)
-        for slug, name in Accelerator.objects.filter(offerings__is_active=True)
-        .distinct()
+        for slug, name in Accelerator.objects.filter(
+            Exists(listed.filter(accelerator=OuterRef("pk")))
+        )
         .order_by("vendor", "vram_gib", "name")
         .values_list("slug", "name")
     ]
@@ -379,15 +384,24 @@ def explorer_offerings(filters: dict[str, Any], conversion: Conversion) -> Query
     in_display = Cast("current_price_rows__amount", FloatField()) * _case(
         "current_price_rows__currency", conversion.factors
     )
-    quoted = tier_prices(filters.get("tier") or PriceTier.LIST)
-    if unit:
+    tier = filters.get("tier") or PriceTier.LIST
+    quoted = tier_prices(tier)
+    # By default (list prices, any unit, every currency convertible) the keys are stored on the
+    # offering in CNY (services.explorer_keys_refresh) and an index orders by them; in another
+    # display currency they are the same keys times one factor, so the same order.
+    stored = not unit and tier == PriceTier.LIST and not conversion.missing
+    if stored:
+        prices: dict[str, Any] = {}
+        to_display = Value(float(conversion.factors[REFERENCE_CURRENCY]))
+        hourly: Any = F("list_hourly_cny") * to_display
+    elif unit:
         # The current price in the chosen unit: one row per offering, unit and tier.
         in_unit = quoted & Q(current_price_rows__unit=unit)
         prices = {
             "price_count": Count("current_price_rows", filter=in_unit),
             "price_value": Min(in_display, filter=in_unit),
         }
-        hourly: Any = F("price_value") / Value(float(HOURS_PER_UNIT[unit]))
+        hourly = F("price_value") / Value(float(HOURS_PER_UNIT[unit]))
     else:
         # Otherwise the offering's current price whose hourly equivalent is cheapest.
         per_hour = in_display / _case("current_price_rows__unit", HOURS_PER_UNIT)
@@ -395,13 +409,9 @@ def explorer_offerings(filters: dict[str, Any], conversion: Conversion) -> Query
         hourly = F("price_hourly_min")
 
     offerings = (
-        Offering.objects.filter(is_active=True)
+        _explorer_filtered(filters)
         .select_related("platform", "accelerator")
-        .annotate(
-            vram_per_gpu=Cast(Coalesce("pooled_vram_gib", "accelerator__vram_gib"), FloatField()),
-            vram_total=F("vram_per_gpu") * F("gpu_count"),
-            **prices,
-        )
+        .annotate(**prices)
         .annotate(price_hourly=ExpressionWrapper(hourly, output_field=FloatField()))
         .annotate(
             price_gpu_hour=F("price_hourly") / F("gpu_count"),
@@ -411,20 +421,42 @@ def explorer_offerings(filters: dict[str, Any], conversion: Conversion) -> Query
             / NullIf(F("price_hourly"), 0.0),
         )
     )
-
-    bounds = {
-        "vram_min": "vram_per_gpu__gte",
-        "vram_max": "vram_per_gpu__lte",
-        "total_vram_min": "vram_total__gte",
-        "total_vram_max": "vram_total__lte",
-        "price_min": "price_value__gte",
-        "price_max": "price_value__lte",
-    }
+    bounds = {"price_min": "price_value__gte", "price_max": "price_value__lte"}
     for name, lookup in bounds.items():
         if filters.get(name) is not None:
             offerings = offerings.filter(**{lookup: float(filters[name])})
     if unit:
         offerings = offerings.filter(**{"price_count__gt": 0})  # an annotation of `prices`
+
+    sort = filters.get("sort") or "gpu_hour"
+    ordering = {
+        # Within one unit, ordering by the hourly equivalent is ordering by the listed price.
+        "price": F("list_hourly_cny" if stored else "price_hourly").asc(nulls_last=True),
+        "gpu_hour": F("list_gpu_hour_cny" if stored else "price_gpu_hour").asc(nulls_last=True),
+        "gib": F("price_per_gib").asc(nulls_last=True),
+        "tflops": F("tflops_per_price").desc(nulls_last=True),
+    }[sort]
+    return offerings.order_by(ordering, "platform__name_en", "platform__name", "name", "pk")
+
+
+def _explorer_filtered(filters: dict[str, Any], *, counting: bool = False) -> QuerySet[Offering]:
+    """Listed offerings with `vram_per_gpu` and `vram_total`, filtered as the form asks on all
+    but prices; `counting`, without the VRAM figures (and their join) unless a filter needs them."""
+    bounds = {
+        "vram_min": "vram_per_gpu__gte",
+        "vram_max": "vram_per_gpu__lte",
+        "total_vram_min": "vram_total__gte",
+        "total_vram_max": "vram_total__lte",
+    }
+    offerings = Offering.objects.filter(is_active=True)
+    if not counting or any(filters.get(name) is not None for name in bounds):
+        offerings = offerings.annotate(
+            vram_per_gpu=Cast(Coalesce("pooled_vram_gib", "accelerator__vram_gib"), FloatField()),
+            vram_total=F("vram_per_gpu") * F("gpu_count"),
+        )
+    for name, lookup in bounds.items():
+        if filters.get(name) is not None:
+            offerings = offerings.filter(**{lookup: float(filters[name])})
     exact = {
         "platform": "platform__slug",
         "accelerator": "accelerator__slug",
@@ -436,16 +468,20 @@ def explorer_offerings(filters: dict[str, Any], conversion: Conversion) -> Query
             offerings = offerings.filter(**{lookup: filters[name]})
     if filters.get("interruptible"):
         offerings = offerings.filter(interruptible=filters["interruptible"] == "yes")
+    return offerings
 
-    sort = filters.get("sort") or "gpu_hour"
-    ordering = {
-        # Within one unit, ordering by the hourly equivalent is ordering by the listed price.
-        "price": F("price_hourly").asc(nulls_last=True),
-        "gpu_hour": F("price_gpu_hour").asc(nulls_last=True),
-        "gib": F("price_per_gib").asc(nulls_last=True),
-        "tflops": F("tflops_per_price").desc(nulls_last=True),
-    }[sort]
-    return offerings.order_by(ordering, "platform__name_en", "platform__name", "name", "pk")
+
+class _ExplorerPaginator(Paginator):  # type: ignore[type-arg]  # of ids, then offerings
+    """Counts `counted`, a cheaper queryset with the same rows (no price aggregate) where the
+    filters allow one."""
+
+    def __init__(self, object_list: Any, per_page: int, counted: QuerySet[Offering]) -> None:
+        super().__init__(object_list, per_page)
+        self.counted = counted
+
+    @cached_property
+    def count(self) -> int:
+        return self.counted.count()
 
 
 def shown_price(
@@ -532,10 +568,23 @@ class ExplorerPage:
 def explorer_page(filters: dict[str, Any], page_number: int | str | None) -> ExplorerPage:
     """One page of the explorer: exchange rates, a count, the page's offerings and their prices."""
     conversion = display_conversion(filters.get("currency") or Currency.CNY)
-    paginator = Paginator(explorer_offerings(filters, conversion), EXPLORER_PAGE_SIZE)
+    ranked = explorer_offerings(filters, conversion)
+    # Without a price filter every listed offering that passes the others is a row: count those
+    # without the price aggregate.
+    priced = filters.get("unit") or any(
+        filters.get(name) is not None for name in ("price_min", "price_max")
+    )
+    counted = ranked if priced else _explorer_filtered(filters, counting=True)
+    # The order is found on ids alone (narrow rows through the aggregate and the sort), then the
+    # page's offerings are read with their annotations.
+    paginator = _ExplorerPaginator(ranked.values_list("pk", flat=True), EXPLORER_PAGE_SIZE, counted)
     page = paginator.get_page(page_number)
+    ids = list(page.object_list)
+    by_id = {offering.pk: offering for offering in ranked.filter(pk__in=ids)} if ids else {}
+    offerings = [by_id[pk] for pk in ids]
+    page.object_list = offerings
     rows = explorer_rows(
-        list(page.object_list),
+        offerings,
         conversion,
         unit=filters.get("unit") or "",
         tier=filters.get("tier") or PriceTier.LIST,

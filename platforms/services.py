@@ -20,9 +20,22 @@ from typing import TYPE_CHECKING, Any
 
 from django.core.exceptions import ValidationError
 from django.db import connection, transaction
-from django.db.models import F, QuerySet
+from django.db.models import (
+    Case,
+    F,
+    FloatField,
+    Min,
+    OuterRef,
+    QuerySet,
+    Subquery,
+    Value,
+    When,
+)
+from django.db.models.functions import Cast
 from django.utils import timezone
 from django.utils.translation import gettext as _
+
+from advisor.engine import vocab
 
 from .models import (
     EARLIEST_PRICE_AT,
@@ -37,6 +50,9 @@ from .models import (
     SourceKind,
     StoragePrice,
 )
+
+# Hours in one billing unit (a month is 720 h), for the stored price per GPU-hour.
+HOURS_PER_UNIT = {unit.value: float(unit.hours) for unit in vocab.BillingUnit}
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
@@ -122,6 +138,74 @@ def current_prices_advance(*, observations: Iterable[PriceObservation]) -> None:
                 f" WHERE excluded.{observed} > {table}.{observed}",
                 params,
             )
+    current_price_keys_refresh(offering_ids={key[0] for key in newest})
+
+
+def current_price_keys_refresh(*, offering_ids: Iterable[int] | None = None) -> int:
+    """Set the stored sort key of the current prices of `offering_ids` (all with None) from their
+    amounts, units and the offerings' GPU counts, in SQL: `per_gpu_hour` is the amount over the
+    unit's hours (a month is 720 h: advisor.engine.vocab) and the GPUs, as the list API shows it
+    (api/filters.py). Called by every write that moves a current price or changes an offering's
+    GPU count. Returns the rows set."""
+    gpus = Offering.objects.filter(pk=OuterRef("offering_id")).values("gpu_count")[:1]
+    key = Cast("amount", FloatField()) / (
+        Case(
+            *[When(unit=unit, then=Value(hours)) for unit, hours in HOURS_PER_UNIT.items()],
+            output_field=FloatField(),
+        )
+        * Subquery(gpus)
+    )
+    if offering_ids is None:
+        done = CurrentPrice.objects.update(per_gpu_hour=key)
+        explorer_keys_refresh()
+        return done
+    wanted = sorted(set(offering_ids))
+    done = 0
+    for start in range(0, len(wanted), _IDS_PER_QUERY):
+        batch = wanted[start : start + _IDS_PER_QUERY]
+        done += CurrentPrice.objects.filter(offering_id__in=batch).update(per_gpu_hour=key)
+    explorer_keys_refresh(offering_ids=wanted)
+    return done
+
+
+def explorer_keys_refresh(*, offering_ids: Iterable[int] | None = None) -> int:
+    """Set the explorer's stored sort keys of `offering_ids` (all with None), in SQL: of each
+    offering's current list prices, the cheapest hourly equivalent in CNY (each amount times the
+    latest rate to CNY, as the explorer converts: platforms.selectors.display_conversion, over the
+    unit's hours) and that over the GPU count. Called with the current prices' keys, and for every
+    offering when an exchange rate is written. Returns the offerings set."""
+    from .selectors import REFERENCE_CURRENCY, display_conversion  # the explorer's own rule
+
+    factors = display_conversion(REFERENCE_CURRENCY).factors
+    factor = Case(
+        *[When(currency=currency, then=Value(float(f))) for currency, f in factors.items()],
+        default=None,
+        output_field=FloatField(),
+    )
+    hours = Case(
+        *[When(unit=unit, then=Value(h)) for unit, h in HOURS_PER_UNIT.items()],
+        output_field=FloatField(),
+    )
+    cheapest = (
+        CurrentPrice.objects.filter(offering=OuterRef("pk"), tier=PriceTier.LIST)
+        .values("offering")
+        .annotate(hourly=Min(Cast("amount", FloatField()) * factor / hours))
+        .values("hourly")[:1]
+    )
+    batches: list[QuerySet[Offering]] = []
+    if offering_ids is None:
+        batches = [Offering.objects.all()]
+    else:
+        wanted = sorted(set(offering_ids))
+        batches = [
+            Offering.objects.filter(pk__in=wanted[start : start + _IDS_PER_QUERY])
+            for start in range(0, len(wanted), _IDS_PER_QUERY)
+        ]
+    done = 0
+    for offerings in batches:
+        done += offerings.update(list_hourly_cny=Subquery(cheapest, output_field=FloatField()))
+        offerings.update(list_gpu_hour_cny=F("list_hourly_cny") / F("gpu_count"))
+    return done
 
 
 def current_prices_recompute(*, keys: Iterable[PriceKey]) -> None:
@@ -140,6 +224,8 @@ def current_prices_recompute(*, keys: Iterable[PriceKey]) -> None:
         for offering_id, unit, tier in wanted
     ]
     current_prices_advance(observations=[o for o in latest if o is not None])
+    # A key left with no observation has no row now: its offering's sort keys change too.
+    current_price_keys_refresh(offering_ids={offering_id for offering_id, _, _ in wanted})
 
 
 def price_date_check(*, moment: datetime, now: datetime | None = None) -> None:
@@ -324,6 +410,8 @@ def offering_update(*, offering: Offering, fields: Sequence[str]) -> None:
     with transaction.atomic():
         catalogue_changed()
         offering.save(update_fields=list(fields))
+        if "gpu_count" in fields:
+            current_price_keys_refresh(offering_ids=[offering.pk])
 
 
 def manual_source() -> Source:

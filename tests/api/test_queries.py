@@ -41,8 +41,9 @@ def test_the_offering_list_is_three_queries(
     anon_client, platform, accelerator, source, n, django_assert_num_queries
 ):
     add_offerings(platform, accelerator, source, n)
-    # 1 count, 2 offerings with platform, accelerator, source and the annotated listing price,
-    # 3 current prices with their sources.
+    # 1 the offerings with a price per GPU-hour (platform, accelerator, source and the listing
+    # price joined), 2 their current prices with sources, 3 the offerings without one (they come
+    # after); no count: the list is walked by cursor.
     with django_assert_num_queries(3):
         response = anon_client.get(
             "/api/v1/offerings/", {"ordering": "price_per_gpu_hour", "vram_min": "8"}

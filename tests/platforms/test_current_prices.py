@@ -14,12 +14,25 @@ from django.db.models import OuterRef, Subquery
 from django.urls import reverse
 from rest_framework.test import APIClient
 
+from advisor.engine import vocab
 from platforms import services
-from platforms.models import CatalogueVersion, CurrentPrice, PriceObservation
+from platforms.models import (
+    CatalogueVersion,
+    CurrentPrice,
+    ExchangeRate,
+    Offering,
+    PriceObservation,
+)
 from platforms.seed import SeedReport, load_accelerators, load_seed
+from platforms.selectors import display_conversion
 from tests.conftest import NOW, make_offering
 
 FILL = importlib.import_module("platforms.migrations.0005_current_prices_catalogue_version").fill
+SORT_KEYS = importlib.import_module("platforms.migrations.0009_current_price_sort_keys")
+FILL_KEYS = SORT_KEYS.fill_sort_keys
+FILL_EXPLORER_KEYS = importlib.import_module(
+    "platforms.migrations.0010_explorer_sort_keys"
+).fill_explorer_keys
 
 
 def from_history() -> set[tuple]:
@@ -50,6 +63,29 @@ def assert_current_prices_right() -> None:
     expected = from_history()
     assert stored() == expected
     assert expected  # a test that writes no price checks nothing
+    assert_sort_keys_right()
+
+
+def assert_sort_keys_right() -> None:
+    """Each stored price per GPU-hour (the list API's sort key) is the engine's figure for the
+    row's amount, unit and the offering's GPU count today."""
+    rows = CurrentPrice.objects.values_list("amount", "unit", "offering__gpu_count", "per_gpu_hour")
+    for amount, unit, gpus, key in rows:
+        assert key == pytest.approx(float(vocab.price_per_gpu_hour(amount, unit, gpus)), rel=1e-12)
+    # The explorer's: the cheapest hourly list price in CNY at the latest rates, and per GPU.
+    factors = display_conversion("CNY").factors
+    for offering in Offering.objects.all():
+        hourly = [
+            float(p.amount * factors[p.currency]) / float(vocab.BillingUnit(p.unit).hours)
+            for p in CurrentPrice.objects.filter(offering=offering, tier="list")
+            if p.currency in factors
+        ]
+        if not hourly:
+            assert (offering.list_hourly_cny, offering.list_gpu_hour_cny) == (None, None)
+            continue
+        cheapest = min(hourly)
+        assert offering.list_hourly_cny == pytest.approx(cheapest, rel=1e-9)
+        assert offering.list_gpu_hour_cny == pytest.approx(cheapest / offering.gpu_count, rel=1e-9)
 
 
 def add(offering, source, amount, days_ago, unit="hour", tier="list"):
@@ -210,4 +246,60 @@ def test_the_migration_fills_the_current_prices_from_the_history(offering, sourc
     add(offering, source, "900", days_ago=5, unit="month")
     CurrentPrice.objects.all().delete()
     FILL(apps, None)
+    FILL_KEYS(apps, None)
+    FILL_EXPLORER_KEYS(apps, None)
+    assert_current_prices_right()
+
+
+def test_the_sort_keys_follow_a_change_of_gpu_count(offering, source, client, superuser):
+    from tests.platforms.test_admin import offering_form_data
+
+    add(offering, source, "8.00", days_ago=2)
+    add(offering, source, "4000", days_ago=2, unit="month")
+    offering.gpu_count = 4
+    services.offering_update(offering=offering, fields=["gpu_count"])  # as an import applies it
+    assert_current_prices_right()
+    assert CurrentPrice.objects.get(unit="hour").per_gpu_hour == 2.0
+
+    client.force_login(superuser)
+    url = reverse("admin:platforms_offering_change", args=[offering.pk])
+    form = offering_form_data(offering, gpu_count=2)
+    assert client.post(url, form).status_code == 302
+    assert_current_prices_right()
+    assert CurrentPrice.objects.get(unit="hour").per_gpu_hour == 4.0
+
+
+def test_an_exchange_rate_written_in_the_admin_moves_the_explorer_keys(
+    client, superuser, offering, source
+):
+    add(offering, source, "1.00", days_ago=2)
+    dollars = CurrentPrice.objects.get().observation
+    dollars.currency = "USD"
+    dollars.save()
+    services.current_prices_recompute(keys=[(offering.pk, "hour", "list")])
+    assert Offering.objects.get().list_hourly_cny is None  # no rate yet
+    client.force_login(superuser)
+    data = {
+        "base": "USD",
+        "quote": "CNY",
+        "rate": "7.1",
+        "as_of": "2026-11-01",
+        "source": source.pk,
+    }
+    assert client.post(reverse("admin:platforms_exchangerate_add"), data).status_code == 302
+    assert_current_prices_right()
+    assert Offering.objects.get().list_hourly_cny == pytest.approx(7.1)
+    rate = ExchangeRate.objects.get()
+    delete = reverse("admin:platforms_exchangerate_delete", args=[rate.pk])
+    assert client.post(delete, {"post": "yes"}).status_code == 302
+    assert Offering.objects.get().list_hourly_cny is None
+
+
+def test_the_migration_fills_the_sort_keys(offering, source):
+    add(offering, source, "1.98", days_ago=2)
+    add(offering, source, "900", days_ago=5, unit="month")
+    CurrentPrice.objects.update(per_gpu_hour=None)
+    Offering.objects.update(list_hourly_cny=None, list_gpu_hour_cny=None)
+    FILL_KEYS(apps, None)
+    FILL_EXPLORER_KEYS(apps, None)
     assert_current_prices_right()
