@@ -53,6 +53,16 @@ def _llm(
     )
 
 
+# The three text encoders and the VAE every Stable Diffusion 3 and 3.5 pipeline ships
+# (stabilityai/stable-diffusion-3-medium-diffusers text_encoder*/ and vae/ config.json files [S]).
+SD3_TEXT_ENCODERS = (
+    ("CLIP ViT-L/14", 123_650_304),
+    ("OpenCLIP ViT-bigG/14", 694_659_840),
+    ("T5-XXL encoder", 4_762_310_656),
+)
+SD3_VAE_PARAMS = 83_819_683
+
+
 def _diffusion(d: DiffusionArch, info: PresetInfo) -> tuple[ModelArch, PresetInfo]:
     """A pipeline preset: `params` is the whole pipeline, every component counted."""
     total = d.denoiser_params + d.text_encoder_params + d.vae_params
@@ -165,12 +175,8 @@ _PRESETS: dict[str, tuple[ModelArch, PresetInfo]] = {
         DiffusionArch(
             denoiser="mmdit",
             denoiser_params=2_028_328_000,
-            text_encoders=(
-                ("CLIP ViT-L/14", 123_650_304),
-                ("OpenCLIP ViT-bigG/14", 694_659_840),
-                ("T5-XXL encoder", 4_762_310_656),
-            ),
-            vae_params=83_819_683,
+            text_encoders=SD3_TEXT_ENCODERS,
+            vae_params=SD3_VAE_PARAMS,
             native_resolution=1024,
             latent_channels=16,
             blocks=24,
@@ -187,12 +193,8 @@ _PRESETS: dict[str, tuple[ModelArch, PresetInfo]] = {
         DiffusionArch(
             denoiser="mmdit",
             denoiser_params=2_500_000_000,
-            text_encoders=(
-                ("CLIP ViT-L/14", 123_650_304),
-                ("OpenCLIP ViT-bigG/14", 694_659_840),
-                ("T5-XXL encoder", 4_762_310_656),
-            ),
-            vae_params=83_819_683,
+            text_encoders=SD3_TEXT_ENCODERS,
+            vae_params=SD3_VAE_PARAMS,
             native_resolution=1024,
             latent_channels=16,
             blocks=24,
@@ -209,12 +211,8 @@ _PRESETS: dict[str, tuple[ModelArch, PresetInfo]] = {
         DiffusionArch(
             denoiser="mmdit",
             denoiser_params=8_100_000_000,
-            text_encoders=(
-                ("CLIP ViT-L/14", 123_650_304),
-                ("OpenCLIP ViT-bigG/14", 694_659_840),
-                ("T5-XXL encoder", 4_762_310_656),
-            ),
-            vae_params=83_819_683,
+            text_encoders=SD3_TEXT_ENCODERS,
+            vae_params=SD3_VAE_PARAMS,
             native_resolution=1024,
             latent_channels=16,
             blocks=38,
