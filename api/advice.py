@@ -511,7 +511,12 @@ class RecommendationSerializer(serializers.Serializer[Any]):
 
     @extend_schema_field(LegSerializer(many=True))
     def get_legs(self, rec: Any) -> list[dict[str, Any]]:
-        return cast(list[dict[str, Any]], LegSerializer([leg_of(rec)], many=True).data)
+        # One LegSerializer for every recommendation, its fields built once (DRF copies a
+        # serializer's declared fields for each new instance; the representation keeps no state).
+        return [_LEG.to_representation(leg_of(rec))]
+
+
+_LEG = LegSerializer()
 
 
 class PlanOfLegsSerializer(serializers.Serializer[Any]):

@@ -242,7 +242,7 @@ def main() -> None:
         "--rows",
         help="comma-separated rows to measure (default: all), e.g. floor_list,list50,list_deep:"
         " the keys of TARGETS and floor_list, floor_trivial, floor_static, advise_kept,"
-        " advise_build, advise_engine",
+        " advise_new, advise_build, advise_engine, advise_engine_new",
     )
     args = parser.parse_args()
     try:
@@ -378,7 +378,17 @@ def measure_all(bench: Bench, catalogue) -> None:
     print("advice")
     body = json.dumps(SCENARIO)
     bench.request("advise", "POST /api/v1/advise/ (5 tasks)", "POST", "/api/v1/advise/", body)
-    if any(bench.wanted(key) for key in ("advise_kept", "advise_build", "advise_engine")):
+    if bench.wanted("advise_new"):
+        fresh = _new_scenarios()
+        bench.measure(
+            "advise_new",
+            "  each a scenario not asked before",
+            lambda: bench.call("POST", "/api/v1/advise/", json.dumps(next(fresh))),
+        )
+    if any(
+        bench.wanted(key)
+        for key in ("advise_kept", "advise_build", "advise_engine", "advise_engine_new")
+    ):
         advise_split(bench)
     preset = PRESETS[PRESET]
     query = forms.scenario_query(preset.translated_scenario(), preset=preset.slug).urlencode()
@@ -427,6 +437,18 @@ def measure_all(bench: Bench, catalogue) -> None:
         )
 
 
+def _new_scenarios():
+    """The 5-task scenario with, each time, a chat context this process has not seen: its memory
+    differs, so neither its placements nor its fits are kept from an earlier request (what a
+    renter's first question costs, against a question asked again)."""
+    n = 0
+    while True:
+        n += 1
+        scenario = json.loads(json.dumps(SCENARIO))
+        scenario["tasks"][1]["context_len"] = 4096 + 8 * n
+        yield scenario
+
+
 def advise_split(bench: Bench) -> None:
     """advise_scenario() in three parts, in this process: the kept catalogue's version check, a
     rebuild of the catalogue (what the first request after a write pays) and the engine alone."""
@@ -435,6 +457,8 @@ def advise_split(bench: Bench) -> None:
 
     from advisor import services
     from advisor.engine.estimate import estimate
+    from advisor.engine.placement import PlacementCache
+    from advisor.engine.plans import search_plans
     from advisor.engine.ranking import advise
 
     scenario = services.parse(SCENARIO)
@@ -451,23 +475,42 @@ def advise_split(bench: Bench) -> None:
         lambda: services.build_catalogue(tier="list", now=now),
     )
 
-    def engine() -> object:
+    def engine(placements: PlacementCache = services.PLACEMENTS) -> object:
         estimate(scenario, catalogue.accelerators)
-        return advise(
+        pricing = {
+            "now": now,
+            "rates": catalogue.rates,
+            "storage_prices": catalogue.storage,
+            "stale_after_days": settings.PRICE_STALE_AFTER_DAYS,
+            "placements": placements,
+        }
+        advice = advise(
             scenario,
             catalogue.offerings,
             catalogue.accelerators,
-            now=now,
-            rates=catalogue.rates,
-            storage_prices=catalogue.storage,
-            stale_after_days=settings.PRICE_STALE_AFTER_DAYS,
             platforms=catalogue.platforms,
             index=catalogue.index,
-            placements=services.PLACEMENTS,
+            **pricing,
+        )
+        cheapest = min(advice.recommendations, key=lambda r: r.cost)
+        return search_plans(
+            scenario,
+            catalogue.offerings,
+            catalogue.accelerators,
+            cheapest=cheapest,
+            index=catalogue.index,
+            **pricing,
         )
 
     bench.measure(
-        "advise_engine", "  of which: the engine (estimate and rank, no database)", engine
+        "advise_engine",
+        "  of which: the engine (estimate, rank, plans; no database)",
+        engine,
+    )
+    bench.measure(
+        "advise_engine_new",
+        "  the engine, a scenario not asked before",
+        lambda: engine(PlacementCache()),
     )
 
 
