@@ -42,6 +42,9 @@ _COUNTS_BEFORE_SORTING = 8
 class _Cell:
     members: list[int] = field(default_factory=list)  # catalogue positions, ascending
     unpriced: int = 0  # members without any price
+    # What a constraint reads of the members (ranking._constraint_miss; the interconnect is the
+    # group's): the key its verdict is remembered under (`_miss`).
+    key: tuple[Any, ...] = ()
     # The members' prices by kind (what the billed units depend on: ranking._Bill.units_for),
     # each kind's (amount, position) ascending, with one price of the kind to read its units:
     # built on first use (`by_kind`).
@@ -102,7 +105,7 @@ class OfferingIndex:
             )
             cell = cells.get(cell_key)
             if cell is None:
-                cell = cells[cell_key] = _Cell()
+                cell = cells[cell_key] = _Cell(key=(*cell_key, off.interconnect))
             cell.members.append(i)
             if not off.prices:
                 cell.unpriced += 1
@@ -117,6 +120,22 @@ class OfferingIndex:
         self.groups: list[list[_Cell]] = [list(cells.values()) for cells in groups.values()]
         self.platforms = platforms
         self._by_platform: list[dict[str, _Kinds] | None] = [None] * len(self.groups)
+        self._least: list[list[tuple[tuple[Any, ...], PriceSpec, float]] | None]
+        self._least = [None] * len(self.groups)
+
+    def least(self, group: int) -> list[tuple[tuple[Any, ...], PriceSpec, float]]:
+        """Group `group`'s least amount of each price kind, over all its platforms: with the
+        kind's units, a lower bound of any of its offerings' costs (cheapest_per_platform)."""
+        found = self._least[group]
+        if found is None:
+            least: dict[tuple[Any, ...], tuple[tuple[Any, ...], PriceSpec, float]] = {}
+            for kinds in self.by_platform(group).values():
+                for kind, sample, amounts in kinds:
+                    known = least.get(kind)
+                    if known is None or amounts[0][0] < known[2]:
+                        least[kind] = (kind, sample, amounts[0][0])
+            found = self._least[group] = list(least.values())
+        return found
 
     def prepare(self) -> OfferingIndex:
         """Build now what is otherwise built on first use (each cell's and each group's prices
@@ -125,6 +144,7 @@ class OfferingIndex:
             for cell in cells:
                 cell.by_kind(self.offerings)
             self.by_platform(group)
+            self.least(group)
         return self
 
     def by_platform(self, group: int) -> dict[str, _Kinds]:
@@ -190,7 +210,7 @@ def _grouped(
         passed: list[_Cell] = []
         for cell in cells:
             members = cell.members
-            reason = _miss(ctx, misses, offerings[members[0]]) if ctx.filtering else None
+            reason = _miss(ctx, misses, cell, offerings) if ctx.filtering else None
             if reason is not None:
                 _tally(tallies, reason, len(members), members[0])
                 continue
@@ -264,21 +284,18 @@ def evaluate(ctx: ranking._Context, index: OfferingIndex) -> list[ranking._Candi
 
 
 def _miss(
-    ctx: ranking._Context, known: dict[tuple[Any, ...], Code | None], off: OfferingSpec
+    ctx: ranking._Context,
+    known: dict[tuple[Any, ...], Code | None],
+    cell: _Cell,
+    offerings: Sequence[OfferingSpec],
 ) -> Code | None:
-    """The constraint of `ctx` that leaves `off` out (ranking._constraint_miss), remembered in
-    `known` by what the constraints read of an offering."""
-    key = (
-        off.platform,
-        off.physically_exclusive,
-        off.interruptible,
-        off.interconnect,
-        id(off.accelerator),
-    )
-    if key in known:
-        return known[key]
-    found = known[key] = ranking._constraint_miss(ctx, off)
-    return found
+    """The constraint of `ctx` that leaves `cell`'s offerings out (ranking._constraint_miss),
+    remembered in `known` by what the constraints read of an offering (`_Cell.key`)."""
+    try:
+        return known[cell.key]
+    except KeyError:
+        found = known[cell.key] = ranking._constraint_miss(ctx, offerings[cell.members[0]])
+        return found
 
 
 # Offerings priced past the cheapest found, for exact ties to the cent: a lower bound above the
@@ -306,14 +323,17 @@ def cheapest_per_platform(
     misses: dict[tuple[Any, ...], Code | None] = {}
     for gi, cells in enumerate(index.groups):
         by_platform: dict[str, _Kinds]
+        passed = cells
         if ctx.filtering:
-            cells = [c for c in cells if _miss(ctx, misses, offerings[c.members[0]]) is None]
+            passed = [c for c in cells if _miss(ctx, misses, c, offerings) is None]
+        if len(passed) == len(cells):
+            by_platform = index.by_platform(gi)
+        else:
             by_platform = {}
-            for cell in cells:
+            for cell in passed:
                 platform = offerings[cell.members[0]].platform
                 by_platform.setdefault(platform, []).extend(cell.by_kind(offerings))
-        else:
-            by_platform = index.by_platform(gi)
+        cells = passed
         if not cells:
             continue
         fit = ranking._fit(ctx, offerings[cells[0].members[0]])
@@ -324,16 +344,41 @@ def cheapest_per_platform(
             continue
         count = bill.groups[0][1]
         factors: dict[tuple[Any, ...], float] = {}
+
+        def factor_of(
+            kind: tuple[Any, ...],
+            sample: PriceSpec,
+            bill: ranking._Bill = bill,
+            count: int = count,
+            factors: dict[tuple[Any, ...], float] = factors,
+        ) -> float:
+            """What turns an amount of price kind `kind` into a lower bound of the cost."""
+            found = factors.get(kind)
+            if found is None:
+                units = bill.float_units_for(sample)[0][0]
+                found = factors[kind] = units * count * ctx.float_rate(sample.currency)
+            return found
+
+        bases = {
+            p: float(ranking._bill_storage(ctx, p, bill)[0] or 0) if ctx.storing else 0.0
+            for p in by_platform
+        }
+        # The whole group at once: when every platform in it has a cheapest already and the
+        # group's least bound (any price kind's least amount, the least storage) passes the
+        # dearest of them, none of its offerings can be a platform's cheapest.
+        least = index.least(gi)
+        if not least:
+            continue  # no offering of this group has a price
+        kept_costs = [best[p][1].cost_key for p in by_platform if p in best]
+        if by_platform and len(kept_costs) == len(by_platform):
+            floor = min(a * factor_of(k, sample) for k, sample, a in least)
+            if floor + min(bases.values()) > max(kept_costs) + _TIE_MARGIN:
+                continue
         for platform, kinds in by_platform.items():
-            base = 0.0
-            if ctx.storing:
-                base = float(ranking._bill_storage(ctx, platform, bill)[0] or 0)
+            base = bases[platform]
             heap: list[tuple[float, int, int, list[tuple[float, int]], float]] = []
             for key, price, amounts in kinds:
-                factor = factors.get(key)
-                if factor is None:
-                    units = bill.float_units_for(price)[0][0]
-                    factor = factors[key] = units * count * ctx.float_rate(price.currency)
+                factor = factor_of(key, price)
                 amount, i = amounts[0]
                 heap.append((amount * factor, i, 0, amounts, factor))
             if not heap:
