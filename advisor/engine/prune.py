@@ -122,6 +122,25 @@ class OfferingIndex:
         self._by_platform: list[dict[str, _Kinds] | None] = [None] * len(self.groups)
         self._least: list[list[tuple[tuple[Any, ...], PriceSpec, float]] | None]
         self._least = [None] * len(self.groups)
+        self._cell_keys: dict[tuple[Any, ...], _Cell] | None = None
+        self._group_keys: list[frozenset[tuple[Any, ...]] | None] = [None] * len(self.groups)
+
+    def cell_keys(self) -> dict[tuple[Any, ...], _Cell]:
+        """One cell of each key (_Cell.key) in the catalogue: what a constraint's verdicts are
+        found for."""
+        if self._cell_keys is None:
+            self._cell_keys = {}
+            for cells in self.groups:
+                for cell in cells:
+                    self._cell_keys.setdefault(cell.key, cell)
+        return self._cell_keys
+
+    def group_keys(self, group: int) -> frozenset[tuple[Any, ...]]:
+        """The keys of group `group`'s cells."""
+        found = self._group_keys[group]
+        if found is None:
+            found = self._group_keys[group] = frozenset(c.key for c in self.groups[group])
+        return found
 
     def least(self, group: int) -> list[tuple[tuple[Any, ...], PriceSpec, float]]:
         """Group `group`'s least amount of each price kind, over all its platforms: with the
@@ -145,6 +164,8 @@ class OfferingIndex:
                 cell.by_kind(self.offerings)
             self.by_platform(group)
             self.least(group)
+            self.group_keys(group)
+        self.cell_keys()
         return self
 
     def by_platform(self, group: int) -> dict[str, _Kinds]:
@@ -321,11 +342,18 @@ def cheapest_per_platform(
     deadline = ctx.c.deadline_hours
     best: dict[str, tuple[tuple[Any, ...], ranking._Candidate]] = {}
     misses: dict[tuple[Any, ...], Code | None] = {}
+    # The cell keys a constraint leaves out, found once: a group none of whose cells has one
+    # passes whole (a set operation instead of a verdict per cell).
+    failing: set[tuple[Any, ...]] = set()
+    if ctx.filtering:
+        failing = {
+            key for key, cell in index.cell_keys().items() if _miss(ctx, misses, cell, offerings)
+        }
     for gi, cells in enumerate(index.groups):
         by_platform: dict[str, _Kinds]
         passed = cells
-        if ctx.filtering:
-            passed = [c for c in cells if _miss(ctx, misses, c, offerings) is None]
+        if failing and not failing.isdisjoint(index.group_keys(gi)):
+            passed = [c for c in cells if c.key not in failing]
         if len(passed) == len(cells):
             by_platform = index.by_platform(gi)
         else:
@@ -359,10 +387,6 @@ def cheapest_per_platform(
                 found = factors[kind] = units * count * ctx.float_rate(sample.currency)
             return found
 
-        bases = {
-            p: float(ranking._bill_storage(ctx, p, bill)[0] or 0) if ctx.storing else 0.0
-            for p in by_platform
-        }
         # The whole group at once: when every platform in it has a cheapest already and the
         # group's least bound (any price kind's least amount, the least storage) passes the
         # dearest of them, none of its offerings can be a platform's cheapest.
@@ -370,10 +394,17 @@ def cheapest_per_platform(
         if not least:
             continue  # no offering of this group has a price
         kept_costs = [best[p][1].cost_key for p in by_platform if p in best]
+        floor = None
         if by_platform and len(kept_costs) == len(by_platform):
             floor = min(a * factor_of(k, sample) for k, sample, a in least)
-            if floor + min(bases.values()) > max(kept_costs) + _TIE_MARGIN:
-                continue
+            if floor > max(kept_costs) + _TIE_MARGIN:
+                continue  # storage only adds
+        bases = {
+            p: float(ranking._bill_storage(ctx, p, bill)[0] or 0) if ctx.storing else 0.0
+            for p in by_platform
+        }
+        if floor is not None and floor + min(bases.values()) > max(kept_costs) + _TIE_MARGIN:
+            continue
         for platform, kinds in by_platform.items():
             base = bases[platform]
             heap: list[tuple[float, int, int, list[tuple[float, int]], float]] = []
