@@ -15,8 +15,16 @@ of one platform at one cost and time) from a bounded heap, the Pareto front from
 time (a candidate can only join the front ahead of every slower-or-equal one with its time), and
 the rank of a front member further down by counting what comes before it.
 
+Within a group that fits, offerings differ only in their prices, and on one price kind (unit,
+metering, start-up billing, currency) the cost of the busiest instance is the amount times the
+same units: each kind's amounts, sorted once per catalogue (`_Cell.by_kind`,
+`OfferingIndex.by_platform`), give lower bounds of the cost in order. `rank` (what advise uses in
+place of evaluate and select, without a budget or fresh-only prices) and `cheapest_per_platform`
+(the plans across platforms) price offerings in that order only until nothing unpriced can
+change their answer.
+
 Counts, closest misses, ranks, order and ties are exactly those of pricing and sorting every
-offering (tests/advisor/engine/test_prune.py compares the two on random catalogues).
+offering (tests/advisor/engine/test_prune.py compares them on random catalogues).
 """
 
 from __future__ import annotations
