@@ -45,6 +45,7 @@ from advisor.engine.memory import (
     _result,
     compute_precision,
     optimizer_bytes_per_param,
+    zero_divisors,
 )
 from advisor.engine.messages import Code, Message, gib, msg
 from advisor.engine.types import DiffusionArch, Precision, Task, TextEncoders
@@ -548,16 +549,6 @@ def _inference(task: Task) -> MemoryPlan:
     )
 
 
-def _divisors(task: Task) -> tuple[int, int, int]:
-    n = task.gpus
-    return {
-        "none": (1, 1, 1),
-        "zero1": (1, 1, n),
-        "zero2": (1, n, n),
-        "zero3": (n, n, n),
-    }[task.sharding]
-
-
 def _training(task: Task) -> MemoryPlan:
     d = arch_of(task)
     pixels = resolution(task)
@@ -595,7 +586,7 @@ def _training(task: Task) -> MemoryPlan:
     elif mode == "offload":
         host += sum(s for s, _ in encoders) + vae[0]
     weights = _sum(resident)
-    div_w, div_g, div_o = _divisors(task)
+    div_w, div_g, div_o = zero_divisors(task)
     label = _params(trainable)
     grad_bytes = math.ceil(trainable * size / div_g)
     opt_size = optimizer_bytes_per_param(task)

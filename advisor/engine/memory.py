@@ -499,7 +499,7 @@ def _model_states(task: Task, arch: ModelArch) -> _States:
     )
 
 
-def _divisors(task: Task) -> tuple[int, int, int]:
+def zero_divisors(task: Task) -> tuple[int, int, int]:
     """Divisors of (weights, gradients, optimizer) under the ZeRO stage (ZeRO paper, Figure 1)."""
     n = task.gpus
     return {
@@ -758,7 +758,7 @@ def _approximation_notes(arch: ModelArch) -> list[Message]:
 def _training_memory(task: Task) -> MemoryPlan:
     arch = _arch(task)
     states = _model_states(task, arch)
-    div_w, div_g, div_o = _divisors(task)
+    div_w, div_g, div_o = zero_divisors(task)
     weights = math.ceil(states.weights / div_w)
     gradients = math.ceil(states.gradients / div_g)
     optimizer = math.ceil(states.optimizer / div_o)

@@ -14,7 +14,7 @@ says where from.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from advisor.engine.types import DiffusionArch, ModelArch
 
@@ -61,6 +61,20 @@ SD3_TEXT_ENCODERS = (
     ("T5-XXL encoder", 4_762_310_656),
 )
 SD3_VAE_PARAMS = 83_819_683
+# FLUX.1 [dev]; [schnell] is the same architecture with fewer T5 tokens.
+FLUX_DEV = DiffusionArch(
+    denoiser="flux",
+    denoiser_params=11_901_408_320,
+    text_encoders=(("CLIP ViT-L/14", 123_060_480), ("T5-XXL encoder", 4_762_310_656)),
+    vae_params=83_819_683,
+    native_resolution=1024,
+    latent_channels=16,
+    cfg=False,  # guidance-distilled: the guidance scale is an input, one pass per step
+    blocks=19,
+    single_blocks=38,
+    hidden=3072,
+    text_tokens=512,  # FluxPipeline max_sequence_length for dev
+)
 
 
 def _diffusion(d: DiffusionArch, info: PresetInfo) -> tuple[ModelArch, PresetInfo]:
@@ -226,19 +240,7 @@ _PRESETS: dict[str, tuple[ModelArch, PresetInfo]] = {
         ),
     ),
     "flux.1-dev": _diffusion(
-        DiffusionArch(
-            denoiser="flux",
-            denoiser_params=11_901_408_320,
-            text_encoders=(("CLIP ViT-L/14", 123_060_480), ("T5-XXL encoder", 4_762_310_656)),
-            vae_params=83_819_683,
-            native_resolution=1024,
-            latent_channels=16,
-            cfg=False,  # guidance-distilled: the guidance scale is an input, one pass per step
-            blocks=19,
-            single_blocks=38,
-            hidden=3072,
-            text_tokens=512,  # FluxPipeline max_sequence_length for dev
-        ),
+        FLUX_DEV,
         PresetInfo(
             "FLUX.1 [dev]",
             "transformer 23.8 GB, T5 9.52 GB, CLIP 246 MB, VAE 168 MB in BF16, Hugging Face "
@@ -247,19 +249,8 @@ _PRESETS: dict[str, tuple[ModelArch, PresetInfo]] = {
         ),
     ),
     "flux.1-schnell": _diffusion(
-        DiffusionArch(
-            denoiser="flux",
-            denoiser_params=11_901_408_320,
-            text_encoders=(("CLIP ViT-L/14", 123_060_480), ("T5-XXL encoder", 4_762_310_656)),
-            vae_params=83_819_683,
-            native_resolution=1024,
-            latent_channels=16,
-            cfg=False,  # timestep-distilled, no guidance
-            blocks=19,
-            single_blocks=38,
-            hidden=3072,
-            text_tokens=256,  # FluxPipeline max_sequence_length for schnell
-        ),
+        # Timestep-distilled, no guidance either.
+        replace(FLUX_DEV, text_tokens=256),  # FluxPipeline max_sequence_length for schnell
         PresetInfo(
             "FLUX.1 [schnell]",
             "the FLUX.1 [dev] architecture (black-forest-labs/FLUX.1-schnell config.json) [S]; "
