@@ -125,6 +125,8 @@ class Preset:
 
 _ZXY = "zhixingyun"
 _CNY = {"currency": "CNY"}
+# The article's pick for Q1 and Q3 alike.
+_ZXY_MIG = Pick(_("智星云's A100 with MIG slices"), (PickLeg(_ZXY, ("a100-40gb", "a100-80gb")),))
 
 _ARTICLE_QA = (
     Preset(
@@ -232,10 +234,7 @@ _ARTICLE_QA = (
             "objective": "cost",
         },
         checks=("mig_instances", "mig_for_production"),
-        pick=Pick(
-            _("智星云's A100 with MIG slices"),
-            (PickLeg(_ZXY, ("a100-40gb", "a100-80gb")),),
-        ),
+        pick=_ZXY_MIG,
     ),
     Preset(
         slug="q3-per-second-billing",
@@ -271,10 +270,7 @@ _ARTICLE_QA = (
             "objective": "cost",
         },
         checks=("five_cards", "mig_break_even"),
-        pick=Pick(
-            _("智星云's A100 with MIG slices"),
-            (PickLeg(_ZXY, ("a100-40gb", "a100-80gb")),),
-        ),
+        pick=_ZXY_MIG,
     ),
     Preset(
         slug="q4-data-security",
