@@ -576,7 +576,7 @@ def rank(
 
     # Streams: the amounts of one price kind of one platform in one group, ascending, with what
     # turns an amount into a lower bound of the cost (units x instances x rate, storage).
-    streams: list[tuple[list[tuple[float, int]], float, float, float]] = []
+    streams: list[tuple[list[tuple[float, int]], float, float, float, ranking._Bill]] = []
     by_time: dict[float, list[int]] = {}
     for f in fitting:
         bill = f.fit.bill
@@ -601,7 +601,7 @@ def rank(
                     units = bill.float_units_for(sample)[0][0]
                     factor = factors[kind] = units * instances * ctx.float_rate(sample.currency)
                 by_time.setdefault(time_key, []).append(len(streams))
-                streams.append((amounts, factor, base, time_key))
+                streams.append((amounts, factor, base, time_key, bill))
 
     priced: dict[int, ranking._Candidate] = {}
 
@@ -615,7 +615,7 @@ def rank(
         return found
 
     def bound(sid: int, at: int) -> float:
-        amounts, factor, base, _time = streams[sid]
+        amounts, factor, base, _time, _bill = streams[sid]
         return _below(amounts[at][0] * factor + base)
 
     def cheapest(sids: list[int]) -> float:
@@ -649,7 +649,7 @@ def rank(
             `at_least` more."""
             while heap and (at_least > 0 or (threshold is not None and heap[0][0] <= threshold)):
                 _key, sid, at = heap[0]
-                amounts, _factor, _base, time_key = streams[sid]
+                amounts, _factor, _base, time_key, _bill = streams[sid]
                 if at + 1 < len(amounts):
                     nxt = (key_of(bound(sid, at + 1), time_key), sid, at + 1)
                     heapq.heapreplace(heap, nxt)
@@ -661,17 +661,57 @@ def rank(
 
         advance(None, limit)
         stats = (times, best_cost)
+        key = ranking._ranking([], objective, stats)
         while True:
             ranked = select([priced[i] for i in sorted(priced)], objective, limit, stats)
-            key = ranking._ranking([], objective, stats)
-            shown = max(key(c) for _rank, c in ranked.shown)
-            top = sum(1 for r, _c in ranked.shown if r < limit)
+            top = [c for r, c in ranked.shown if r < limit]
+            shown = max(key(c) for c in top)
             if heap and heap[0][0] <= shown:
                 advance(shown)
-            elif heap and top < limit:
-                advance(None, limit - top)
+            elif heap and len(top) < limit:
+                advance(None, limit - len(top))
             else:
-                return ranked, count
+                break
+        # The first `limit` are settled, and so is the front (each time's cheapest is priced).
+        # A front member further down ranks after every candidate whose key is less than its
+        # own: those still unpriced are counted by the range of their cost, and priced only
+        # where the range straddles a member's key.
+        deep = [(key(c), id(c)) for r, c in ranked.shown if r >= limit]
+        if not deep:
+            return ranked, count
+        upper_key = _bound_key(objective, times, best_cost, stale=True)
+        deepest = max(k for k, _id in deep)
+        ahead_of = dict.fromkeys((member for _k, member in deep), 0)
+        counted: set[int] = set()
+        straddling: list[int] = []
+        while heap and heap[0][0] <= deepest:
+            _key, sid, at = heapq.heappop(heap)
+            amounts, _factor, base, time_key, bill = streams[sid]
+            if at + 1 < len(amounts):
+                heapq.heappush(heap, (key_of(bound(sid, at + 1), time_key), sid, at + 1))
+            i = amounts[at][1]
+            if i in priced or i in counted:
+                continue
+            counted.add(i)
+            low, high = _cost_range(ctx, offerings[i], bill, base)
+            low_key = key_of(low, time_key)
+            high_key = None if high is None else upper_key(high, time_key)
+            ahead = []
+            for member_key, member in deep:
+                if high_key is not None and high_key < member_key:
+                    ahead.append(member)
+                elif low_key <= member_key:
+                    straddling.append(i)  # its cost decides: priced, and ranked by select
+                    break
+            else:
+                for member in ahead:
+                    ahead_of[member] += 1
+        if straddling:
+            for i in straddling:
+                price(i)
+            ranked = select([priced[i] for i in sorted(priced)], objective, limit, stats)
+        ranked.shown = [(r + ahead_of[id(c)] if r >= limit else r, c) for r, c in ranked.shown]
+        return ranked, count
     except _Unranked:
         return None
 
@@ -681,20 +721,53 @@ class _Unranked(Exception):
 
 
 def _bound_key(
-    objective: str, times: Sequence[float], best_cost: float
+    objective: str, times: Sequence[float], best_cost: float, stale: bool = False
 ) -> Callable[[float, float], tuple[Any, ...]]:
     """The least key (ranking._ranking) a candidate of cost at least `bound` and time `time_key`
-    can have: fresh, and its cost at the bound."""
+    can have: fresh, and its cost at the bound; with `stale`, the greatest a candidate of cost at
+    most `bound` can have."""
     if objective == "time" and times:
-        return lambda bound, time_key: (time_key, round(bound, 2), False)
+        return lambda bound, time_key: (time_key, round(bound, 2), stale)
     if objective != "balanced" or not times:
-        return lambda bound, time_key: (round(bound, 2), False, time_key)
+        return lambda bound, time_key: (round(bound, 2), stale, time_key)
     best_time = min(times) or 1e-9
     slowest = max(times) / best_time
     scale = 1 / best_cost if best_cost > 0 else 1.0
 
     def balanced(bound: float, time_key: float) -> tuple[Any, ...]:
         t = time_key / best_time if time_key < ranking._INF else slowest
-        return (bound * scale + t, False, bound)
+        return (bound * scale + t, stale, bound)
 
     return balanced
+
+
+def _cost_range(
+    ctx: ranking._Context, off: OfferingSpec, bill: ranking._Bill, base: float
+) -> tuple[float, float | None]:
+    """(a lower bound, an upper bound or None) of what ranking._evaluate prices `off` at on
+    `bill`, with `base` its storage, at a few multiplications a price instead of the plan search.
+
+    Below: every plan (one price for all instances, or one per usage group) costs each group at
+    least the least of its prices' amounts x units x rate (a minimum charge only raises a run).
+    Above: the cheapest plan costs at most any one price for every instance (ranking._cheapest
+    takes the least of those, or a mixed plan cheaper still). None where more can be added or a
+    candidate be folded away: keeping an instance from release, a regional duplicate."""
+    groups = bill.groups
+    lows = [ranking._INF] * len(groups)
+    high = ranking._INF
+    for p in off.prices:
+        rate = ctx.float_rate(p.currency)
+        amount = p.amount_float
+        per_group = bill.float_units_for(p)[0]
+        for g, units in enumerate(per_group):
+            cost = amount * units * rate * groups[g][1]
+            if cost < lows[g]:
+                lows[g] = cost
+        high = min(high, ranking._price_cost(ctx, p, bill))
+    # Sums in another order than ranking's: the bounds are widened past float rounding.
+    low = sum(lows) + base
+    low -= abs(low) * 1e-9 + 1e-9
+    if off.region or (ctx.storing and ranking._may_release(off)):
+        return low, None
+    high += base
+    return low, high + abs(high) * 1e-9 + 1e-9
