@@ -539,10 +539,11 @@ def rank(
     cost to the cent, the time, or the balanced score, each non-decreasing in the cost at one
     time). Offerings are priced in the order of their bounds: for the balanced score's least
     cost first; then, for the Pareto front, each time's cheapest; then in the key's order until
-    every shown candidate (the first `limit` after folding regions, and front members further
-    down with their ranks) precedes the least bound not yet priced. Whatever is not priced then
-    ranks after everything shown, so the shown, their ranks, regions and the front are those of
-    pricing everything (tests/advisor/engine/test_prune.py compares the two)."""
+    the first `limit` (after folding regions) precede the least bound not yet priced. A front
+    member further down takes its rank from a count: of what is priced, by its key; of what is
+    not, by a range of its cost (`_cost_range`), priced only where the range straddles the
+    member's key. So the shown, their ranks, regions and the front are those of pricing
+    everything (tests/advisor/engine/test_prune.py compares the two)."""
     if ctx.budget is not None or ctx.c.fresh_only:
         return None
     offerings = index.offerings
