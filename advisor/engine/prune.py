@@ -44,6 +44,8 @@ from advisor.engine.types import OfferingSpec, PriceSpec
 # Past this many front members below the first `limit`, their ranks come from one sort of the
 # candidates' keys instead of one count each.
 _COUNTS_BEFORE_SORTING = 8
+# Sets of constraints whose failing cell keys an index keeps (OfferingIndex.failing).
+_FAILING_KEPT = 32
 
 
 @dataclass
@@ -126,7 +128,13 @@ class OfferingIndex:
             if unflagged and (known.fresh_at is None or max(unflagged) > known.fresh_at):
                 known.freshest, known.fresh_at = off, max(unflagged)
         self.groups: list[list[_Cell]] = [list(cells.values()) for cells in groups.values()]
+        # Each group's fit key, first member, member count and members without a price.
+        self.fit_keys = list(groups)
+        self.firsts = [min(c.members[0] for c in cells) for cells in self.groups]
+        self.counts = [sum(len(c.members) for c in cells) for cells in self.groups]
+        self.unpriced = [sum(c.unpriced for c in cells) for cells in self.groups]
         self.platforms = platforms
+        self._failing: dict[tuple[Any, ...], dict[tuple[Any, ...], Code]] = {}
         self._by_platform: list[dict[str, _Kinds] | None] = [None] * len(self.groups)
         self._least: list[list[tuple[tuple[Any, ...], PriceSpec, float]] | None]
         self._least = [None] * len(self.groups)
@@ -142,6 +150,30 @@ class OfferingIndex:
                 for cell in cells:
                     self._cell_keys.setdefault(cell.key, cell)
         return self._cell_keys
+
+    def failing(self, ctx: ranking._Context) -> dict[tuple[Any, ...], Code]:
+        """The cell keys (_Cell.key) a constraint of `ctx` leaves out, with the constraint
+        (ranking._constraint_miss), found once per set of constraints: the sides of the plans
+        across platforms and a scenario asked again read them from here."""
+        terms = ranking._constraint_terms(ctx)
+        try:
+            found = self._failing.get(terms)
+        except TypeError:  # a term that cannot be hashed: found for this call only
+            return self._find_failing(ctx)
+        if found is None:
+            found = self._find_failing(ctx)
+            if len(self._failing) >= _FAILING_KEPT:
+                self._failing.pop(next(iter(self._failing)))
+            self._failing[terms] = found
+        return found
+
+    def _find_failing(self, ctx: ranking._Context) -> dict[tuple[Any, ...], Code]:
+        out = {}
+        for key, cell in self.cell_keys().items():
+            reason = ranking._constraint_miss(ctx, self.offerings[cell.members[0]])
+            if reason is not None:
+                out[key] = reason
+        return out
 
     def group_keys(self, group: int) -> frozenset[tuple[Any, ...]]:
         """The keys of group `group`'s cells."""
@@ -233,17 +265,31 @@ def _grouped(
     offerings = index.offerings
     unfit: list[tuple[int, int, ranking._Fit]] = []  # (first position, eligible, fit)
     fitting: list[_Fitting] = []
-    misses: dict[tuple[Any, ...], Code | None] = {}
+    failing = index.failing(ctx) if ctx.filtering else {}
+    fresh_only = ctx.c.fresh_only
+    fits = ctx.fits
     for gi, cells in enumerate(index.groups):
+        if not (fresh_only or index.unpriced[gi]) and (
+            not failing or failing.keys().isdisjoint(index.group_keys(gi))
+        ):
+            # Every member is eligible: the group as the index holds it.
+            first, count = index.firsts[gi], index.counts[gi]
+            fit = fits.get(index.fit_keys[gi]) or ranking._fit(ctx, offerings[first])
+            if fit.bill is None or fit.month is None:
+                unfit.append((first, count, fit))
+            else:
+                kept_all = [cell.members for cell in cells]
+                fitting.append(_Fitting(gi, kept_all, cells, fit, first, count))
+            continue
         eligible: list[list[int]] = []
         passed: list[_Cell] = []
         for cell in cells:
             members = cell.members
-            reason = _miss(ctx, misses, cell, offerings) if ctx.filtering else None
+            reason = failing.get(cell.key)
             if reason is not None:
                 _tally(tallies, reason, len(members), members[0])
                 continue
-            if ctx.c.fresh_only:
+            if fresh_only:
                 kept = [i for i in members if ranking._current(ctx, offerings[i].prices)]
             elif cell.unpriced:
                 kept = [i for i in members if offerings[i].prices]
@@ -312,21 +358,6 @@ def evaluate(ctx: ranking._Context, index: OfferingIndex) -> list[ranking._Candi
     return candidates
 
 
-def _miss(
-    ctx: ranking._Context,
-    known: dict[tuple[Any, ...], Code | None],
-    cell: _Cell,
-    offerings: Sequence[OfferingSpec],
-) -> Code | None:
-    """The constraint of `ctx` that leaves `cell`'s offerings out (ranking._constraint_miss),
-    remembered in `known` by what the constraints read of an offering (`_Cell.key`)."""
-    try:
-        return known[cell.key]
-    except KeyError:
-        found = known[cell.key] = ranking._constraint_miss(ctx, offerings[cell.members[0]])
-        return found
-
-
 # Offerings priced past the cheapest found, for exact ties to the cent: a lower bound above the
 # cheapest by more than this cannot tie it (ranking._ranking compares costs to the cent).
 _TIE_MARGIN = 0.02
@@ -349,14 +380,11 @@ def cheapest_per_platform(
     offerings = index.offerings
     deadline = ctx.c.deadline_hours
     best: dict[str, tuple[tuple[Any, ...], ranking._Candidate]] = {}
-    misses: dict[tuple[Any, ...], Code | None] = {}
-    # The cell keys a constraint leaves out, found once: a group none of whose cells has one
-    # passes whole (a set operation instead of a verdict per cell).
-    failing: set[tuple[Any, ...]] = set()
-    if ctx.filtering:
-        failing = {
-            key for key, cell in index.cell_keys().items() if _miss(ctx, misses, cell, offerings)
-        }
+    # The cell keys a constraint leaves out: a group none of whose cells has one passes whole
+    # (a set operation instead of a verdict per cell).
+    failing = index.failing(ctx).keys() if ctx.filtering else None
+    fits = ctx.fits
+    bounds = _Bounds(ctx)
     for gi, cells in enumerate(index.groups):
         by_platform: dict[str, _Kinds]
         passed = cells
@@ -369,32 +397,14 @@ def cheapest_per_platform(
             for cell in passed:
                 platform = offerings[cell.members[0]].platform
                 by_platform.setdefault(platform, []).extend(cell.by_kind(offerings))
-        cells = passed
-        if not cells:
+        if not passed:
             continue
-        fit = ranking._fit(ctx, offerings[cells[0].members[0]])
+        fit = fits.get(index.fit_keys[gi]) or ranking._fit(ctx, offerings[passed[0].members[0]])
         bill = fit.bill
         if bill is None or fit.month is None:
             continue
         if deadline is not None and fit.time is not None and fit.time > deadline:
             continue
-        count = bill.groups[0][1]
-        factors: dict[tuple[Any, ...], float] = {}
-
-        def factor_of(
-            kind: tuple[Any, ...],
-            sample: PriceSpec,
-            bill: ranking._Bill = bill,
-            count: int = count,
-            factors: dict[tuple[Any, ...], float] = factors,
-        ) -> float:
-            """What turns an amount of price kind `kind` into a lower bound of the cost."""
-            found = factors.get(kind)
-            if found is None:
-                units = bill.float_units_for(sample)[0][0]
-                found = factors[kind] = units * count * ctx.float_rate(sample.currency)
-            return found
-
         # The whole group at once: when every platform in it has a cheapest already and the
         # group's least bound (any price kind's least amount, the least storage) passes the
         # dearest of them, none of its offerings can be a platform's cheapest.
@@ -404,20 +414,17 @@ def cheapest_per_platform(
         kept_costs = [best[p][1].cost_key for p in by_platform if p in best]
         floor = None
         if by_platform and len(kept_costs) == len(by_platform):
-            floor = min(a * factor_of(k, sample) for k, sample, a in least)
-            if floor > max(kept_costs) + _TIE_MARGIN:
+            floor = min(a * bounds.factor(bill, k, sample) for k, sample, a in least)
+            dearest = max(kept_costs) + _TIE_MARGIN
+            if floor > dearest:
                 continue  # storage only adds
-        bases = {
-            p: float(ranking._bill_storage(ctx, p, bill)[0] or 0) if ctx.storing else 0.0
-            for p in by_platform
-        }
-        if floor is not None and floor + min(bases.values()) > max(kept_costs) + _TIE_MARGIN:
-            continue
+            if floor + min(bounds.base(bill, p) for p in by_platform) > dearest:
+                continue
         for platform, kinds in by_platform.items():
-            base = bases[platform]
+            base = bounds.base(bill, platform)
             heap: list[tuple[float, int, int, list[tuple[float, int]], float]] = []
             for key, price, amounts in kinds:
-                factor = factor_of(key, price)
+                factor = bounds.factor(bill, key, price)
                 amount, i = amounts[0]
                 heap.append((amount * factor, i, 0, amounts, factor))
             if not heap:
@@ -578,7 +585,9 @@ def rank(
     # Streams: the amounts of one price kind of one platform in one group, ascending, with what
     # turns an amount into a lower bound of the cost (units x instances x rate, storage).
     streams: list[tuple[list[tuple[float, int]], float, float, float, ranking._Bill]] = []
+    firsts: list[float] = []  # each stream's first bound
     by_time: dict[float, list[int]] = {}
+    bases = _Bounds(ctx)
     for f in fitting:
         bill = f.fit.bill
         assert bill is not None
@@ -590,19 +599,14 @@ def rank(
             for cell in f.cells:
                 platform = offerings[cell.members[0]].platform
                 by_platform.setdefault(platform, []).extend(cell.by_kind(offerings))
-        instances = bill.groups[0][1]
-        factors: dict[tuple[Any, ...], float] = {}
+        sids = by_time.setdefault(time_key, [])
         for platform, kinds in by_platform.items():
-            base = 0.0
-            if ctx.storing:
-                base = float(ranking._bill_storage(ctx, platform, bill)[0] or 0)
+            base = bases.base(bill, platform)
             for kind, sample, amounts in kinds:
-                factor = factors.get(kind)
-                if factor is None:
-                    units = bill.float_units_for(sample)[0][0]
-                    factor = factors[kind] = units * instances * ctx.float_rate(sample.currency)
-                by_time.setdefault(time_key, []).append(len(streams))
+                factor = bases.factor(bill, kind, sample)
+                sids.append(len(streams))
                 streams.append((amounts, factor, base, time_key, bill))
+                firsts.append(_below(amounts[0][0] * factor + base))
 
     priced: dict[int, ranking._Candidate] = {}
 
@@ -621,7 +625,7 @@ def rank(
 
     def cheapest(sids: list[int]) -> float:
         """Price the streams' offerings in bound order up to their least cost; that cost."""
-        heap = [(bound(sid, 0), sid, 0) for sid in sids]
+        heap = [(firsts[sid], sid, 0) for sid in sids]
         heapq.heapify(heap)
         least = ranking._INF
         while heap and heap[0][0] <= least:
@@ -635,14 +639,12 @@ def rank(
         return least
 
     times = [t for t in by_time if t < ranking._INF]
-    best_cost = 0.0
     try:
-        if objective == "balanced" and times:
-            best_cost = cheapest(list(range(len(streams))))
-        for sids in by_time.values():
-            cheapest(sids)  # each time's cheapest: the Pareto front's candidates
+        # Each time's cheapest: the Pareto front's candidates; the least of them, the balanced
+        # score's least cost.
+        best_cost = min(cheapest(sids) for sids in by_time.values())
         key_of = _bound_key(objective, times, best_cost)
-        heap = [(key_of(bound(sid, 0), streams[sid][3]), sid, 0) for sid in range(len(streams))]
+        heap = [(key_of(firsts[sid], s[3]), sid, 0) for sid, s in enumerate(streams)]
         heapq.heapify(heap)
 
         def advance(threshold: tuple[Any, ...] | None, at_least: int = 0) -> None:
@@ -719,6 +721,36 @@ def rank(
 
 class _Unranked(Exception):
     """An offering of a group that fits is no candidate after all: rank falls back."""
+
+
+class _Bounds:
+    """What turns an amount into a lower bound of a cost on a bill, remembered per bill (shapes
+    whose tasks run alike share one bill): per price kind, the busiest usage group's units x its
+    instances x the rate (every plan bills at least that group); per platform, the storage."""
+
+    def __init__(self, ctx: ranking._Context) -> None:
+        self.ctx = ctx
+        self.factors: dict[tuple[int, tuple[Any, ...]], float] = {}
+        self.bases: dict[tuple[int, str], float] = {}
+
+    def factor(self, bill: ranking._Bill, kind: tuple[Any, ...], sample: PriceSpec) -> float:
+        key = (id(bill), kind)
+        found = self.factors.get(key)
+        if found is None:
+            units = bill.float_units_for(sample)[0][0]
+            found = units * bill.groups[0][1] * self.ctx.float_rate(sample.currency)
+            self.factors[key] = found
+        return found
+
+    def base(self, bill: ranking._Bill, platform: str) -> float:
+        if not self.ctx.storing:
+            return 0.0
+        key = (id(bill), platform)
+        found = self.bases.get(key)
+        if found is None:
+            found = float(ranking._bill_storage(self.ctx, platform, bill)[0] or 0)
+            self.bases[key] = found
+        return found
 
 
 def _bound_key(

@@ -642,6 +642,21 @@ def _constraint_miss(ctx: _Context, off: OfferingSpec) -> Code | None:
     return None
 
 
+def _constraint_terms(ctx: _Context) -> tuple[Any, ...]:
+    """Everything of `ctx` that _constraint_miss reads: contexts alike in it leave the same
+    offerings out."""
+    c = ctx.c
+    return (
+        c.platforms,
+        c.domestic_only,
+        c.require_nvlink,
+        c.physically_exclusive,
+        ctx.on_slugs,
+        ctx.no_interruptible,
+        ctx.card_needs,
+    )
+
+
 def _stale(ctx: _Context, price: PriceSpec) -> bool:
     """The staleness rule (vocab.is_stale), or the flag the loader set with the same rule."""
     return price.stale or price.observed_at < ctx.stale_before

@@ -277,15 +277,16 @@ OTHER_STORAGE = (StoragePriceSpec("a", "gb_day", Decimal("0.0100"), "CNY", NOW),
 @settings(max_examples=150, deadline=None)
 @given(scenarios, scenarios, catalogue(), st.booleans())
 def test_fits_kept_across_calls_answer_as_fresh_ones(first, then, offerings, other_storage):
-    """A placement cache kept across calls keeps each scenario's fits (ranking._Context.fits):
-    an advice after another scenario's, or after the same tasks under other constraints or other
-    storage prices, is the advice of a fresh cache."""
+    """A placement cache kept across calls keeps each scenario's fits (ranking._Context.fits),
+    and an index kept with the catalogue the cells each scenario's constraints leave out
+    (OfferingIndex.failing): an advice after another scenario's, or after the same tasks under
+    other constraints or other storage prices, is the advice of a fresh cache and index."""
     from advisor.engine.placement import PlacementCache
 
     then = replace(then, tasks=first.tasks if other_storage else then.tasks)
     storage = OTHER_STORAGE if other_storage else STORAGE
 
-    def answer(scenario, storage_prices, placements):
+    def answer(scenario, storage_prices, placements, index):
         try:
             advice = advise(
                 scenario,
@@ -294,11 +295,13 @@ def test_fits_kept_across_calls_answer_as_fresh_ones(first, then, offerings, oth
                 now=NOW,
                 storage_prices=storage_prices,
                 placements=placements,
+                index=index,
             )
         except NoFit as error:
             return (error.detail, error.rejected, error.closest_miss)
         return advice
 
-    kept = PlacementCache()
-    answer(first, STORAGE, kept)
-    assert answer(then, storage, kept) == answer(then, storage, PlacementCache())
+    kept, index = PlacementCache(), prune.OfferingIndex(offerings)
+    answer(first, STORAGE, kept, index)
+    fresh = answer(then, storage, PlacementCache(), prune.OfferingIndex(offerings))
+    assert answer(then, storage, kept, index) == fresh
