@@ -30,6 +30,7 @@ offering (tests/advisor/engine/test_prune.py compares them on random catalogues)
 from __future__ import annotations
 
 import heapq
+import threading
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -66,17 +67,37 @@ class _Cell:
         return self.kinds
 
 
-# Prices by kind: (kind, one price of it, each one's (amount, catalogue position) ascending).
-_Kinds = list[tuple[tuple[Any, ...], PriceSpec, list[tuple[float, int]]]]
+# Prices by kind: (the kind's number, one price of it, each one's (amount, catalogue position)
+# ascending).
+_Kinds = list[tuple[int, PriceSpec, list[tuple[float, int]]]]
+# A number for each price kind (what the billed units depend on: ranking._Bill.units_for, and the
+# currency) met in this process, and one price of each: a bill's factors are a list by number
+# (_Bounds). Kinds are few (units, granularities, start-up billing, currencies).
+_KIND_NUMBERS: dict[tuple[Any, ...], int] = {}
+_KIND_SAMPLES: list[PriceSpec] = []
+
+
+_KINDS_LOCK = threading.Lock()
+
+
+def _kind_number(p: PriceSpec) -> int:
+    key = (p.unit, p.granularity_seconds or 0, p.startup_billed, p.currency)
+    found = _KIND_NUMBERS.get(key)
+    if found is None:
+        with _KINDS_LOCK:  # indexes may be built in two threads at once
+            found = _KIND_NUMBERS.get(key)
+            if found is None:
+                _KIND_SAMPLES.append(p)
+                found = _KIND_NUMBERS[key] = len(_KIND_SAMPLES) - 1
+    return found
 
 
 def _by_kind(offerings: Sequence[OfferingSpec], members: Iterable[int]) -> _Kinds:
-    """The prices of `members` by kind (what their billed units depend on: ranking._Bill.units_for,
-    and the currency), each kind's amounts ascending."""
-    found: dict[tuple[Any, ...], tuple[tuple[Any, ...], PriceSpec, list[tuple[float, int]]]] = {}
+    """The prices of `members` by kind (_kind_number), each kind's amounts ascending."""
+    found: dict[int, tuple[int, PriceSpec, list[tuple[float, int]]]] = {}
     for i in members:
         for p in offerings[i].prices:
-            key = (p.unit, p.granularity_seconds or 0, p.startup_billed, p.currency)
+            key = _kind_number(p)
             entry = found.get(key)
             if entry is None:
                 entry = found[key] = (key, p, [])
@@ -136,9 +157,10 @@ class OfferingIndex:
         self.platforms = platforms
         self._failing: dict[tuple[Any, ...], dict[tuple[Any, ...], Code]] = {}
         self._by_platform: list[dict[str, _Kinds] | None] = [None] * len(self.groups)
-        self._least: list[list[tuple[tuple[Any, ...], PriceSpec, float]] | None]
+        self._least: list[list[tuple[int, PriceSpec, float]] | None]
         self._least = [None] * len(self.groups)
         self._cell_keys: dict[tuple[Any, ...], _Cell] | None = None
+        self._twinned: frozenset[int] | None = None
         self._group_keys: list[frozenset[tuple[Any, ...]] | None] = [None] * len(self.groups)
 
     def cell_keys(self) -> dict[tuple[Any, ...], _Cell]:
@@ -175,6 +197,32 @@ class OfferingIndex:
                 out[key] = reason
         return out
 
+    def twinned(self) -> frozenset[int]:
+        """The positions of regional offerings that another offering could be folded with
+        (ranking._fold_regions): alike in everything the fold compares but the price and the
+        figures priced from it. An offering outside this set is never folded."""
+        if self._twinned is None:
+            alike: dict[tuple[Any, ...], list[int]] = {}
+            for i, off in enumerate(self.offerings):
+                if off.region:
+                    key = (
+                        off.platform,
+                        off.name.replace(off.region, ""),
+                        off.accelerator.slug,
+                        off.gpu_count,
+                        off.sharing,
+                        off.mig_profile,
+                        off.pooled_vram_gib,
+                        off.interconnect,
+                        off.interruptible,
+                        off.physically_exclusive,
+                    )
+                    alike.setdefault(key, []).append(i)
+            self._twinned = frozenset(
+                i for found in alike.values() if len(found) > 1 for i in found
+            )
+        return self._twinned
+
     def group_keys(self, group: int) -> frozenset[tuple[Any, ...]]:
         """The keys of group `group`'s cells."""
         found = self._group_keys[group]
@@ -182,12 +230,12 @@ class OfferingIndex:
             found = self._group_keys[group] = frozenset(c.key for c in self.groups[group])
         return found
 
-    def least(self, group: int) -> list[tuple[tuple[Any, ...], PriceSpec, float]]:
+    def least(self, group: int) -> list[tuple[int, PriceSpec, float]]:
         """Group `group`'s least amount of each price kind, over all its platforms: with the
         kind's units, a lower bound of any of its offerings' costs (cheapest_per_platform)."""
         found = self._least[group]
         if found is None:
-            least: dict[tuple[Any, ...], tuple[tuple[Any, ...], PriceSpec, float]] = {}
+            least: dict[int, tuple[int, PriceSpec, float]] = {}
             for kinds in self.by_platform(group).values():
                 for kind, sample, amounts in kinds:
                     known = least.get(kind)
@@ -206,6 +254,7 @@ class OfferingIndex:
             self.least(group)
             self.group_keys(group)
         self.cell_keys()
+        self.twinned()
         return self
 
     def by_platform(self, group: int) -> dict[str, _Kinds]:
@@ -411,25 +460,29 @@ def cheapest_per_platform(
         least = index.least(gi)
         if not least:
             continue  # no offering of this group has a price
+        factors = bounds.factors(bill)
         kept_costs = [best[p][1].cost_key for p in by_platform if p in best]
-        floor = None
         if by_platform and len(kept_costs) == len(by_platform):
-            floor = min(a * bounds.factor(bill, k, sample) for k, sample, a in least)
+            floor = min(a * factors[k] for k, _sample, a in least)
             dearest = max(kept_costs) + _TIE_MARGIN
             if floor > dearest:
                 continue  # storage only adds
             if floor + min(bounds.base(bill, p) for p in by_platform) > dearest:
                 continue
         for platform, kinds in by_platform.items():
-            base = bounds.base(bill, platform)
-            heap: list[tuple[float, int, int, list[tuple[float, int]], float]] = []
-            for key, price, amounts in kinds:
-                factor = bounds.factor(bill, key, price)
-                amount, i = amounts[0]
-                heap.append((amount * factor, i, 0, amounts, factor))
-            if not heap:
+            if not kinds:
                 continue  # no offering of the platform here has a price
             kept = best.get(platform)
+            if kept is not None:
+                least_bound = min(amounts[0][0] * factors[k] for k, _sample, amounts in kinds)
+                if least_bound > kept[1].cost_key + _TIE_MARGIN:
+                    continue  # storage only adds
+            base = bounds.base(bill, platform)
+            heap: list[tuple[float, int, int, list[tuple[float, int]], float]] = []
+            for k, _sample, amounts in kinds:
+                factor = factors[k]
+                amount, i = amounts[0]
+                heap.append((amount * factor, i, 0, amounts, factor))
             if kept is not None and min(heap)[0] + base > kept[1].cost_key + _TIE_MARGIN:
                 continue  # nothing of this group can be the platform's cheapest
             heapq.heapify(heap)
@@ -602,8 +655,9 @@ def rank(
         sids = by_time.setdefault(time_key, [])
         for platform, kinds in by_platform.items():
             base = bases.base(bill, platform)
-            for kind, sample, amounts in kinds:
-                factor = bases.factor(bill, kind, sample)
+            factors = bases.factors(bill)
+            for kind, _sample, amounts in kinds:
+                factor = factors[kind]
                 sids.append(len(streams))
                 streams.append((amounts, factor, base, time_key, bill))
                 firsts.append(_below(amounts[0][0] * factor + base))
@@ -687,6 +741,7 @@ def rank(
         ahead_of = dict.fromkeys((member for _k, member in deep), 0)
         counted: set[int] = set()
         straddling: list[int] = []
+        twinned = index.twinned()
         while heap and heap[0][0] <= deepest:
             _key, sid, at = heapq.heappop(heap)
             amounts, _factor, base, time_key, bill = streams[sid]
@@ -696,7 +751,7 @@ def rank(
             if i in priced or i in counted:
                 continue
             counted.add(i)
-            low, high = _cost_range(ctx, offerings[i], bill, base)
+            low, high = _cost_range(ctx, offerings[i], bill, base, i in twinned)
             low_key = key_of(low, time_key)
             high_key = None if high is None else upper_key(high, time_key)
             ahead = []
@@ -723,6 +778,22 @@ class _Unranked(Exception):
     """An offering of a group that fits is no candidate after all: rank falls back."""
 
 
+class _Factors(dict[int, float]):
+    """A bill's factors by price kind (_Bounds), each found on first use: a kind's currency is
+    converted only where an offering has a price of it."""
+
+    def __init__(self, bill: ranking._Bill, ctx: ranking._Context) -> None:
+        super().__init__()
+        self.bill = bill
+        self.ctx = ctx
+
+    def __missing__(self, kind: int) -> float:
+        sample = _KIND_SAMPLES[kind]
+        units = self.bill.float_units_for(sample)[0][0]
+        found = self[kind] = units * self.bill.groups[0][1] * self.ctx.float_rate(sample.currency)
+        return found
+
+
 class _Bounds:
     """What turns an amount into a lower bound of a cost on a bill, remembered per bill (shapes
     whose tasks run alike share one bill): per price kind, the busiest usage group's units x its
@@ -730,16 +801,14 @@ class _Bounds:
 
     def __init__(self, ctx: ranking._Context) -> None:
         self.ctx = ctx
-        self.factors: dict[tuple[int, tuple[Any, ...]], float] = {}
+        self._factors: dict[int, _Factors] = {}
         self.bases: dict[tuple[int, str], float] = {}
 
-    def factor(self, bill: ranking._Bill, kind: tuple[Any, ...], sample: PriceSpec) -> float:
-        key = (id(bill), kind)
-        found = self.factors.get(key)
+    def factors(self, bill: ranking._Bill) -> _Factors:
+        """`bill`'s factor of each price kind, by the kind's number (_kind_number)."""
+        found = self._factors.get(id(bill))
         if found is None:
-            units = bill.float_units_for(sample)[0][0]
-            found = units * bill.groups[0][1] * self.ctx.float_rate(sample.currency)
-            self.factors[key] = found
+            found = self._factors[id(bill)] = _Factors(bill, self.ctx)
         return found
 
     def base(self, bill: ranking._Bill, platform: str) -> float:
@@ -775,7 +844,7 @@ def _bound_key(
 
 
 def _cost_range(
-    ctx: ranking._Context, off: OfferingSpec, bill: ranking._Bill, base: float
+    ctx: ranking._Context, off: OfferingSpec, bill: ranking._Bill, base: float, twinned: bool
 ) -> tuple[float, float | None]:
     """(a lower bound, an upper bound or None) of what ranking._evaluate prices `off` at on
     `bill`, with `base` its storage, at a few multiplications a price instead of the plan search.
@@ -783,8 +852,9 @@ def _cost_range(
     Below: every plan (one price for all instances, or one per usage group) costs each group at
     least the least of its prices' amounts x units x rate (a minimum charge only raises a run).
     Above: the cheapest plan costs at most any one price for every instance (ranking._cheapest
-    takes the least of those, or a mixed plan cheaper still). None where more can be added or a
-    candidate be folded away: keeping an instance from release, a regional duplicate."""
+    takes the least of those, or a mixed plan cheaper still). None where more can be added or the
+    candidate be folded away: keeping an instance from release, an offering `twinned` with
+    another of another region (OfferingIndex.twinned)."""
     groups = bill.groups
     lows = [ranking._INF] * len(groups)
     high = ranking._INF
@@ -800,7 +870,7 @@ def _cost_range(
     # Sums in another order than ranking's: the bounds are widened past float rounding.
     low = sum(lows) + base
     low -= abs(low) * 1e-9 + 1e-9
-    if off.region or (ctx.storing and ranking._may_release(off)):
+    if twinned or (ctx.storing and ranking._may_release(off)):
         return low, None
     high += base
     return low, high + abs(high) * 1e-9 + 1e-9

@@ -305,3 +305,38 @@ def test_fits_kept_across_calls_answer_as_fresh_ones(first, then, offerings, oth
     answer(first, STORAGE, kept, index)
     fresh = answer(then, storage, PlacementCache(), prune.OfferingIndex(offerings))
     assert answer(then, storage, kept, index) == fresh
+
+
+def test_a_front_member_far_down_counts_regional_twins_once():
+    """Ranked by time, the cheap slow card is on the front below the fast ones; before it come
+    the cheapest fast offering and one offer sold in two regions, which folds into one
+    candidate (ranking._fold_regions). Its rank counts the pair once although neither twin had
+    to be priced for the first place: the same ranks as pricing every offering."""
+    from tests.advisor.engine.test_advice_properties import job
+
+    def offering(i, card, amount, region=""):
+        return OfferingSpec(
+            id=i,
+            platform="a",
+            platform_name="A",
+            name=f"{card} {region}" if region else f"{card} #{i}",
+            accelerator=ACCELERATORS[card],
+            region=region,
+            prices=(
+                PriceSpec(unit="hour", amount=Decimal(amount), currency="CNY", observed_at=NOW),
+            ),
+        )
+
+    offerings = [
+        offering(0, "h100-sxm-80gb", "20.00"),
+        offering(1, "h100-sxm-80gb", "30.00", "r1"),
+        offering(2, "h100-sxm-80gb", "30.00", "r2"),
+        offering(3, "h100-sxm-80gb", "40.00"),
+        offering(4, "rtx-4090-24gb", "1.88"),
+    ]
+    scenario = Scenario(tasks=(job(2e8, None, 2.0),), objective="time")
+    expected = everything(scenario, offerings, 1)
+    assert [(rank, oid) for rank, oid, *_ in expected[2]] == [(1, 0), (4, 4)]
+    ctx = ranking._Context(scenario, ACCELERATORS, NOW, RATES, STORAGE, 30)
+    ranked, _fitting = prune.rank(ctx, prune.OfferingIndex(offerings), "time", 1)
+    assert [(rank + 1, c.offering.id) for rank, c in ranked.shown] == [(1, 0), (4, 4)]
