@@ -14,8 +14,10 @@ from collections.abc import Callable, Iterable
 from decimal import ROUND_HALF_UP, Decimal
 from enum import StrEnum
 
-from django.utils.formats import number_format
-from django.utils.translation import gettext, ngettext
+from django.core.signals import setting_changed
+from django.dispatch import receiver
+from django.utils.formats import FORMAT_SETTINGS, get_format, number_format
+from django.utils.translation import get_language, gettext, ngettext
 
 from advisor.engine import messages as engine
 from advisor.engine import vocab
@@ -48,10 +50,52 @@ def as_json(message: Message) -> dict[str, object]:
 
 def number(value: float | Decimal, places: int) -> str:
     """A number in the active locale, thousands grouped, rounded half up once (as the tables
-    round money: 1.005 is 1.01, where float rounding would give 1.00)."""
+    round money: 1.005 is 1.01, where float rounding would give 1.00).
+
+    What Django's number_format writes (tests/advisor/test_messages_numbers.py compares them),
+    with the locale's separators read once per language: an answer formats hundreds of numbers."""
     exact = value if isinstance(value, Decimal) else Decimal(repr(float(value)))
-    rounded = exact.quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP)
-    return number_format(rounded, decimal_pos=places, force_grouping=True)
+    rounded = exact.quantize(
+        _STEPS[places] if places < len(_STEPS) else Decimal(1).scaleb(-places),
+        rounding=ROUND_HALF_UP,
+    )
+    language = get_language()
+    separators = _SEPARATORS.get(language)
+    if separators is None:
+        separators = _SEPARATORS[language] = _separators()
+    if separators is _UNGROUPED or not rounded.is_finite():
+        return number_format(rounded, decimal_pos=places, force_grouping=True)
+    if not rounded:
+        rounded = _ZERO  # no sign on a zero, as number_format writes it
+    text = f"{rounded:,.{places}f}"
+    return text if separators is _PLAIN else text.translate(separators)
+
+
+# Decimal steps of 0 to 6 places, for quantize.
+_STEPS = tuple(Decimal(1).scaleb(-places) for places in range(7))
+_ZERO = Decimal(0)
+# By language: a table turning Python's "1,234.5" into the locale's separators, _PLAIN where
+# they are Python's own, _UNGROUPED where the grouping is not in threes (number_format then).
+_SEPARATORS: dict[str | None, dict[int, str]] = {}
+_PLAIN: dict[int, str] = {}
+_UNGROUPED: dict[int, str] = {}
+
+
+@receiver(setting_changed)
+def _forget_separators(*, setting: str, **kwargs: object) -> None:
+    """The separators read again when a test overrides the formats (where Django reads its
+    formats again, and when the format modules change)."""
+    if setting in FORMAT_SETTINGS or setting in ("USE_THOUSAND_SEPARATOR", "FORMAT_MODULE_PATH"):
+        _SEPARATORS.clear()
+
+
+def _separators() -> dict[int, str]:
+    decimal, thousand = get_format("DECIMAL_SEPARATOR"), get_format("THOUSAND_SEPARATOR")
+    if get_format("NUMBER_GROUPING") != 3:
+        return _UNGROUPED
+    if (decimal, thousand) == (".", ","):
+        return _PLAIN
+    return str.maketrans({".": str(decimal), ",": str(thousand)})
 
 
 # ------------------------------------------------------------------ one rule per kind of figure

@@ -29,6 +29,7 @@ offering (tests/advisor/engine/test_prune.py compares them on random catalogues)
 
 from __future__ import annotations
 
+import bisect
 import heapq
 import threading
 from collections import Counter
@@ -161,6 +162,9 @@ class OfferingIndex:
         self._least = [None] * len(self.groups)
         self._cell_keys: dict[tuple[Any, ...], _Cell] | None = None
         self._twinned: frozenset[int] | None = None
+        self._observed: list[datetime] | None = None
+        # cheapest_per_platform's answers by everything they are made of (`_pricing_terms`).
+        self._cheapest: dict[tuple[Any, ...], dict[str, ranking._Candidate]] = {}
         self._group_keys: list[frozenset[tuple[Any, ...]] | None] = [None] * len(self.groups)
 
     def cell_keys(self) -> dict[tuple[Any, ...], _Cell]:
@@ -196,6 +200,13 @@ class OfferingIndex:
             if reason is not None:
                 out[key] = reason
         return out
+
+    def stale_epoch(self, stale_before: datetime) -> int:
+        """How many of the catalogue's price dates fall before `stale_before`: two moments with
+        the same count leave the same prices stale (ranking._stale)."""
+        if self._observed is None:
+            self._observed = sorted({p.observed_at for o in self.offerings for p in o.prices})
+        return bisect.bisect_left(self._observed, stale_before)
 
     def twinned(self) -> frozenset[int]:
         """The positions of regional offerings that another offering could be folded with
@@ -255,6 +266,7 @@ class OfferingIndex:
             self.group_keys(group)
         self.cell_keys()
         self.twinned()
+        self.stale_epoch(datetime.min)
         return self
 
     def by_platform(self, group: int) -> dict[str, _Kinds]:
@@ -407,12 +419,54 @@ def evaluate(ctx: ranking._Context, index: OfferingIndex) -> list[ranking._Candi
     return candidates
 
 
+# Answers of cheapest_per_platform an index keeps.
+_CHEAPEST_KEPT = 64
+
+
+def _pricing_terms(ctx: ranking._Context, index: OfferingIndex) -> tuple[Any, ...] | None:
+    """Everything of `ctx` that pricing an offering of `index` reads (ranking._evaluate): the
+    scenario, its cost basis, the storage prices, the exchange rates usable at `ctx.now`, the
+    accelerator specs and which prices are stale; None where one cannot be hashed."""
+    now = ctx.now
+    terms = (
+        ctx.scenario,
+        ctx.basis,
+        tuple(ctx.storage_prices),
+        tuple(r for r in ctx.rates if r.as_of <= now),
+        tuple(ctx.accelerators.values()),
+        index.stale_epoch(ctx.stale_before),
+    )
+    try:
+        hash(terms)
+    except TypeError:
+        return None
+    return terms
+
+
+def cheapest_per_platform(
+    ctx: ranking._Context, index: OfferingIndex
+) -> dict[str, ranking._Candidate]:
+    """The cheapest candidate of each platform (`_cheapest_per_platform`), kept by the index
+    under everything it is made of (`_pricing_terms`): the sides of the plans across platforms
+    of a scenario asked again are not searched again while the catalogue holds."""
+    terms = _pricing_terms(ctx, index)
+    if terms is None:
+        return _cheapest_per_platform(ctx, index)
+    found = index._cheapest.get(terms)
+    if found is None:
+        found = _cheapest_per_platform(ctx, index)
+        if len(index._cheapest) >= _CHEAPEST_KEPT:
+            index._cheapest.pop(next(iter(index._cheapest)))
+        index._cheapest[terms] = found
+    return dict(found)
+
+
 # Offerings priced past the cheapest found, for exact ties to the cent: a lower bound above the
 # cheapest by more than this cannot tie it (ranking._ranking compares costs to the cent).
 _TIE_MARGIN = 0.02
 
 
-def cheapest_per_platform(
+def _cheapest_per_platform(
     ctx: ranking._Context, index: OfferingIndex
 ) -> dict[str, ranking._Candidate]:
     """The cheapest candidate of each platform, as pricing every offering and keeping, per

@@ -340,3 +340,28 @@ def test_a_front_member_far_down_counts_regional_twins_once():
     ctx = ranking._Context(scenario, ACCELERATORS, NOW, RATES, STORAGE, 30)
     ranked, _fitting = prune.rank(ctx, prune.OfferingIndex(offerings), "time", 1)
     assert [(rank + 1, c.offering.id) for rank, c in ranked.shown] == [(1, 0), (4, 4)]
+
+
+@settings(max_examples=200, deadline=None)
+@given(scenarios, scenarios, catalogue(), st.sampled_from([0, 0, 50, 200]), st.booleans())
+def test_the_cheapest_per_platform_kept_by_the_index_is_a_fresh_ones(
+    first, then, offerings, days_later, same_tasks
+):
+    """An index keeps each answer of cheapest_per_platform under everything pricing reads: asked
+    for another scenario, the same tasks under other constraints, or later (when prices have
+    turned stale), it answers as a fresh index does."""
+    if same_tasks:
+        then = replace(then, tasks=first.tasks)
+    then = replace(then, constraints=replace(then.constraints, budget_per_month=None))
+    first = replace(first, constraints=replace(first.constraints, budget_per_month=None))
+    later = NOW + timedelta(days=days_later)
+
+    def cheapest(scenario, now, index):
+        ctx = ranking._Context(scenario, ACCELERATORS, now, RATES, STORAGE, 30)
+        found = prune.cheapest_per_platform(ctx, index)
+        return {p: (c.offering.id, c.cost_key, c.stale) for p, c in found.items()}
+
+    kept = prune.OfferingIndex(offerings)
+    cheapest(first, NOW, kept)
+    assert cheapest(then, later, kept) == cheapest(then, later, prune.OfferingIndex(offerings))
+    assert cheapest(first, NOW, kept) == cheapest(first, NOW, prune.OfferingIndex(offerings))
