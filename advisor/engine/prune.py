@@ -204,9 +204,13 @@ class OfferingIndex:
     def stale_epoch(self, stale_before: datetime) -> int:
         """How many of the catalogue's price dates fall before `stale_before`: two moments with
         the same count leave the same prices stale (ranking._stale)."""
+        return bisect.bisect_left(self._dates(), stale_before)
+
+    def _dates(self) -> list[datetime]:
+        """The catalogue's price dates, ascending, each once."""
         if self._observed is None:
             self._observed = sorted({p.observed_at for o in self.offerings for p in o.prices})
-        return bisect.bisect_left(self._observed, stale_before)
+        return self._observed
 
     def twinned(self) -> frozenset[int]:
         """The positions of regional offerings that another offering could be folded with
@@ -266,7 +270,7 @@ class OfferingIndex:
             self.group_keys(group)
         self.cell_keys()
         self.twinned()
-        self.stale_epoch(datetime.min)
+        self._dates()
         return self
 
     def by_platform(self, group: int) -> dict[str, _Kinds]:
