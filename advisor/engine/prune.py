@@ -165,6 +165,8 @@ class OfferingIndex:
         self._observed: list[datetime] | None = None
         # cheapest_per_platform's answers by everything they are made of (`_pricing_terms`).
         self._cheapest: dict[tuple[Any, ...], dict[str, ranking._Candidate]] = {}
+        # rank's answers, with the rejections they leave (rank).
+        self._ranked: dict[tuple[Any, ...], _KeptRank] = {}
         self._group_keys: list[frozenset[tuple[Any, ...]] | None] = [None] * len(self.groups)
 
     def cell_keys(self) -> dict[tuple[Any, ...], _Cell]:
@@ -423,8 +425,15 @@ def evaluate(ctx: ranking._Context, index: OfferingIndex) -> list[ranking._Candi
     return candidates
 
 
-# Answers of cheapest_per_platform an index keeps.
+# rank's answer, with the rejections and closest misses it leaves in its context.
+_KeptRank = tuple[
+    tuple["Ranked | None", int],
+    list[tuple[Code, int]],
+    dict[Code, tuple[float, Any, OfferingSpec]],
+]
+# Answers of cheapest_per_platform and of rank an index keeps.
 _CHEAPEST_KEPT = 64
+_RANKED_KEPT = 32
 
 
 def _pricing_terms(ctx: ranking._Context, index: OfferingIndex) -> tuple[Any, ...] | None:
@@ -644,6 +653,37 @@ def _below(bound: float) -> float:
 
 
 def rank(
+    ctx: ranking._Context, index: OfferingIndex, objective: str, limit: int
+) -> tuple[Ranked | None, int] | None:
+    """`_rank`, kept by the index under everything it is made of (`_pricing_terms`, the
+    objective and the limit) with what it leaves in `ctx.rejected` and `ctx.misses`: a scenario
+    asked again is not ranked again while the catalogue holds. The kept candidates are shared
+    between the answers: read, never changed, after ranking."""
+    if ctx.budget is not None or ctx.c.fresh_only:
+        return None
+    terms = _pricing_terms(ctx, index)
+    if terms is None:
+        return _rank(ctx, index, objective, limit)
+    key = (terms, objective, limit)
+    kept = index._ranked.get(key)
+    if kept is None:
+        answer = _rank(ctx, index, objective, limit)
+        if answer is None:
+            return None
+        kept = (answer, list(ctx.rejected.items()), dict(ctx.misses))
+        if len(index._ranked) >= _RANKED_KEPT:
+            index._ranked.pop(next(iter(index._ranked)))
+        index._ranked[key] = kept
+        return answer
+    answer, rejected, misses = kept
+    ctx.rejected.clear()
+    ctx.rejected.update(dict(rejected))
+    ctx.misses.clear()
+    ctx.misses.update(misses)
+    return answer
+
+
+def _rank(
     ctx: ranking._Context, index: OfferingIndex, objective: str, limit: int
 ) -> tuple[Ranked | None, int] | None:
     """What evaluate and select give advise (the ranked shown candidates and how many fit, with

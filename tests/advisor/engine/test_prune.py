@@ -365,3 +365,25 @@ def test_the_cheapest_per_platform_kept_by_the_index_is_a_fresh_ones(
     cheapest(first, NOW, kept)
     assert cheapest(then, later, kept) == cheapest(then, later, prune.OfferingIndex(offerings))
     assert cheapest(first, NOW, kept) == cheapest(first, NOW, prune.OfferingIndex(offerings))
+
+
+@settings(max_examples=200, deadline=None)
+@given(scenarios, scenarios, catalogue(), st.sampled_from([0, 0, 50, 200]))
+def test_the_ranking_kept_by_the_index_answers_as_a_fresh_one(first, then, offerings, days_later):
+    """An index keeps each ranking (prune.rank) with the rejections and closest misses it
+    leaves: asked again, after another scenario, or later (when prices have turned stale),
+    advise answers as with a fresh index, counts, misses and ranks included."""
+    later = NOW + timedelta(days=days_later)
+
+    def answer(scenario, now, index):
+        try:
+            return advise(
+                scenario, offerings, ACCELERATORS, now=now, storage_prices=STORAGE, index=index
+            )
+        except NoFit as error:
+            return (error.detail, error.rejected, error.closest_miss)
+
+    kept = prune.OfferingIndex(offerings)
+    answer(first, NOW, kept)
+    assert answer(then, later, kept) == answer(then, later, prune.OfferingIndex(offerings))
+    assert answer(first, NOW, kept) == answer(first, NOW, prune.OfferingIndex(offerings))
