@@ -9,7 +9,7 @@ GPU-hour.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 from decimal import Decimal
@@ -25,7 +25,6 @@ from django.db.models import (
     FloatField,
     Max,
     Min,
-    Prefetch,
     Q,
     QuerySet,
     Value,
@@ -46,7 +45,10 @@ from platforms.models import (
     PriceObservation,
     PriceTier,
     SharingMode,
+    price_age_days,
+    price_is_stale,
 )
+from platforms.selectors import unit_tier_order
 
 # Hours in one billing unit, for the SQL price per GPU-hour (a month is 720 h: vocab).
 HOURS_PER_UNIT = {unit.value: float(unit.hours) for unit in vocab.BillingUnit}
@@ -192,22 +194,69 @@ _LISTED_COLUMNS = (
     *("accelerator__slug", "accelerator__name", "accelerator__vram_gib"),
     *("source__title", "source__kind"),
 )
-_LISTED_PRICE_COLUMNS = (
-    *("offering", "unit", "tier", "observation__unit", "observation__amount"),
-    *("observation__currency", "observation__tier", "observation__observed_at"),
-    *("observation__last_seen_at", "observation__source__title", "observation__source__kind"),
-)
 
 
 def offerings_listed() -> QuerySet[Offering]:
-    """Offering.objects.for_catalog() with only the columns the list shows."""
-    prices = CurrentPrice.objects.select_related("observation__source").only(*_LISTED_PRICE_COLUMNS)
+    """Offering.objects.for_catalog() with only the columns the list shows, and without its
+    current prices: a page's come from `listed_prices_attach`."""
     return (
         Offering.objects.filter(is_active=True)
         .select_related("platform", "accelerator", "source")
         .only(*_LISTED_COLUMNS)
-        .prefetch_related(Prefetch("current_price_rows", prices, to_attr="current_price_list"))
     )
+
+
+@dataclass(frozen=True, slots=True)
+class SourceBrief:
+    title: str
+    kind: str
+
+
+@dataclass(frozen=True, slots=True)
+class ListedPrice:
+    """A current price as the offering list shows it (api/serializers.py: CurrentPriceSerializer),
+    read as values: building model instances for a page's prices (a CurrentPrice, its observation
+    and the observation's source for each) took as long as reading the page's offerings."""
+
+    unit: str
+    amount: Decimal
+    currency: str
+    tier: str
+    observed_at: datetime
+    last_seen_at: datetime
+    source: SourceBrief
+
+    def age_days(self, now: datetime | None = None) -> int:
+        return price_age_days(self.last_seen_at, now or timezone.now())
+
+    def is_stale(self, now: datetime | None = None) -> bool:
+        return price_is_stale(self.last_seen_at, now or timezone.now())
+
+
+# The observation's columns, as the serializer reads them from a PriceObservation.
+_LISTED_PRICE_COLUMNS = (
+    *("offering_id", "observation__unit", "observation__amount", "observation__currency"),
+    *("observation__tier", "observation__observed_at", "observation__last_seen_at"),
+    *("observation__source__title", "observation__source__kind"),
+)
+
+
+def listed_prices_attach(offerings: Sequence[Offering]) -> None:
+    """Give each offering of a page its current prices as `listed_prices` (ListedPrice, in
+    current_prices_by_unit's order): one query for the page, none for an empty one."""
+    if not offerings:
+        return
+    prices: dict[int, list[ListedPrice]] = {offering.pk: [] for offering in offerings}
+    rows = CurrentPrice.objects.filter(offering_id__in=list(prices)).values_list(
+        *_LISTED_PRICE_COLUMNS
+    )
+    for offering_id, unit, amount, currency, tier, observed, seen, title, kind in rows:
+        price = ListedPrice(unit, amount, currency, tier, observed, seen, SourceBrief(title, kind))
+        prices[offering_id].append(price)
+    for offering in offerings:
+        # An attribute the model does not declare, as the queryset's annotations.
+        listed: Any = offering
+        listed.listed_prices = sorted(prices[offering.pk], key=unit_tier_order)
 
 
 def offerings_annotated(queryset: QuerySet[Offering], unit: str) -> QuerySet[Offering]:

@@ -7,16 +7,21 @@ schema; the engine itself validates the scenario.
 
 from __future__ import annotations
 
+import dataclasses
+import decimal
 from collections.abc import Mapping
-from datetime import UTC, datetime
+from datetime import UTC, datetime, tzinfo
 from decimal import Decimal
+from enum import Enum
 from functools import cached_property
 from typing import Any, TypedDict, cast
 
+from django.conf import settings
+from django.db.models import Model
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 from drf_spectacular.utils import extend_schema_field
-from rest_framework import serializers
+from rest_framework import ISO_8601, serializers
 from rest_framework.settings import api_settings
 
 from advisor.engine import scenario, vocab
@@ -40,6 +45,8 @@ from platforms.models import (
     StoragePrice,
 )
 from platforms.selectors import current_prices_by_unit
+
+from .filters import ListedPrice, SourceBrief
 
 NON_FIELD = api_settings.NON_FIELD_ERRORS_KEY
 # The scenario's closed sets (advisor/engine/vocab.py), as the values the JSON carries.
@@ -322,6 +329,107 @@ class AcceleratorBriefSerializer(serializers.ModelSerializer[Accelerator]):
         fields = ["slug", "name", "vram_gib"]
 
 
+# The offering list's values written out (OfferingSerializer.to_representation) with the rules
+# of DRF's fields, which a page of 50 offerings could not afford to call some 400 times. Each
+# decimal is (decimal places, max digits) of its declared field: the model field's where the
+# ModelSerializer builds the field from it.
+def _places(model: type[Model], name: str) -> tuple[int, int | None]:
+    column = model._meta.get_field(name)
+    return column.decimal_places, column.max_digits  # type: ignore[union-attr]  # a DecimalField
+
+
+VRAM_GIB = _places(Accelerator, "vram_gib")
+POOLED_GIB = _places(Offering, "pooled_vram_gib")
+RAM_GIB = _places(Offering, "ram_gib")
+AMOUNT_SHOWN = _places(PriceObservation, "amount")
+GIB_SHOWN = (2, None)  # OfferingSerializer.vram_per_gpu_gib and total_vram_gib
+PER_GPU_HOUR = (4, None)  # ListingPriceSerializer.per_gpu_hour
+
+
+def _text(value: Any) -> str | None:
+    # CharField: str() of what is there.
+    return None if value is None else str(value)
+
+
+def _integer(value: Any) -> int | None:
+    return None if value is None else int(value)
+
+
+def _boolean(value: Any) -> bool | None:
+    # BooleanField: the stored boolean (the field would also read strings such as "false", which
+    # a model's BooleanField never holds).
+    return None if value is None else bool(value)
+
+
+def _choice(value: Any) -> Any:
+    # ChoiceField: a choice comes back as its key, which for TextChoices is the stored string;
+    # an unknown value comes back as it is. The JSON is the string either way.
+    if value is None or value == "" or not isinstance(value, Enum):
+        return value
+    return value.value
+
+
+def _current_prices(offering: Offering) -> list[PriceObservation] | list[ListedPrice]:
+    """A listed page's prices as the view attached them (api/filters.py: listed_prices_attach),
+    else the offering's prefetched current prices (a single offering)."""
+    listed: list[ListedPrice] | None = getattr(offering, "listed_prices", None)
+    return current_prices_by_unit(offering) if listed is None else listed
+
+
+def _source_brief(source: Source | SourceBrief | None) -> dict[str, Any] | None:
+    # SourceBriefSerializer, written out.
+    if source is None:
+        return None
+    return {"title": _text(source.title), "kind": _choice(source.kind)}
+
+
+@dataclasses.dataclass
+class _Formats:
+    """DecimalField's and DateTimeField's output for one response, under the API settings this
+    project runs with; `for_response` gives None under others, and the fields then format."""
+
+    now: datetime
+    zone: tzinfo
+    contexts: dict[int | None, decimal.Context] = dataclasses.field(default_factory=dict)
+    steps: dict[int, Decimal] = dataclasses.field(default_factory=dict)
+
+    @classmethod
+    def for_response(cls, context: Mapping[str, Any]) -> _Formats | None:
+        iso = isinstance(api_settings.DATETIME_FORMAT, str) and (
+            api_settings.DATETIME_FORMAT.lower() == ISO_8601
+        )
+        if not (api_settings.COERCE_DECIMAL_TO_STRING and iso and settings.USE_TZ):
+            return None
+        return cls(now=_now(context), zone=timezone.get_current_timezone())
+
+    def decimal(self, value: Any, places: tuple[int, int | None]) -> str | None:
+        """DecimalField(decimal_places, max_digits).to_representation, coercing to a string:
+        quantized to the places (in a copy of the current context, with max_digits as its
+        precision where given) and written without an exponent."""
+        if value is None:
+            return None
+        if not isinstance(value, Decimal):
+            value = Decimal(str(value).strip())
+        decimal_places, max_digits = places
+        context = self.contexts.get(max_digits)
+        if context is None:
+            context = decimal.getcontext().copy()
+            if max_digits is not None:
+                context.prec = max_digits
+            self.contexts[max_digits] = context
+        step = self.steps.get(decimal_places)
+        if step is None:
+            step = self.steps[decimal_places] = Decimal(".1") ** decimal_places
+        return f"{value.quantize(step, context=context):f}"
+
+    def instant(self, value: datetime | None) -> str | None:
+        """DateTimeField.to_representation in ISO 8601: in the current time zone, UTC as Z."""
+        if not value:
+            return None
+        text = value.astimezone(self.zone).isoformat()
+        return text[:-6] + "Z" if text.endswith("+00:00") else text
+
+
 class OfferingSerializer(serializers.ModelSerializer[Offering]):
     platform = PlatformBriefSerializer()
     accelerator = AcceleratorBriefSerializer()
@@ -364,6 +472,96 @@ class OfferingSerializer(serializers.ModelSerializer[Offering]):
             "source",
         ]
 
+    def to_representation(self, offering: Offering) -> dict[str, Any]:
+        """The declared fields written out by hand: the same JSON as the field-by-field path
+        (`serializers.ModelSerializer.to_representation`), at a fraction of its cost.
+
+        A page of 50 offerings has some 400 values; reading each through DRF's fields (attribute
+        lookup, None check, field's own formatting, a nested serializer per relation and price)
+        took most of the list's time (bench/bench_http.py). The fields stay declared for the
+        schema and for the field-by-field path, which tests/api/test_offering_json.py compares
+        with this one on every kind of row. With API settings other than the formats written here
+        (decimals as strings, ISO 8601 instants in the current time zone), the generic path runs.
+        """
+        formats = self._formats
+        if formats is None:
+            return super().to_representation(offering)
+        decimal = formats.decimal
+        platform = offering.platform
+        accelerator = offering.accelerator
+        return {
+            "id": offering.pk,
+            "name": _text(offering.name),
+            "platform": None
+            if platform is None
+            else {
+                "slug": _text(platform.slug),
+                "name": _text(platform.name),
+                "name_en": _text(platform.name_en),
+            },
+            "accelerator": None
+            if accelerator is None
+            else {
+                "slug": _text(accelerator.slug),
+                "name": _text(accelerator.name),
+                "vram_gib": decimal(accelerator.vram_gib, VRAM_GIB),
+            },
+            "gpu_count": _integer(offering.gpu_count),
+            "vram_per_gpu_gib": decimal(offering.vram_per_gpu_gib, GIB_SHOWN),
+            "total_vram_gib": decimal(offering.total_vram_gib, GIB_SHOWN),
+            "pooled_vram_gib": decimal(offering.pooled_vram_gib, POOLED_GIB),
+            "mig_profile": _text(offering.mig_profile),
+            "vcpus": _integer(offering.vcpus),
+            "ram_gib": decimal(offering.ram_gib, RAM_GIB),
+            "disk_gb": _integer(offering.disk_gb),
+            "delivery_form": _choice(offering.delivery_form),
+            "sharing_mode": _choice(offering.sharing_mode),
+            "interconnect": _choice(offering.interconnect),
+            "network": _choice(offering.network),
+            "network_gbps": _integer(offering.network_gbps),
+            "region": _text(offering.region),
+            "interruptible": _boolean(offering.interruptible),
+            "price": self._fast_price(offering, formats),
+            "current_prices": [
+                self._fast_current_price(price, formats) for price in _current_prices(offering)
+            ],
+            "source": _source_brief(offering.source),
+        }
+
+    @staticmethod
+    def _fast_price(offering: Offering, formats: _Formats) -> dict[str, Any] | None:
+        # get_price, written out.
+        listing: Any = offering
+        if listing.listing_price is None:
+            return None
+        return {
+            "unit": _choice(listing.listing_unit),
+            "amount": formats.decimal(listing.listing_price, AMOUNT_SHOWN),
+            "currency": _choice(listing.listing_currency),
+            "per_gpu_hour": formats.decimal(Decimal(listing.price_per_gpu_hour), PER_GPU_HOUR),
+        }
+
+    @staticmethod
+    def _fast_current_price(
+        price: PriceObservation | ListedPrice, formats: _Formats
+    ) -> dict[str, Any]:
+        # CurrentPriceSerializer, written out.
+        return {
+            "unit": _choice(price.unit),
+            "amount": formats.decimal(price.amount, AMOUNT_SHOWN),
+            "currency": _choice(price.currency),
+            "tier": _choice(price.tier),
+            "observed_at": formats.instant(price.observed_at),
+            "last_seen_at": formats.instant(price.last_seen_at),
+            "age_days": price.age_days(formats.now),
+            "stale": price.is_stale(formats.now),
+            "source": _source_brief(price.source),
+        }
+
+    @cached_property
+    def _formats(self) -> _Formats | None:
+        return _Formats.for_response(self.context)
+
     @extend_schema_field(ListingPriceSerializer(allow_null=True))
     def get_price(self, offering: Offering) -> dict[str, Any] | None:
         # listing_* and price_per_gpu_hour: api/filters.py's annotations, unknown to the model type.
@@ -380,7 +578,8 @@ class OfferingSerializer(serializers.ModelSerializer[Offering]):
 
     @extend_schema_field(CurrentPriceSerializer(many=True))
     def get_current_prices(self, offering: Offering) -> list[dict[str, Any]]:
-        prices = current_prices_by_unit(offering)
+        # ListedPrice has the attributes and methods the serializer reads of a PriceObservation.
+        prices = cast(list[PriceObservation], _current_prices(offering))
         return [self._current_price.to_representation(p) for p in prices]
 
     # One child serializer per list, not one per row: building a ModelSerializer's fields for

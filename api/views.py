@@ -7,6 +7,7 @@ service, serialize. Catalogue querysets fetch everything a page needs in a fixed
 
 from __future__ import annotations
 
+import builtins
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from django.core.cache import cache
@@ -58,6 +59,7 @@ from .filters import (
     OfferingUnitSerializer,
     PriceHistoryQuerySerializer,
     filter_offerings,
+    listed_prices_attach,
     offering_order,
     offerings_annotated,
     offerings_listed,
@@ -200,7 +202,16 @@ class OfferingViewSet(CatalogueViewSet[Offering]):
             self.list_order = offering_order(query.validated_data.get("ordering"))
         return offerings
 
-    def get_permissions(self) -> list[BasePermission]:
+    def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        # ListModelMixin.list, with the page's current prices read in one query once the page is
+        # known (api/filters.py: listed_prices_attach).
+        page = self.paginate_queryset(self.filter_queryset(self.get_queryset()))
+        assert page is not None  # OfferingCursorPagination pages every list
+        listed_prices_attach(page)
+        return self.get_paginated_response(self.get_serializer(page, many=True).data)
+
+    # `builtins.list`: in this class, `list` is the action above.
+    def get_permissions(self) -> builtins.list[BasePermission]:
         if self.action == "add_price":
             # As in the admin: staff with platforms.add_priceobservation.
             return [AdminModelPermissions(PriceObservation)]

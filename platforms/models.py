@@ -830,13 +830,22 @@ class PriceObservation(models.Model):
         return text if self.tier == PriceTier.LIST else f"{text} ({self.get_tier_display()})"
 
     def age_days(self, now: dt.datetime | None = None) -> int:
-        now = now or timezone.now()
-        return max(0, (now - self.last_seen_at).days)
+        return price_age_days(self.last_seen_at, now or timezone.now())
 
     def is_stale(self, now: dt.datetime | None = None) -> bool:
         """Last seen more than PRICE_STALE_AFTER_DAYS days ago (the engine's rule too)."""
-        now = now or timezone.now()
-        return vocab.is_stale(self.last_seen_at, now, settings.PRICE_STALE_AFTER_DAYS)
+        return price_is_stale(self.last_seen_at, now or timezone.now())
+
+
+# A price's age and staleness from when it was last seen, for an observation and for a price read
+# as values (the offering list API's api.filters.ListedPrice).
+def price_age_days(last_seen_at: dt.datetime, now: dt.datetime) -> int:
+    """Whole days since the price was last seen (0 for a sighting after `now`)."""
+    return max(0, (now - last_seen_at).days)
+
+
+def price_is_stale(last_seen_at: dt.datetime, now: dt.datetime) -> bool:
+    return vocab.is_stale(last_seen_at, now, settings.PRICE_STALE_AFTER_DAYS)
 
 
 class CurrentPrice(models.Model):

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 from fractions import Fraction
-from typing import Any
+from typing import Any, Protocol
 
 from django.core.paginator import Page, Paginator
 from django.db.models import (
@@ -253,10 +253,23 @@ UNIT_ORDER = {unit.value: i for i, unit in enumerate(vocab.BillingUnit)}
 TIER_ORDER = {tier.value: i for i, tier in enumerate(vocab.PriceTier)}
 
 
+class _UnitAndTier(Protocol):
+    @property
+    def unit(self) -> str: ...
+    @property
+    def tier(self) -> str: ...
+
+
+def unit_tier_order(price: _UnitAndTier) -> tuple[int, int]:
+    """Sort key of an offering's prices: the shortest billing unit first, the list price before
+    the other tiers."""
+    return UNIT_ORDER[price.unit], TIER_ORDER[price.tier]
+
+
 def current_prices_by_unit(offering: Offering) -> list[PriceObservation]:
     """The offering's current prices from the shortest billing unit to the longest, the list
     price before the other tiers."""
-    return sorted(offering.current_prices, key=lambda p: (UNIT_ORDER[p.unit], TIER_ORDER[p.tier]))
+    return sorted(offering.current_prices, key=unit_tier_order)
 
 
 # Hours in one billing unit, for prices per hour. A month is 30 days (720 h) and a week 168 h: the

@@ -42,8 +42,8 @@ def test_the_offering_list_is_three_queries(
 ):
     add_offerings(platform, accelerator, source, n)
     # 1 the offerings with a price per GPU-hour (platform, accelerator, source and the listing
-    # price joined), 2 their current prices with sources, 3 the offerings without one (they come
-    # after); no count: the list is walked by cursor.
+    # price joined), 2 the offerings without one (they come after), 3 the page's current prices
+    # with their sources; no count: the list is walked by cursor.
     with django_assert_num_queries(3):
         response = anon_client.get(
             "/api/v1/offerings/", {"ordering": "price_per_gpu_hour", "vram_min": "8"}
