@@ -190,9 +190,7 @@ class OfferingIndex:
             return self._find_failing(ctx)
         if found is None:
             found = self._find_failing(ctx)
-            if len(self._failing) >= _FAILING_KEPT:
-                self._failing.pop(next(iter(self._failing)))
-            self._failing[terms] = found
+            _keep(self._failing, terms, found, _FAILING_KEPT)
         return found
 
     def _find_failing(self, ctx: ranking._Context) -> dict[tuple[Any, ...], Code]:
@@ -436,6 +434,17 @@ _CHEAPEST_KEPT = 64
 _RANKED_KEPT = 32
 
 
+def _keep(store: dict[Any, Any], key: Any, value: Any, most: int) -> None:
+    """`value` kept under `key`, the oldest entries let go past `most`. An index is shared by
+    the threads of a process: an entry another thread let go first is not an error."""
+    while len(store) >= most:
+        try:
+            store.pop(next(iter(store)))
+        except (KeyError, RuntimeError, StopIteration):
+            break
+    store[key] = value
+
+
 def _pricing_terms(ctx: ranking._Context, index: OfferingIndex) -> tuple[Any, ...] | None:
     """Everything of `ctx` that pricing an offering of `index` reads (ranking._evaluate): the
     scenario, its cost basis, the storage prices, the exchange rates usable at `ctx.now`, the
@@ -468,9 +477,7 @@ def cheapest_per_platform(
     found = index._cheapest.get(terms)
     if found is None:
         found = _cheapest_per_platform(ctx, index)
-        if len(index._cheapest) >= _CHEAPEST_KEPT:
-            index._cheapest.pop(next(iter(index._cheapest)))
-        index._cheapest[terms] = found
+        _keep(index._cheapest, terms, found, _CHEAPEST_KEPT)
     return dict(found)
 
 
@@ -671,9 +678,7 @@ def rank(
         if answer is None:
             return None
         kept = (answer, list(ctx.rejected.items()), dict(ctx.misses))
-        if len(index._ranked) >= _RANKED_KEPT:
-            index._ranked.pop(next(iter(index._ranked)))
-        index._ranked[key] = kept
+        _keep(index._ranked, key, kept, _RANKED_KEPT)
         return answer
     answer, rejected, misses = kept
     ctx.rejected.clear()
