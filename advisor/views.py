@@ -13,11 +13,14 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, TypeVar
 
+from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.template.loader import render_to_string
 from django.urls import reverse
+from django.utils.safestring import SafeString
+from django.utils.translation import get_language, ngettext
 from django.utils.translation import gettext as _
-from django.utils.translation import ngettext
 
 from advisor import charts, explain, forms, messages, posted, presets, results, sharing
 from advisor.engine.billing import cents
@@ -96,7 +99,7 @@ def index(request: HttpRequest) -> HttpResponse:
         "advisor/index.html",
         {
             "form": form,
-            "empty_task": forms.TaskForm(prefix="t__index__"),
+            "task_template": task_template(),
             "single_task": len(form.tasks) == 1,
             "plan": _plan(outcome.report.estimate) if outcome else [],
             "outcome": outcome,
@@ -122,6 +125,30 @@ def index(request: HttpRequest) -> HttpResponse:
             "tasks_notice": forms.task_count_notice(request.GET),
         },
     )
+
+
+# The empty task row the page clones to add a task, by language: the same for every request (an
+# unbound form of fixed choices), kept once rendered unless templates may change under DEBUG.
+_TASK_TEMPLATES: dict[str | None, SafeString] = {}
+
+
+def task_template() -> SafeString:
+    """The empty task row (prefix `t__index__`, number `__number__`) in the active language."""
+    language = get_language()
+    found = _TASK_TEMPLATES.get(language)
+    if found is None:
+        found = render_to_string(
+            "advisor/task_row.html",
+            {
+                "task": forms.TaskForm(prefix="t__index__"),
+                "index": "__index__",
+                "number": "__number__",
+                "single": False,
+            },
+        )
+        if not settings.DEBUG:
+            _TASK_TEMPLATES[language] = found
+    return found
 
 
 def _plan(estimate: Estimate) -> list[dict[str, Any]]:

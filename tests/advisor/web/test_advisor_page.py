@@ -610,3 +610,21 @@ def test_the_untouched_form_sizes_an_8b_lora_as_published_runs_do(client, seed, 
     assert 16 * 2**30 <= task.plan.per_gpu.total <= 22 * 2**30
     cards = {row["rec"].accelerator for row in response.context["rows"]}
     assert cards & {"rtx-4090-24gb", "rtx-3090-24gb", "rtx-4090d-24gb"}
+
+
+def test_the_empty_task_row_is_kept_per_language_and_reads_in_each(client, seed):
+    """The row the page clones to add a task (<template id="task-template">) is rendered once
+    per language and kept (views.task_template): every request has the same row, with the
+    placeholders the page's script replaces, in the reader's language."""
+    from advisor import views
+
+    views._TASK_TEMPLATES.clear()
+    pattern = re.compile(r'<template id="task-template">(.*?)</template>', re.S)
+    english = [pattern.search(text(client.get(URL))).group(1) for _ in range(2)]
+    assert english[0] == english[1]
+    assert 'name="t__index__-kind"' in english[0] and "__number__" in english[0]
+    assert "Precision" in english[0]
+    chinese = pattern.search(text(client.get(URL, HTTP_ACCEPT_LANGUAGE="zh-hans"))).group(1)
+    assert chinese != english[0] and 'name="t__index__-kind"' in chinese
+    assert "精度" in chinese
+    assert set(views._TASK_TEMPLATES) == {"en", "zh-hans"}
