@@ -622,6 +622,22 @@ class PriceBucketSerializer(serializers.Serializer[Any]):
     avg = serializers.DecimalField(max_digits=None, decimal_places=AMOUNT["decimal_places"])
     count = serializers.IntegerField(help_text="Observations in the bucket.")
 
+    def to_representation(self, instance: Mapping[str, Any]) -> dict[str, Any]:
+        """What Serializer.to_representation gives for a row of price_history's values (each
+        field's own to_representation of the row's value under its name, None as None), without
+        its per-field attribute lookups: a three-year day history has thousands of rows."""
+        return {
+            name: None if (value := instance[name]) is None else field.to_representation(value)
+            for name, field in self._row_fields
+        }
+
+    @cached_property
+    def _row_fields(self) -> list[tuple[str, serializers.Field[Any, Any, Any, Any]]]:
+        fields = list(self._readable_fields)
+        # The shortcut reads each field's value under its own name: true of every field here.
+        assert all(f.source == f.field_name and not f.source_attrs[1:] for f in fields)
+        return [(str(f.field_name), f) for f in fields]
+
 
 class PriceHistorySerializer(serializers.Serializer[Any]):
     offering = serializers.IntegerField()

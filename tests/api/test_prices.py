@@ -268,3 +268,23 @@ def test_a_bad_price_is_a_400_naming_the_field_and_nothing_is_written(
     assert response.status_code == 400
     assert list(response.json()["error"]["fields"]) == [field]
     assert not PriceObservation.objects.exists()
+
+
+@pytest.mark.parametrize("period", ["day", "week", "month"])
+def test_a_bucket_row_reads_as_the_generic_serializer_writes_it(history, period):
+    """PriceBucketSerializer writes a row without DRF's per-field lookups
+    (to_representation): the same JSON as Serializer.to_representation, field for field, on the
+    database's own rows (a mean with more digits than a price, local midnights), and on a row
+    whose mean is missing."""
+    from rest_framework import serializers
+
+    from api.filters import price_history
+    from api.serializers import PriceBucketSerializer
+
+    rows = list(price_history(history, bucket=period))
+    assert rows
+    rows.append({**rows[0], "avg": None})
+    fast = PriceBucketSerializer(rows, many=True).data
+    generic = [serializers.Serializer.to_representation(PriceBucketSerializer(), r) for r in rows]
+    assert [dict(r) for r in fast] == [dict(r) for r in generic]
+    assert [list(r) for r in fast] == [list(r) for r in generic]  # the keys in one order
