@@ -100,7 +100,13 @@ def number_text(value: float, places: int) -> str:
     -places."""
     if places >= 0:
         return messages.number(value, places)
-    return str(floatformat(value, f"{places}g"))
+    # floatformat's own rule for places < 0, through the locale's separators read once
+    # (tests/advisor/test_messages_numbers.py compares the two): a whole number without
+    # decimals, any other rounded half up to -places decimals.
+    exact = Decimal(repr(float(value)))
+    if not exact.is_finite():
+        return str(floatformat(value, f"{places}g"))
+    return messages.number(exact, 0 if exact == exact.to_integral_value() else -places)
 
 
 def hours_text(hours: float) -> str:

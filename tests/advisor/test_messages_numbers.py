@@ -54,3 +54,25 @@ def test_other_separators_are_the_locales(value, places, expected):
             assert messages.number(value, places) == expected
             assert messages.number(value, places) == django_number(value, places)
         assert messages.number(Decimal("1234.5"), 1) == "1,234.5"
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+@hypothesis_settings(max_examples=300, deadline=None)
+@given(
+    value=st.one_of(
+        # Below 1e-6 floatformat returns the float's repr ("5e-324"): no figure a chart draws.
+        st.floats(min_value=-1e9, max_value=1e9).filter(lambda x: x == 0 or abs(x) >= 1e-6),
+        st.integers(-(10**6), 10**6).map(float),
+        st.sampled_from([0.0, -0.0, 0.05, 0.95, 719.95, 1234.5, -0.04]),
+    ),
+    places=st.integers(-3, -1),
+)
+def test_a_charts_number_with_decimals_only_if_it_has_some_is_floatformats(language, value, places):
+    """charts.number_text for places < 0 writes what Django's floatformat writes with grouping
+    ("-1g"): a whole number without decimals, any other rounded half up to -places decimals."""
+    from django.template.defaultfilters import floatformat
+
+    from advisor import charts
+
+    with translation.override(language):
+        assert charts.number_text(value, places) == str(floatformat(value, f"{places}g"))
