@@ -220,19 +220,7 @@ class OfferingIndex:
             alike: dict[tuple[Any, ...], list[int]] = {}
             for i, off in enumerate(self.offerings):
                 if off.region:
-                    key = (
-                        off.platform,
-                        off.name.replace(off.region, ""),
-                        off.accelerator.slug,
-                        off.gpu_count,
-                        off.sharing,
-                        off.mig_profile,
-                        off.pooled_vram_gib,
-                        off.interconnect,
-                        off.interruptible,
-                        off.physically_exclusive,
-                    )
-                    alike.setdefault(key, []).append(i)
+                    alike.setdefault(ranking.regional_offer(off), []).append(i)
             self._twinned = frozenset(
                 i for found in alike.values() if len(found) > 1 for i in found
             )
@@ -743,7 +731,7 @@ def _rank(
     streams: list[tuple[list[tuple[float, int]], float, float, float, ranking._Bill]] = []
     firsts: list[float] = []  # each stream's first bound
     by_time: dict[float, list[int]] = {}
-    bases = _Bounds(ctx)
+    bounds = _Bounds(ctx)
     for f in fitting:
         bill = f.fit.bill
         assert bill is not None
@@ -757,8 +745,8 @@ def _rank(
                 by_platform.setdefault(platform, []).extend(cell.by_kind(offerings))
         sids = by_time.setdefault(time_key, [])
         for platform, kinds in by_platform.items():
-            base = bases.base(bill, platform)
-            factors = bases.factors(bill)
+            base = bounds.base(bill, platform)
+            factors = bounds.factors(bill)
             for kind, _sample, amounts in kinds:
                 factor = factors[kind]
                 sids.append(len(streams))

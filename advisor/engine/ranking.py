@@ -1269,6 +1269,23 @@ def _ranking(
     return lambda c: (c.score, c.stale, c.cost_key)
 
 
+def regional_offer(off: OfferingSpec) -> tuple[Any, ...]:
+    """What _fold_regions compares of a regional offering besides its plan and the figures priced
+    from it: the same offer sold in another region is alike in all of it."""
+    return (
+        off.platform,
+        off.name.replace(off.region, ""),
+        off.accelerator.slug,
+        off.gpu_count,
+        off.sharing,
+        off.mig_profile,
+        off.pooled_vram_gib,
+        off.interconnect,
+        off.interruptible,
+        off.physically_exclusive,
+    )
+
+
 def _fold_regions(ordered: list[_Candidate]) -> list[_Candidate]:
     """The same offer (platform, instance, price) sold in several regions: one candidate, the
     first in rank order, listing the regions. Catalogues name regional offers after their
@@ -1281,16 +1298,7 @@ def _fold_regions(ordered: list[_Candidate]) -> list[_Candidate]:
             out.append(c)
             continue
         key = (
-            off.platform,
-            off.name.replace(off.region, ""),
-            off.accelerator.slug,
-            off.gpu_count,
-            off.sharing,
-            off.mig_profile,
-            off.pooled_vram_gib,
-            off.interconnect,
-            off.interruptible,
-            off.physically_exclusive,
+            *regional_offer(off),
             tuple((p.unit, p.amount, p.currency, p.granularity_seconds) for p in c.prices),
             c.cost_key,
             c.time_key,
