@@ -129,30 +129,62 @@ class _Target:
 def place(offering: OfferingSpec, tasks: Sequence[TaskNeed]) -> Placement:
     """Place all `tasks` on as few instances of `offering` as the rules allow."""
     target = _target(offering)
+    return _miss(target, tasks) or _place_layout(target, tasks)
+
+
+def _miss(target: _Target, tasks: Sequence[TaskNeed]) -> Placement | None:
+    """The failed placement when some task cannot go on any instance of the target, else None."""
     miss = _first_miss(target, tasks)
-    if miss is not None:
-        reason, shortfall = miss
-        return Placement(False, 0, offering.gpu_count, reason=reason, shortfall_bytes=shortfall)
+    if miss is None:
+        return None
+    reason, shortfall = miss
+    return Placement(False, 0, target.offering.gpu_count, reason=reason, shortfall_bytes=shortfall)
+
+
+def _place_layout(target: _Target, tasks: Sequence[TaskNeed]) -> Placement:
+    """The placement of tasks that passed _first_miss: what `layout(target)` determines."""
     states = _place_all(target, tasks)
     assignments = _assignments(target, tasks, states)
     return Placement(
         fits=True,
         instances=max(len(s) for s in states),
-        gpus_per_instance=offering.gpu_count,
+        gpus_per_instance=target.offering.gpu_count,
         assignments=assignments,
         warnings=_warnings(target, tasks, assignments),
     )
 
 
+def layout(target: _Target) -> tuple[object, ...]:
+    """What a placement that fits reads of its target (_place_all, _assignments, _warnings):
+    targets alike in it place tasks alike. Only a card split into MIG slices reads the
+    accelerator (its profiles); otherwise the usable bytes of a card or slice, the cards per
+    instance and the sharing rules, so that cards of one memory size share their placements.
+    A miss names the card (its capacity label) and is not shared (_miss)."""
+    off = target.offering
+    return (
+        target.usable,
+        off.gpu_count,
+        off.accelerator if target.mig_split else None,
+        target.mig_split,
+        target.is_slice,
+        target.pooled,
+        off.sharing == "pooled",
+        off.mig_profile is not None,
+    )
+
+
 class PlacementCache:
-    """`place`, remembered by (signature, tasks): the advisor asks the same question for every
-    offering of a kind. The caller owns it: ranking.advise makes one per call unless it is given
-    one to keep across calls (a scenario asked again then skips placement). Bounded: past
-    `max_entries` it starts again empty, which costs one call's placements."""
+    """`place`, remembered per task list (`placer`) by offering signature (Placer): the advisor
+    asks the same question for every offering of a kind; a placement that fits is also shared by
+    the signatures of one `layout` (cards of one memory size, without MIG). The caller owns it:
+    ranking.advise makes one per call unless it is given one to keep across calls (a scenario
+    asked again then skips placement). Bounded: past `max_entries` placements it starts again
+    empty, which costs one call's placements."""
 
     def __init__(self, max_entries: int = 20_000, max_kept: int = 12) -> None:
         self.max_entries = max_entries
-        self._found: dict[tuple[object, ...], Placement] = {}
+        self.entries = 0
+        self._placers: dict[tuple[TaskNeed, ...], Placer] = {}
         self.max_kept = max_kept
         self._kept: OrderedDict[Hashable, dict[Any, Any]] = OrderedDict()
 
@@ -169,32 +201,63 @@ class PlacementCache:
             self._kept.move_to_end(key)
         return found
 
-    def place(self, offering: OfferingSpec, tasks: tuple[TaskNeed, ...]) -> Placement:
-        key = (signature(offering), tasks)
-        found = self._found.get(key)
+    def placer(self, tasks: tuple[TaskNeed, ...]) -> Placer:
+        """The placements of `tasks`, kept: a caller placing one task list on many offerings
+        takes it once (the task list is hashed once, not per offering)."""
+        found = self._placers.get(tasks)
         if found is None:
-            if len(self._found) >= self.max_entries:
-                self._found.clear()
-            found = self._found[key] = place(offering, tasks)
+            found = self._placers[tasks] = Placer(self, tasks)
         return found
 
+    def place(self, offering: OfferingSpec, tasks: tuple[TaskNeed, ...]) -> Placement:
+        return self.placer(tasks).place(offering)
 
-def signature(offering: OfferingSpec) -> tuple[object, ...]:
-    """What `place` reads of an offering: offerings with equal signatures place tasks alike.
+    def _count(self) -> None:
+        self.entries += 1
+        if self.entries > self.max_entries:
+            self.entries = 0
+            self._placers.clear()  # a placer held by a caller goes on, no longer kept here
 
-    The accelerator spec itself (hashable, frozen) is part of it, so an edited spec is a new key.
-    """
-    accel = offering.accelerator
-    pooled_gib = offering.pooled_vram_gib if offering.sharing == "pooled" else None
-    return (
-        accel,
-        offering.gpu_count,
-        offering.sharing,
-        offering.mig_profile,
-        pooled_gib,
-        has_mig(accel) and offering.multi_task == "mig",
-        offering.multi_task == "pooled",
-    )
+
+class Placer:
+    """The placements of one task list (PlacementCache.placer), by offering signature: what
+    `place` reads of an offering (its accelerator spec, cards, sharing, MIG profile, pooled
+    share and the platform's granularity), so offerings of one signature place tasks alike.
+
+    The spec is looked up by identity and checked to be the same object (kept with the
+    placement), so that a lookup does not hash the spec's fields; an edited spec is another
+    object, so another key."""
+
+    def __init__(self, cache: PlacementCache, tasks: tuple[TaskNeed, ...]) -> None:
+        self.cache = cache
+        self.tasks = tasks
+        self._found: dict[tuple[object, ...], tuple[object, Placement]] = {}
+        self._layouts: dict[tuple[object, ...], Placement] = {}
+
+    def place(self, offering: OfferingSpec) -> Placement:
+        accel = offering.accelerator
+        key = (
+            id(accel),
+            offering.gpu_count,
+            offering.sharing,
+            offering.mig_profile,
+            offering.pooled_vram_gib if offering.sharing == "pooled" else None,
+            offering.multi_task,
+        )
+        found = self._found.get(key)
+        if found is not None and found[0] is accel:
+            return found[1]
+        target = _target(offering)
+        placement = _miss(target, self.tasks)
+        if placement is None:
+            # Signatures of one layout (cards of one memory size) share one placement.
+            shared = layout(target)
+            placement = self._layouts.get(shared)
+            if placement is None:
+                placement = self._layouts[shared] = _place_layout(target, self.tasks)
+        self._found[key] = (accel, placement)
+        self.cache._count()
+        return placement
 
 
 def _target(offering: OfferingSpec) -> _Target:

@@ -23,7 +23,8 @@ Ranking (docs/advisor-rules.md, "Ranking"):
 
 Speed (target, docs/advisor-rules.md: 5 tasks × 10,000 offerings in ≤ 100 ms): memory is computed
 once per task (it does not depend on the accelerator); placement once per placement signature (a
-placement.PlacementCache, per call or kept by the caller); time and usage once per offering
+placement.PlacementCache, per call or kept by the caller), worked out once per card layout (cards
+of one memory size share it, placement.layout); time and usage once per offering
 kind; offerings are grouped by that kind (prune.OfferingIndex, kept with the catalogue), so a kind
 that cannot hold the tasks is rejected whole and only offerings of kinds that fit are priced; the
 ranking sorts none of them all (prune.select). Full Recommendation objects are built only for the
@@ -344,6 +345,7 @@ class _Context:
         self.stale_before = vocab.stale_before(now, stale_after_days)
         self.needs = tuple(_need(t) for t in scenario.tasks)
         self.placements = PlacementCache() if placements is None else placements
+        self.placer = self.placements.placer(self.needs)
         self.on_slugs = _on_slugs(scenario.tasks, accelerators)
         # Fixed tasks: what the card must have, and the cards their times are scaled from.
         self.card_needs = needs.needs_of(scenario.tasks)
@@ -687,7 +689,7 @@ def _fit(ctx: _Context, off: OfferingSpec) -> _Fit:
 
 
 def _compute_fit(ctx: _Context, off: OfferingSpec) -> _Fit:
-    placement = ctx.placements.place(off, ctx.needs)
+    placement = ctx.placer.place(off)
     if not placement.fits:
         return _Fit(placement, None, None, None, None, ())
     per_task, ranges, efficiency, warnings = _training_times(ctx, off, placement)

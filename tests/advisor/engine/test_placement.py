@@ -5,15 +5,19 @@ MIG User Guide, and the multi-task table and Q2/Q3 of the vendor article
 from __future__ import annotations
 
 from dataclasses import replace
+from random import Random
 
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 from advisor.engine.capacity import usable_bytes
 from advisor.engine.hardware import load_accelerators
 from advisor.engine.messages import Code, Message
 from advisor.engine.mig import find_layout
-from advisor.engine.placement import TaskNeed, place
+from advisor.engine.placement import PlacementCache, TaskNeed, place
 from advisor.engine.types import GiB, OfferingSpec
+from advisor.engine.vocab import Isolation, When
 
 ACCELERATORS = load_accelerators()
 
@@ -207,3 +211,46 @@ def test_a_soft_task_alone_on_a_gpu_is_not_called_shared() -> None:
     p = place(offering("rtx-4090-24gb"), [TaskNeed("solo", 10 * GiB, isolation="soft")])
     assert [a.mode for a in p.assignments] == ["whole"]
     assert not codes(p.warnings) & {Code.WARN_POOLED_SOFT, Code.WARN_SHARED_NO_ISOLATION}
+
+
+# Every accelerator as the offerings of the catalogue sell it: whole cards on each platform
+# granularity, MIG slices and pooled shares.
+def _shapes() -> list[OfferingSpec]:
+    out = []
+    for slug, accel in sorted(ACCELERATORS.items()):
+        for gpus in (1, 2, 8):
+            for multi_task in ("instance", "mig", "pooled"):
+                out.append(offering(slug, gpus, multi_task=multi_task))
+        for p in accel.mig_profiles:
+            out.append(offering(slug, sharing="mig", mig_profile=p.name))
+        out.append(offering(slug, sharing="pooled", pooled_vram_gib=accel.vram_gib / 2))
+    return out
+
+
+SHAPES = _shapes()
+task_needs = st.builds(
+    TaskNeed,
+    name=st.sampled_from(["a", "b", "c", "d"]),
+    # Mostly small needs, so that soft tasks share cards, slices and shares.
+    per_gpu_bytes=st.one_of(st.integers(1, 12), st.integers(1, 100)).map(lambda g: g * GiB),
+    gpus=st.sampled_from([1, 1, 2]),
+    sharded=st.booleans(),
+    when=st.sampled_from(list(When)),
+    isolation=st.sampled_from(list(Isolation)),
+)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(task_needs, min_size=1, max_size=4).map(tuple), st.randoms(use_true_random=False))
+@example(  # two soft tasks on one card: a pooled share on a pooled platform, shared elsewhere
+    (TaskNeed("a", 5 * GiB, isolation="soft"), TaskNeed("b", 5 * GiB, isolation="soft")),
+    Random(0),
+)
+def test_a_kept_cache_places_as_place_does(tasks: tuple[TaskNeed, ...], rng: Random) -> None:
+    """PlacementCache shares one placement among the signatures of a layout (cards of one memory
+    size): asked in any order, every offering gets what `place` gives it alone."""
+    cache = PlacementCache()
+    shapes = list(SHAPES)
+    rng.shuffle(shapes)
+    for off in shapes:
+        assert cache.place(off, tasks) == place(off, tasks), off.name

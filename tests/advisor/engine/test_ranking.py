@@ -18,6 +18,7 @@ from advisor.engine.scenario import parse_scenario
 from advisor.engine.types import (
     Constraints,
     ExchangeRateSpec,
+    GiB,
     OfferingSpec,
     PriceSpec,
     Scenario,
@@ -291,55 +292,68 @@ def test_storage_is_added_to_the_monthly_cost() -> None:
     assert rec.storage_cost == Decimal("105") and rec.monthly_cost == Decimal("305")
 
 
+def counting(monkeypatch: pytest.MonkeyPatch, module: Any, name: str) -> list[int]:
+    """`module.name` replaced by itself counting its calls: the one-item list's count."""
+    calls = [0]
+    real = getattr(module, name)
+
+    def count(*a: Any) -> Any:
+        calls[0] += 1
+        return real(*a)
+
+    monkeypatch.setattr(module, name, count)
+    return calls
+
+
 def test_memory_is_computed_once_per_task_and_placement_once_per_signature(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """The speed design (ranking module doc): no per-offering memory or placement work."""
-    calls = {"memory": 0, "place": 0}
-    real_memory, real_place = ranking.task_memory, placement.place
-
-    def count_memory(task: Task) -> Any:
-        calls["memory"] += 1
-        return real_memory(task)
-
-    def count_place(*a: Any) -> Any:
-        calls["place"] += 1
-        return real_place(*a)
-
-    monkeypatch.setattr(ranking, "task_memory", count_memory)
-    monkeypatch.setattr(placement, "place", count_place)
+    """The speed design (ranking module doc): no per-offering memory or placement work (a
+    placement is looked at once per signature: placement._target)."""
+    memory = counting(monkeypatch, ranking, "task_memory")
+    placed = counting(monkeypatch, placement, "_target")
     offers = [
         offer(f"o{i}", "rtx-4090-24gb" if i % 2 else "a100-80gb", price("hour", str(1 + i)))
         for i in range(50)
     ]
     advice = advise(scenario(*FIVE), offers, ACCELERATORS, now=NOW, limit=5)
-    assert calls == {"memory": 5, "place": 2}
+    assert (memory, placed) == ([5], [2])
     assert advice.fitting == 50 and len(advice.recommendations) >= 5
 
 
 def test_a_placement_cache_the_caller_keeps_skips_placement_on_the_next_call(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    calls = 0
-    real_place = placement.place
-
-    def count_place(*a: Any) -> Any:
-        nonlocal calls
-        calls += 1
-        return real_place(*a)
-
-    monkeypatch.setattr(placement, "place", count_place)
+    placed = counting(monkeypatch, placement, "_target")
     offers = [
         offer("a", "a100-80gb", price("hour", "5")),
         offer("b", "rtx-4090-24gb", price("hour", "2")),
     ]
     kept = placement.PlacementCache()
     first = advise(scenario(*FIVE), offers, ACCELERATORS, now=NOW, placements=kept)
-    assert calls == 2
+    assert placed == [2]
     again = advise(scenario(*FIVE), offers, ACCELERATORS, now=NOW, placements=kept)
-    assert calls == 2 and again == first
+    assert placed == [2] and again == first
     advise(scenario(*FIVE), offers, ACCELERATORS, now=NOW)  # no cache given: placed afresh
-    assert calls == 4
+    assert placed == [4]
+
+
+def test_cards_of_one_memory_size_share_one_placement(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Placement reads a card's usable memory, not its name, unless it splits it into MIG slices
+    (placement.layout): five 24 GB cards are placed once, and each answer still names its card."""
+    computed = counting(monkeypatch, placement, "_place_layout")
+    cards = ["rtx-3090-24gb", "rtx-4090-24gb", "a10-24gb", "l4-24gb", "rtx-a5000-24gb"]
+    offers = [offer(c, c, price("hour", str(1 + i))) for i, c in enumerate(cards)]
+    advice = advise(scenario(fixed("api", 20), fixed("notebook", 2)), offers, ACCELERATORS, now=NOW)
+    assert computed == [1]
+    assert sorted(r.offering_name for r in advice.recommendations) == sorted(cards)
+    # A miss names its own card.
+    placer = placement.PlacementCache().placer((placement.TaskNeed("api", 30 * GiB),))
+    names = {o.accelerator.name for o in offers}
+    for o in offers:
+        reason = placer.place(o).reason
+        assert reason is not None and o.accelerator.name in reason.english()
+        assert not any(n in reason.english() for n in names - {o.accelerator.name})
 
 
 def test_an_offering_exactly_at_the_budget_is_kept_and_a_cent_over_is_not() -> None:
