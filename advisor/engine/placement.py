@@ -40,7 +40,7 @@ from advisor.engine.capacity import OOM_RISK_FRACTION, usable_bytes
 from advisor.engine.messages import Code, Message, Quantity, Unit, fraction, msg
 from advisor.engine.mig import Layout, MigSlot, has_mig, pack_tasks
 from advisor.engine.mig import profile as mig_profile
-from advisor.engine.types import GiB, OfferingSpec
+from advisor.engine.types import AcceleratorSpec, GiB, OfferingSpec
 from advisor.engine.vocab import Isolation, PlacementMode, When
 
 Mode = PlacementMode
@@ -134,11 +134,8 @@ def place(offering: OfferingSpec, tasks: Sequence[TaskNeed]) -> Placement:
 
 def _miss(target: _Target, tasks: Sequence[TaskNeed]) -> Placement | None:
     """The failed placement when some task cannot go on any instance of the target, else None."""
-    miss = _first_miss(target, tasks)
-    if miss is None:
-        return None
-    reason, shortfall = miss
-    return Placement(False, 0, target.offering.gpu_count, reason=reason, shortfall_bytes=shortfall)
+    missing = _missing(target, tasks)
+    return None if missing is None else _missed(target, *missing)
 
 
 def _place_layout(target: _Target, tasks: Sequence[TaskNeed]) -> Placement:
@@ -185,6 +182,11 @@ class PlacementCache:
         self.max_entries = max_entries
         self.entries = 0
         self._placers: dict[tuple[TaskNeed, ...], Placer] = {}
+        # By signature (Placer's key): the offering as placement sees it, and its misses; the
+        # specs whose identities the keys hold, kept so that no other spec takes one.
+        self._targets: dict[tuple[object, ...], _Target] = {}
+        self._missed: dict[tuple[object, ...], Placement] = {}
+        self._specs: dict[int, AcceleratorSpec] = {}
         self.max_kept = max_kept
         self._kept: OrderedDict[Hashable, dict[Any, Any]] = OrderedDict()
 
@@ -212,11 +214,31 @@ class PlacementCache:
     def place(self, offering: OfferingSpec, tasks: tuple[TaskNeed, ...]) -> Placement:
         return self.placer(tasks).place(offering)
 
+    def target(self, key: tuple[object, ...], offering: OfferingSpec) -> _Target:
+        """The offering as placement sees it, once per signature (Placer's `key`)."""
+        found = self._targets.get(key)
+        if found is None:
+            self._specs[id(offering.accelerator)] = offering.accelerator
+            found = self._targets[key] = _target(offering)
+        return found
+
+    def missed(
+        self, key: tuple[object, ...], target: _Target, code: Code, task: TaskNeed
+    ) -> Placement:
+        """_missed, once per signature (`target`'s key) and missing task."""
+        found = self._missed.get((key, code, task))
+        if found is None:
+            found = self._missed[(key, code, task)] = _missed(target, code, task)
+        return found
+
     def _count(self) -> None:
         self.entries += 1
         if self.entries > self.max_entries:
             self.entries = 0
             self._placers.clear()  # a placer held by a caller goes on, no longer kept here
+            self._targets.clear()
+            self._missed.clear()
+            self._specs.clear()
 
 
 class Placer:
@@ -224,15 +246,16 @@ class Placer:
     `place` reads of an offering (its accelerator spec, cards, sharing, MIG profile, pooled
     share and the platform's granularity), so offerings of one signature place tasks alike.
 
-    The spec is looked up by identity and checked to be the same object (kept with the
-    placement), so that a lookup does not hash the spec's fields; an edited spec is another
-    object, so another key."""
+    The spec is looked up by identity, so that a lookup does not hash the spec's fields; every
+    spec met is kept with the placements (`_specs`), so no other object takes its identity, and
+    an edited spec is another object, so another key."""
 
     def __init__(self, cache: PlacementCache, tasks: tuple[TaskNeed, ...]) -> None:
         self.cache = cache
         self.tasks = tasks
-        self._found: dict[tuple[object, ...], tuple[object, Placement]] = {}
+        self._found: dict[tuple[object, ...], Placement] = {}
         self._layouts: dict[tuple[object, ...], Placement] = {}
+        self._specs: dict[int, AcceleratorSpec] = {}
 
     def place(self, offering: OfferingSpec) -> Placement:
         accel = offering.accelerator
@@ -245,18 +268,24 @@ class Placer:
             offering.multi_task,
         )
         found = self._found.get(key)
-        if found is not None and found[0] is accel:
-            return found[1]
-        target = _target(offering)
-        placement = _miss(target, self.tasks)
-        if placement is None:
+        if found is not None:
+            return found
+        self._specs[id(accel)] = accel
+        cache = self.cache
+        target = cache.target(key, offering)
+        missing = _missing(target, self.tasks)
+        if missing is None:
             # Signatures of one layout (cards of one memory size) share one placement.
             shared = layout(target)
             placement = self._layouts.get(shared)
             if placement is None:
                 placement = self._layouts[shared] = _place_layout(target, self.tasks)
-        self._found[key] = (accel, placement)
-        self.cache._count()
+        else:
+            # A miss is the task's and the card's: task lists alike in that task share it (a
+            # new scenario changes a task or two).
+            placement = cache.missed(key, target, *missing)
+        self._found[key] = placement
+        cache._count()
         return placement
 
 
@@ -285,33 +314,48 @@ def _target(offering: OfferingSpec) -> _Target:
     return _Target(offering, usable_bytes(size), label, mig_split, is_slice, pooled)
 
 
-def _first_miss(target: _Target, tasks: Sequence[TaskNeed]) -> tuple[Message, int | None] | None:
-    """Why some task cannot go on any instance of this offering, or None."""
+def _missing(target: _Target, tasks: Sequence[TaskNeed]) -> tuple[Code, TaskNeed] | None:
+    """Which rule leaves some task off every instance of this offering, and that task (of memory
+    misses, the first of the largest); None when every task can go on one."""
     off = target.offering
-    over = [(t.per_gpu_bytes - target.usable, t) for t in tasks if t.per_gpu_bytes > target.usable]
-    if over:
-        shortfall, t = max(over, key=lambda x: x[0])
+    worst: TaskNeed | None = None
+    for t in tasks:
+        if t.per_gpu_bytes > target.usable and (
+            worst is None or t.per_gpu_bytes > worst.per_gpu_bytes
+        ):
+            worst = t
+    if worst is not None:
+        return Code.MISS_MEMORY, worst
+    for t in tasks:
+        if t.spans_gpus and target.is_slice:
+            return (Code.MISS_SHARDED_ON_SLICES if t.sharded else Code.MISS_SPANS_ON_SLICES), t
+        if t.gpus > off.gpu_count:
+            return Code.MISS_SPANS_MORE_GPUS, t
+        if t.isolation == "hard" and off.sharing == "pooled":
+            return Code.MISS_HARD_ON_POOLED, t
+    return None
+
+
+def _missed(target: _Target, code: Code, t: TaskNeed) -> Placement:
+    """The failed placement of `_missing`'s answer: why, and for memory by how much."""
+    gpus = target.offering.gpu_count
+    shortfall = None
+    if code is Code.MISS_MEMORY:
+        shortfall = t.per_gpu_bytes - target.usable
         reason = msg(
-            Code.MISS_MEMORY,
+            code,
             task=t.name,
             need=_gib(t.per_gpu_bytes),
             capacity=target.capacity_label,
             usable=_gib(target.usable),
         )
-        return reason, shortfall
-    for t in tasks:
-        if t.spans_gpus and target.is_slice:
-            if t.sharded:
-                return msg(Code.MISS_SHARDED_ON_SLICES, task=t.name), None
-            return msg(Code.MISS_SPANS_ON_SLICES, task=t.name, gpus=t.gpus), None
-        if t.gpus > off.gpu_count:
-            miss = msg(
-                Code.MISS_SPANS_MORE_GPUS, task=t.name, gpus=t.gpus, instance_gpus=off.gpu_count
-            )
-            return miss, None
-        if t.isolation == "hard" and off.sharing == "pooled":
-            return msg(Code.MISS_HARD_ON_POOLED, task=t.name), None
-    return None
+    elif code is Code.MISS_SPANS_ON_SLICES:
+        reason = msg(code, task=t.name, gpus=t.gpus)
+    elif code is Code.MISS_SPANS_MORE_GPUS:
+        reason = msg(code, task=t.name, gpus=t.gpus, instance_gpus=gpus)
+    else:
+        reason = msg(code, task=t.name)
+    return Placement(False, 0, gpus, reason=reason, shortfall_bytes=shortfall)
 
 
 def _place_all(target: _Target, tasks: Sequence[TaskNeed]) -> list[list[list[_Gpu]]]:

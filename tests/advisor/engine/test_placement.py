@@ -254,3 +254,15 @@ def test_a_kept_cache_places_as_place_does(tasks: tuple[TaskNeed, ...], rng: Ran
     rng.shuffle(shapes)
     for off in shapes:
         assert cache.place(off, tasks) == place(off, tasks), off.name
+
+
+def test_a_kept_cache_places_an_edited_card_afresh() -> None:
+    """The cache looks specs up by identity: a spec edited in the admin (another object, the
+    same slug) is placed again, not given the old card's placement or miss."""
+    cache = PlacementCache()
+    tasks = (TaskNeed("train", 30 * GiB),)
+    old = offering("rtx-4090-24gb")
+    assert not cache.place(old, tasks).fits
+    edited = replace(old, accelerator=replace(old.accelerator, vram_gib=48.0))
+    assert cache.place(edited, tasks).fits
+    assert not cache.place(old, tasks).fits
