@@ -16,8 +16,9 @@ from enum import StrEnum
 
 from django.core.signals import setting_changed
 from django.dispatch import receiver
+from django.utils import translation
 from django.utils.formats import FORMAT_SETTINGS, get_format, number_format
-from django.utils.translation import get_language, gettext, ngettext
+from django.utils.translation import get_language, ngettext
 
 from advisor.engine import messages as engine
 from advisor.engine import vocab
@@ -25,6 +26,32 @@ from advisor.engine.messages import Message, Money, Param, Quantity, Unit, money
 from platforms import choices
 
 GiB = 2**30
+
+
+def gettext(text: str) -> str:
+    """Django's gettext in the active language, each text's translation read once per language
+    (an answer renders hundreds of messages; a translation does not change while the process
+    runs). Named so, its literals are extracted by makemessages as Django's are."""
+    language = get_language()
+    table = _TRANSLATED.get(language)
+    if table is None:
+        table = _TRANSLATED[language] = {}
+    found = table.get(text)
+    if found is None:
+        found = table[text] = translation.gettext(text)
+    return found
+
+
+# By language: each text's translation (gettext).
+_TRANSLATED: dict[str | None, dict[str, str]] = {}
+
+
+@receiver(setting_changed)
+def _forget_translations(*, setting: str, **kwargs: object) -> None:
+    """Translations read again where a test changes where they come from or which there are."""
+    if setting in ("LANGUAGES", "LANGUAGE_CODE", "LOCALE_PATHS", "INSTALLED_APPS", "USE_I18N"):
+        _TRANSLATED.clear()
+        _LABELS.clear()
 
 
 def render(message: Message) -> str:
@@ -158,7 +185,7 @@ def money(value: Money) -> str:
         "currency": value.currency,
     }
     if value.per:
-        per = choices.UNIT_NOUNS[vocab.BillingUnit(value.per)]
+        per = enum_label(vocab.BillingUnit(value.per))
         text = gettext("%(amount)s/%(unit)s") % {"amount": text, "unit": per}
     return text
 
@@ -185,10 +212,24 @@ def quantity(q: Quantity) -> str:
 
 
 def enum_label(member: StrEnum) -> str:
-    """A vocabulary value as it reads inside a sentence."""
-    if isinstance(member, vocab.BillingUnit):
-        return str(choices.UNIT_NOUNS[member])
-    return choices.label(member)
+    """A vocabulary value as it reads inside a sentence, read once per language (gettext)."""
+    language = get_language()
+    table = _LABELS.get(language)
+    if table is None:
+        table = _LABELS[language] = {}
+    key = (type(member), member)  # members of two enums with one value compare equal
+    found = table.get(key)
+    if found is None:
+        if isinstance(member, vocab.BillingUnit):
+            found = str(choices.UNIT_NOUNS[member])
+        else:
+            found = choices.label(member)
+        table[key] = found
+    return found
+
+
+# By language: each vocabulary value's label (enum_label), by its enum and value.
+_LABELS: dict[str | None, dict[tuple[type[StrEnum], StrEnum], str]] = {}
 
 
 def _param(value: Param, nested: Callable[[Message], str]) -> str:

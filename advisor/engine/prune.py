@@ -108,6 +108,29 @@ def _by_kind(offerings: Sequence[OfferingSpec], members: Iterable[int]) -> _Kind
     return list(found.values())
 
 
+class _Failing(dict[tuple[Any, ...], Code]):
+    """The cell keys a set of constraints leaves out, with the constraint (OfferingIndex.failing),
+    and, kept with them, what passes of each group that has some (`passing`)."""
+
+    def __init__(self, found: dict[tuple[Any, ...], Code]) -> None:
+        super().__init__(found)
+        self._passing: dict[int, tuple[list[_Cell], dict[str, _Kinds]]] = {}
+
+    def passing(self, index: OfferingIndex, group: int) -> tuple[list[_Cell], dict[str, _Kinds]]:
+        """Group `group`'s cells no constraint leaves out, and their prices by platform, then by
+        kind (each cell's kinds in turn): found once per set of constraints."""
+        found = self._passing.get(group)
+        if found is None:
+            offerings = index.offerings
+            passed = [c for c in index.groups[group] if c.key not in self]
+            by_platform: dict[str, _Kinds] = {}
+            for cell in passed:
+                platform = offerings[cell.members[0]].platform
+                by_platform.setdefault(platform, []).extend(cell.by_kind(offerings))
+            found = self._passing[group] = (passed, by_platform)
+        return found
+
+
 @dataclass
 class _Platform:
     """What `unpriced_platforms` needs of a platform: its first offering (whose name it takes), one
@@ -156,7 +179,7 @@ class OfferingIndex:
         self.counts = [sum(len(c.members) for c in cells) for cells in self.groups]
         self.unpriced = [sum(c.unpriced for c in cells) for cells in self.groups]
         self.platforms = platforms
-        self._failing: dict[tuple[Any, ...], dict[tuple[Any, ...], Code]] = {}
+        self._failing: dict[tuple[Any, ...], _Failing] = {}
         self._by_platform: list[dict[str, _Kinds] | None] = [None] * len(self.groups)
         self._least: list[list[tuple[int, PriceSpec, float]] | None]
         self._least = [None] * len(self.groups)
@@ -179,7 +202,7 @@ class OfferingIndex:
                     self._cell_keys.setdefault(cell.key, cell)
         return self._cell_keys
 
-    def failing(self, ctx: ranking._Context) -> dict[tuple[Any, ...], Code]:
+    def failing(self, ctx: ranking._Context) -> _Failing:
         """The cell keys (_Cell.key) a constraint of `ctx` leaves out, with the constraint
         (ranking._constraint_miss), found once per set of constraints: the sides of the plans
         across platforms and a scenario asked again read them from here."""
@@ -193,13 +216,13 @@ class OfferingIndex:
             _keep(self._failing, terms, found, _FAILING_KEPT)
         return found
 
-    def _find_failing(self, ctx: ranking._Context) -> dict[tuple[Any, ...], Code]:
+    def _find_failing(self, ctx: ranking._Context) -> _Failing:
         out = {}
         for key, cell in self.cell_keys().items():
             reason = ranking._constraint_miss(ctx, self.offerings[cell.members[0]])
             if reason is not None:
                 out[key] = reason
-        return out
+        return _Failing(out)
 
     def stale_epoch(self, stale_before: datetime) -> int:
         """How many of the catalogue's price dates fall before `stale_before`: two moments with
@@ -493,21 +516,15 @@ def _cheapest_per_platform(
     best: dict[str, tuple[tuple[Any, ...], ranking._Candidate]] = {}
     # The cell keys a constraint leaves out: a group none of whose cells has one passes whole
     # (a set operation instead of a verdict per cell).
-    failing = index.failing(ctx).keys() if ctx.filtering else None
+    failing = index.failing(ctx) if ctx.filtering else None
     fits = ctx.fits
     bounds = _Bounds(ctx)
     for gi, cells in enumerate(index.groups):
         by_platform: dict[str, _Kinds]
-        passed = cells
-        if failing and not failing.isdisjoint(index.group_keys(gi)):
-            passed = [c for c in cells if c.key not in failing]
-        if len(passed) == len(cells):
-            by_platform = index.by_platform(gi)
+        if failing and not failing.keys().isdisjoint(index.group_keys(gi)):
+            passed, by_platform = failing.passing(index, gi)
         else:
-            by_platform = {}
-            for cell in passed:
-                platform = offerings[cell.members[0]].platform
-                by_platform.setdefault(platform, []).extend(cell.by_kind(offerings))
+            passed, by_platform = cells, index.by_platform(gi)
         if not passed:
             continue
         fit = fits.get(index.fit_keys[gi]) or ranking._fit(ctx, offerings[passed[0].members[0]])
