@@ -9,6 +9,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Iterable
 from decimal import Decimal
+from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -16,6 +17,8 @@ from django.db import models
 from django.db.models import F, OuterRef, Q, Subquery
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.encoding import force_str
+from django.utils.hashable import make_hashable
 from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
@@ -116,7 +119,35 @@ def platform_names(name: str, name_en: str) -> tuple[str, str]:
     return name, english
 
 
-class Source(models.Model):
+class CatalogueModel(models.Model):
+    """The catalogue's models: `get_FOO_display` reads a field's choice labels once per field and
+    language. Django's builds a dict of every choice on each call, translating each lazy label
+    again (15 to 25 us a call; a platform page asks some 500 times); this is the same answer
+    (tests/platforms/test_choice_labels.py compares them)."""
+
+    class Meta:
+        abstract = True
+
+    def _get_FIELD_display(self, field: models.Field[Any, Any]) -> Any:
+        value = getattr(self, field.attname)
+        key = (id(field), get_language())
+        labels = _CHOICE_LABELS.get(key)
+        if labels is None:
+            labels = _CHOICE_LABELS[key] = {
+                make_hashable(choice): str(label) for choice, label in field.flatchoices
+            }
+        try:
+            found = labels.get(make_hashable(value), value)
+        except TypeError:  # a value that cannot be hashed is no choice
+            found = value
+        return force_str(found, strings_only=True)
+
+
+# By (field, language): each choice's label (CatalogueModel); fields live as long as the process.
+_CHOICE_LABELS: dict[tuple[int, str | None], dict[Any, str]] = {}
+
+
+class Source(CatalogueModel):
     """Provenance of a fact or price: a page, article, file or person."""
 
     title = models.CharField(_("title"), max_length=300)
@@ -217,7 +248,7 @@ class Source(models.Model):
         return _("%(about)s (%(kind)s)") % {"about": about, "kind": label}
 
 
-class Platform(models.Model):
+class Platform(CatalogueModel):
     """A GPU rental platform and the facts the advisor needs about it."""
 
     slug = models.SlugField(_("slug"), max_length=50, unique=True)
@@ -318,7 +349,7 @@ class FactAttribute(models.TextChoices):
     RETENTION = "retention", _("Data retention")
 
 
-class PlatformFact(models.Model):
+class PlatformFact(CatalogueModel):
     """One cell of the comparison table: what is claimed about a platform, and by whom."""
 
     Attribute = FactAttribute
@@ -358,7 +389,7 @@ class PlatformFact(models.Model):
         return in_page_language(self.value, self.value_zh)
 
 
-class Accelerator(models.Model):
+class Accelerator(CatalogueModel):
     """A GPU or accelerator model with the figures the engine uses, each graded for confidence."""
 
     slug = models.SlugField(_("slug"), max_length=50, unique=True)
@@ -431,7 +462,7 @@ def normalise_alias(name: str) -> str:
     return normalise_name(name)
 
 
-class AcceleratorAlias(models.Model):
+class AcceleratorAlias(CatalogueModel):
     """A name a catalog uses for an accelerator ("A100-80GB", "NVIDIA A100-SXM4-80GB")."""
 
     accelerator = models.ForeignKey(
@@ -466,7 +497,7 @@ class AcceleratorAlias(models.Model):
             )
 
 
-class MigProfile(models.Model):
+class MigProfile(CatalogueModel):
     """A MIG GPU-instance profile of an accelerator and where it may start (MIG User Guide)."""
 
     accelerator = models.ForeignKey(
@@ -526,7 +557,7 @@ class OfferingQuerySet(models.QuerySet["Offering"]):
         )
 
 
-class Offering(models.Model):
+class Offering(CatalogueModel):
     """An instance type a platform rents."""
 
     platform = models.ForeignKey(
@@ -735,7 +766,7 @@ class PriceObservationQuerySet(models.QuerySet["PriceObservation"]):
         return self.filter(last_seen_at__lt=vocab.stale_before(timezone.now(), days))
 
 
-class PriceObservation(models.Model):
+class PriceObservation(CatalogueModel):
     """One observed price of an offering for a billing unit. Append-only: history is not rewritten.
 
     `last_seen_at` moves forward when a later import sees the same price again, so staleness is
@@ -848,7 +879,7 @@ def price_is_stale(last_seen_at: dt.datetime, now: dt.datetime) -> bool:
     return vocab.is_stale(last_seen_at, now, settings.PRICE_STALE_AFTER_DAYS)
 
 
-class CurrentPrice(models.Model):
+class CurrentPrice(CatalogueModel):
     """The current price of an offering per billing unit and price tier, stored: a pointer to its
     latest observation, kept by every write of prices (platforms.services), so that pages and lists
     read current prices with an index lookup whatever the price history holds.
@@ -917,7 +948,7 @@ class CurrentPrice(models.Model):
         return f"{self.offering_id} {self.unit} {self.tier}: {self.observation_id}"
 
 
-class CatalogueVersion(models.Model):
+class CatalogueVersion(CatalogueModel):
     """One row naming the catalogue's state: every write of catalogue data (prices, offerings,
     platforms, accelerators, rates, storage, sources) changes `token` in its own transaction
     (`platforms.services.catalogue_changed`), so a process that keeps engine inputs built from the
@@ -951,7 +982,7 @@ class StoragePriceQuerySet(models.QuerySet["StoragePrice"]):
         return self.filter(observed_at=Subquery(latest))
 
 
-class StoragePrice(models.Model):
+class StoragePrice(CatalogueModel):
     """A platform's price for a kind of storage, with its unit and free quota."""
 
     platform = models.ForeignKey(
@@ -1026,7 +1057,7 @@ class StoragePrice(models.Model):
         return in_page_language(self.notes, self.notes_zh)
 
 
-class BillingRules(models.Model):
+class BillingRules(CatalogueModel):
     """How a platform meters and bills, as its documents state it. Every rule may be unknown
     (null or blank): the page says "not stated" rather than guessing.
 
@@ -1138,7 +1169,7 @@ class IdleModePriceQuerySet(models.QuerySet["IdleModePrice"]):
         return self.filter(observed_at=Subquery(latest))
 
 
-class IdleModePrice(models.Model):
+class IdleModePrice(CatalogueModel):
     """A platform's price for an instance in no-GPU (idle) mode: append-only, like prices."""
 
     platform = models.ForeignKey(
@@ -1201,7 +1232,7 @@ class IdleModePrice(models.Model):
         return in_page_language(self.description, self.description_zh)
 
 
-class CreditRate(models.Model):
+class CreditRate(CatalogueModel):
     """What one platform credit (趋动云's 算力点) is worth in CNY on a date, as a source states."""
 
     platform = models.ForeignKey(
@@ -1236,7 +1267,7 @@ class CreditRate(models.Model):
         return f"1 {self.credit_name} = {rate_number(self.cny_per_credit)} CNY ({self.as_of})"
 
 
-class ExchangeRate(models.Model):
+class ExchangeRate(CatalogueModel):
     """Units of `quote` per one unit of `base` on a date (e.g. 1 USD = 6.7351 CNY)."""
 
     base = models.CharField(_("base currency"), max_length=3, choices=Currency.choices)
