@@ -1,10 +1,11 @@
 """Figure data for the platform page: the price history of each offering and billing unit,
 bucketed in SQL.
 
-One aggregate query reads the history of the page's first offerings per calendar day (in the site's
-time zone; min, max, sum, count and the sources of each day's observations), as the prices API
-does (api/filters.py); days are then merged into weeks or months when the history is long, so a
-chart has at most MAX_POINTS points per line whatever the history holds. Each (offering, unit,
+One query finds when the history of the page's first offerings begins, which sets the buckets'
+width (days while that fits MAX_POINTS of them, else weeks from Monday, else months, in the site's
+time zone); one aggregate query then reads each bucket's min, max, sum, count and sources, as the
+prices API does (api/filters.py), so a chart has at most MAX_POINTS points per line and the
+page reads as many rows whatever the history holds. Each (offering, unit,
 price tier, currency) is one step-shaped Plotly trace of its buckets' mean prices, held at the
 current price (the stored pointer) until now; a member price is its own line beside the list price.
 Nothing is cached, so a price staff add in the admin is on the chart at the next page load.
@@ -19,8 +20,8 @@ from datetime import date, datetime, time, timedelta
 from decimal import Decimal
 from typing import Any
 
-from django.db.models import Count, Max, Min, Sum
-from django.db.models.functions import TruncDate
+from django.db.models import Count, DateField, Max, Min, Sum
+from django.db.models.functions import Trunc
 from django.utils import timezone
 from django.utils.translation import gettext, ngettext
 
@@ -62,19 +63,6 @@ class PriceBucket:
     @property
     def mean(self) -> Decimal:
         return self.total / self.count
-
-    def merged(self, other: PriceBucket) -> PriceBucket:
-        """This bucket and a later one as one (same start)."""
-        same = self.sources == other.sources == 1 and self.source == other.source
-        return PriceBucket(
-            self.start,
-            min(self.low, other.low),
-            max(self.high, other.high),
-            self.total + other.total,
-            self.count + other.count,
-            self.source if same else None,
-            1 if same else self.sources + other.sources,
-        )
 
 
 @dataclass
@@ -118,14 +106,6 @@ class PriceSeries:
         return f"{self.offering_name} · {self.unit_label} ({self.currency}{tier})"
 
 
-def _week(day: date) -> date:
-    return day - timedelta(days=day.weekday())
-
-
-def _month(day: date) -> date:
-    return day.replace(day=1)
-
-
 def bucket_width(first: date, last: date) -> str:
     """Days while `first`..`last` spans at most MAX_POINTS of them, else weeks, else months."""
     days = (last - first).days + 1
@@ -134,40 +114,23 @@ def bucket_width(first: date, last: date) -> str:
     return "week" if days <= MAX_POINTS * 7 else "month"
 
 
-def _merge(points: list[PriceBucket], width: str) -> list[PriceBucket]:
-    if width == "day":
-        return points
-    start = _week if width == "week" else _month
-    out: list[PriceBucket] = []
-    for point in points:
-        moved = PriceBucket(
-            start(point.start),
-            point.low,
-            point.high,
-            point.total,
-            point.count,
-            point.source,
-            point.sources,
-        )
-        if out and out[-1].start == moved.start:
-            out[-1] = out[-1].merged(moved)
-        else:
-            out.append(moved)
-    return out
-
-
 def price_history(
     offerings: Iterable[Offering], current: Mapping[int, list[PriceObservation]] | None = None
 ) -> list[PriceSeries]:
-    """The price history of `offerings` (in their order) as bucketed series: one aggregate query
-    per call and one for the sources it cites, whatever the history holds. `current`: each
-    offering's current prices (the page's), held on the chart until now."""
+    """The price history of `offerings` (in their order) as bucketed series: three queries per
+    call (where the history begins, its buckets, the sources they cite), whatever the history
+    holds. `current`: each offering's current prices (the page's), held on the chart until
+    now."""
     listed = list(offerings)
     if not listed:
         return []
+    history = PriceObservation.objects.filter(offering__in=[o.pk for o in listed])
+    begins = history.aggregate(first=Min("observed_at"))["first"]
+    if begins is None:
+        return []
+    width = bucket_width(timezone.localdate(begins), timezone.localdate())
     days = (
-        PriceObservation.objects.filter(offering__in=[o.pk for o in listed])
-        .annotate(day=TruncDate("observed_at"))
+        history.annotate(day=Trunc("observed_at", width, output_field=DateField()))
         .values("offering_id", "unit", "tier", "currency", "day")
         .annotate(
             low=Min("amount"),
@@ -195,10 +158,6 @@ def price_history(
                 r["sources"],
             )
         )
-    if not by_key:
-        return []
-    first = min(points[0].start for points in by_key.values())
-    width = bucket_width(first, timezone.localdate())
     latest = {
         (price.offering_id, price.unit, price.tier): price
         for prices in (current or {}).values()
@@ -219,7 +178,7 @@ def price_history(
                 names[offering_id],
                 unit,
                 currency,
-                _merge(points, width),
+                points,
                 tier,
                 width,
                 held,

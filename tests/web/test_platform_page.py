@@ -40,8 +40,9 @@ def test_the_history_has_one_trace_per_offering_and_billing_unit_with_its_bucket
     add_price(other, source, "3.50", days_ago=10)
     offerings = [offering, other]
     current = {o.pk: o.current_prices for o in offerings}
-    # 1 the observations per offering, unit, tier, currency and day, 2 the sources they cite
-    with django_assert_num_queries(2):
+    # 1 where the history begins (the buckets' width), 2 the observations per offering, unit,
+    # tier, currency and bucket, 3 the sources they cite
+    with django_assert_num_queries(3):
         series = charts.price_history(offerings, current)
     figure = charts.price_history_figure(series, now=NOW)
 
