@@ -14,7 +14,7 @@ from decimal import Decimal
 from typing import Any, TypeVar
 
 from django.conf import settings
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.urls import reverse
@@ -100,7 +100,9 @@ def index(request: HttpRequest) -> HttpResponse:
         {
             "form": form,
             "task_template": task_template(),
-            "single_task": len(form.tasks) == 1,
+            "task_rows": [
+                task_row(task, i, len(form.tasks) == 1) for i, task in enumerate(form.tasks)
+            ],
             "plan": _plan(outcome.report.estimate) if outcome else [],
             "outcome": outcome,
             "advice": advice,
@@ -148,6 +150,41 @@ def task_template() -> SafeString:
         )
         if not settings.DEBUG:
             _TASK_TEMPLATES[language] = found
+    return found
+
+
+# The form's task rows as rendered, by everything a row shows (task_row): a page asked again (a
+# preset, a reload) renders its rows once. Bounded: past the limit it starts again empty.
+_TASK_ROWS: dict[tuple[Any, ...], SafeString] = {}
+_TASK_ROWS_KEPT = 512
+
+
+def task_row(task: forms.TaskForm, index: int, single: bool) -> SafeString:
+    """Row `index` of the scenario form, rendered (advisor/task_row.html, with only what it reads:
+    the task's form, its index and number, whether it is the only one). Kept by the language and
+    what the row's form shows: its data, or that it is unbound, and its errors; its choices are
+    fixed (forms.py), unless templates may change under DEBUG."""
+    if task.is_bound:
+        data = task.data
+        prefix = f"{task.prefix}-"
+        values = data.getlist if isinstance(data, QueryDict) else lambda k: [data[k]]
+        shown: tuple[Any, ...] = tuple(
+            sorted((k, tuple(map(str, values(k)))) for k in data if k.startswith(prefix))
+        )
+        errors = tuple(sorted((f, tuple(map(str, e))) for f, e in task.errors.items()))
+    else:
+        shown, errors = (), ()
+    key = (get_language(), index, single, task.prefix, task.is_bound, shown, errors)
+    found = _TASK_ROWS.get(key)
+    if found is None:
+        found = render_to_string(
+            "advisor/task_row.html",
+            {"task": task, "index": index, "number": index + 1, "single": single},
+        )
+        if not settings.DEBUG:
+            if len(_TASK_ROWS) >= _TASK_ROWS_KEPT:
+                _TASK_ROWS.clear()
+            _TASK_ROWS[key] = found
     return found
 
 

@@ -628,3 +628,33 @@ def test_the_empty_task_row_is_kept_per_language_and_reads_in_each(client, seed)
     assert chinese != english[0] and 'name="t__index__-kind"' in chinese
     assert "精度" in chinese
     assert set(views._TASK_TEMPLATES) == {"en", "zh-hans"}
+
+
+@pytest.mark.parametrize("language", ["en", "zh-hans"])
+def test_kept_task_rows_are_the_rows_a_fresh_render_gives(client, db, language):
+    """advisor.views.task_row keeps each rendered row by what it shows: asked in turn, with and
+    without errors (a form error, an engine error), each page is the page rendered afresh."""
+    from advisor import views
+
+    queries = [
+        {"tasks": "1", "t0-kind": "lora", "t0-seq_len": "0"},
+        {"tasks": "2", "t0-kind": "full_finetune", "t0-precision": "int4", "t1-kind": "inference"},
+        {"tasks": "2", "t0-kind": "full_finetune", "t0-precision": "bf16", "t1-kind": "inference"},
+        {"tasks": "1", "t0-kind": "lora", "t0-seq_len": "512"},
+        {},
+    ]
+    rows = re.compile(r'<div id="task-rows">.*?</div>\s*<template', re.S)
+
+    def page(query):
+        html = text(client.get(URL, query, HTTP_ACCEPT_LANGUAGE=language))
+        return rows.search(html).group(0)
+
+    fresh = []
+    for query in queries:
+        views._TASK_ROWS.clear()
+        fresh.append(page(query))
+    assert len(set(fresh)) == len(queries)  # the rows differ between the queries
+    assert ("任务 <span data-number>" in fresh[0]) == (language == "zh-hans")
+    for _ in range(2):
+        assert [page(query) for query in queries] == fresh
+    assert views._TASK_ROWS  # kept
