@@ -18,6 +18,7 @@ from typing import Any, TypedDict
 from django.db.models import (
     Avg,
     Count,
+    DateField,
     DecimalField,
     ExpressionWrapper,
     F,
@@ -366,7 +367,8 @@ def price_history(
     if date_to:
         prices = prices.filter(observed_at__lt=_start_of(date_to + timedelta(days=1)))
     return (
-        prices.annotate(period_start=Trunc("observed_at", bucket))
+        # The day itself from the database (local midnight's date): no time zone per row here.
+        prices.annotate(period_start=Trunc("observed_at", bucket, output_field=DateField()))
         .values("unit", "tier", "currency", "period_start")
         .annotate(min=Min("amount"), max=Max("amount"), avg=Avg("amount"), count=Count("id"))
         .order_by("unit", "tier", "currency", "period_start")

@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 import decimal
 from collections.abc import Mapping
-from datetime import UTC, datetime, tzinfo
+from datetime import UTC, date, datetime, tzinfo
 from decimal import Decimal
 from enum import Enum
 from functools import cached_property
@@ -605,11 +605,10 @@ class ExchangeRateSerializer(serializers.ModelSerializer[ExchangeRate]):
 
 
 class BucketStartField(serializers.DateField):
-    """The day a bucket starts, from the database's truncated instant (local midnight)."""
+    """The day a bucket starts (its local midnight's date, as the database truncates it)."""
 
-    def to_representation(self, value: datetime) -> str:  # type: ignore[override]
-        # `value` is the truncated instant, a datetime; DateField's stubs say a date.
-        return super().to_representation(timezone.localtime(value).date())
+    def to_representation(self, value: date) -> str:
+        return str(super().to_representation(value))
 
 
 class PriceBucketSerializer(serializers.Serializer[Any]):
