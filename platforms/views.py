@@ -10,6 +10,7 @@ from django.shortcuts import render
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from advisor.snapshot import ALWAYS, Snapshots
 from feeds.selectors import platform_freshness, platforms_freshness
 
 from . import charts, compare, selectors
@@ -109,6 +110,12 @@ def offering_compare(request: HttpRequest) -> HttpResponse:
     )
 
 
+# The current price each platform page says was seen last, kept per catalogue version (a price seen
+# again is a write, hence a new version): finding it reads the current prices of every listed
+# offering of the platform (some 80 ms for a platform of 4,500 offerings at 100,000).
+SEEN_LAST = Snapshots(size=64)
+
+
 def platform_detail(request: HttpRequest, slug: str) -> HttpResponse:
     try:
         platform = selectors.platform_detail(slug)
@@ -117,7 +124,11 @@ def platform_detail(request: HttpRequest, slug: str) -> HttpResponse:
     listed = selectors.platform_offerings(platform)
     charted = listed.offerings[: selectors.CHART_OFFERINGS]
     history = charts.price_history([o for o, _ in charted], {o.pk: prices for o, prices in charted})
-    latest = selectors.latest_seen_price(platform)
+    latest = SEEN_LAST.get(
+        ("seen last", platform.pk),
+        timezone.now(),
+        lambda: (selectors.latest_seen_price(platform), ALWAYS),
+    )
     return render(
         request,
         "platforms/detail.html",

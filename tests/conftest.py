@@ -30,13 +30,16 @@ def english():
 
 @pytest.fixture(autouse=True)
 def no_kept_catalogue():
-    """Start each test as a fresh worker process starts: no engine inputs kept from another test
-    (advisor.snapshot), whose rolled-back database they were built from."""
+    """Start each test as a fresh worker process starts: no engine inputs or page data kept from
+    another test (advisor.snapshot), whose rolled-back database they were built from."""
     from advisor.services import SNAPSHOTS
+    from platforms.views import SEEN_LAST
 
     SNAPSHOTS.clear()
+    SEEN_LAST.clear()
     yield
     SNAPSHOTS.clear()
+    SEEN_LAST.clear()
 
 
 @pytest.fixture

@@ -3,6 +3,7 @@ when a feed of it keeps failing."""
 
 from __future__ import annotations
 
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -10,6 +11,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from feeds.tasks import run_feed
+from platforms import services
 
 from .conftest import LAMBDA, make_feed, make_platform
 
@@ -95,3 +97,19 @@ def test_prices_whose_source_is_not_the_feed_are_still_credited_to_it(
     assert (
         f"Prices last seen {when} by the feed <strong>autodl-json</strong> (JSON feed)."
     ) in page(client, autodl)
+
+
+def test_a_price_seen_again_is_on_the_next_page(client, platform, price_history):
+    """The price seen last is kept per catalogue version (platforms.views.SEEN_LAST): a sighting
+    is a write, so the next page has it."""
+
+    _old, new = price_history
+    before = timezone.localtime(new.last_seen_at).strftime("%Y-%m-%d %H:%M")
+    assert f"Prices last seen {before}, from Test price list." in page(client, platform)
+    assert f"Prices last seen {before}" in page(client, platform)  # kept: the same answer
+
+    seen = (timezone.now() - timedelta(minutes=1)).replace(second=0, microsecond=0)
+    assert services.price_observation_seen(observation=new, seen_at=seen)
+    after = timezone.localtime(seen).strftime("%Y-%m-%d %H:%M")
+    assert after != before
+    assert f"Prices last seen {after}, from Test price list." in page(client, platform)

@@ -58,9 +58,9 @@ def test_the_platform_page_query_count_does_not_grow(
     add_offerings(platform, accelerator, source, n)
     # 1 platform with its billing rules, 2 facts, 3 storage prices, 4 how many offerings it
     # lists, 5 the first of them, 6 their current prices with sources, 7 where their history
-    # begins, 8 its buckets, 9 the sources it cites, 10 the current price seen last, 11 its
-    # feeds, 12 its no-GPU-mode price
-    with django_assert_num_queries(12):
+    # begins, 8 its buckets, 9 the sources it cites, 10 the catalogue's version, 11 the current
+    # price seen last (kept at that version), 12 its feeds, 13 its no-GPU-mode price
+    with django_assert_num_queries(13):
         response = client.get(reverse("platforms:detail", args=[platform.slug]))
     assert response.status_code == 200
     assert len(response.context["offerings"]) == n
