@@ -2,7 +2,9 @@
 
 The target (docs/advisor-rules.md): the advisor answers a 5-task scenario over 10,000 offerings
 in <= 100 ms (p50, HTTP, 2 cores). This measures the engine alone (no database, no HTTP), so it
-should sit well below.
+should sit well below. Each size is timed cold (nothing kept), warm (the scenario asked again,
+with the placement cache and the index kept, as the site keeps them) and for a scenario not asked
+before in each run (estimate, ranking and the plans across platforms).
 Offerings are random but deterministic (fixed seed) over the accelerators in
 fixtures/accelerators.json. Prints figures; asserts nothing about time.
 
@@ -15,6 +17,8 @@ Run: .venv/bin/python bench/bench_advise.py [--offerings 10000,100000] [--runs 2
 from __future__ import annotations
 
 import argparse
+import gc
+import json
 import os
 import random
 import statistics
@@ -28,8 +32,10 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from advisor.engine import mig
+from advisor.engine.estimate import estimate
 from advisor.engine.hardware import load_accelerators
 from advisor.engine.placement import PlacementCache
+from advisor.engine.plans import search_plans
 from advisor.engine.prune import OfferingIndex
 from advisor.engine.ranking import advise
 from advisor.engine.scenario import parse_scenario
@@ -188,10 +194,18 @@ def bench(n: int, args: argparse.Namespace) -> float:
     start = time.perf_counter()
     index = OfferingIndex(offerings)
     indexed = (time.perf_counter() - start) * 1000
+    # As the site keeps a large catalogue (advisor.snapshot.settle): out of the collector's
+    # generations, so that a full collection does not scan it again in a timed call.
+    gc.collect()
+    gc.freeze()
 
     kept = PlacementCache()
 
-    def run(placements: PlacementCache | None = kept, grouped: OfferingIndex | None = index) -> Any:
+    def run(
+        placements: PlacementCache | None = kept,
+        grouped: OfferingIndex | None = index,
+        scenario: Any = scenario,
+    ) -> Any:
         return advise(
             scenario,
             offerings,
@@ -216,6 +230,30 @@ def bench(n: int, args: argparse.Namespace) -> float:
         start = time.perf_counter()
         advice = run()
         times.append((time.perf_counter() - start) * 1000)
+    # A scenario not asked before each time: the chat task's context changes, so its memory, and
+    # so its placements, fits, ranking and plan sides, are new (what a renter's first question
+    # costs); estimate, ranking and the plans across platforms, as the site answers it.
+    fresh = []
+    for k in range(args.runs):
+        data = json.loads(json.dumps(SCENARIO))
+        data["tasks"][1]["context_len"] = 4096 + 8 * (k + 1)
+        other = parse_scenario(data)
+        start = time.perf_counter()
+        estimate(other, accelerators)
+        answer = run(scenario=other)
+        cheapest = min(answer.recommendations, key=lambda r: r.cost)
+        search_plans(
+            other,
+            offerings,
+            accelerators,
+            now=NOW,
+            rates=RATES,
+            storage_prices=STORAGE,
+            placements=kept,
+            cheapest=cheapest,
+            index=index,
+        )
+        fresh.append((time.perf_counter() - start) * 1000)
     times.sort()
     p50 = statistics.median(times)
     p95 = times[min(len(times) - 1, round(0.95 * (len(times) - 1)))]
@@ -230,6 +268,12 @@ def bench(n: int, args: argparse.Namespace) -> float:
         f"min {times[0]:.1f} ms"
     )
     print(f"throughput at p50: {len(offerings) / (p50 / 1000):,.0f} offerings/s")
+    fresh.sort()
+    print(
+        f"a scenario not asked before each run (estimate, ranking and plans) p50 "
+        f"{statistics.median(fresh):.1f} ms, p95 "
+        f"{fresh[min(len(fresh) - 1, round(0.95 * (len(fresh) - 1)))]:.1f} ms"
+    )
     print(f"fitting: {advice.fitting}, pareto: {len(advice.pareto)}")
     print(f"rejected: { {code.value: n for code, n in advice.rejected.items()} }")
     top = advice.recommendations[0]
