@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from decimal import ROUND_HALF_UP, Decimal
 from enum import StrEnum
+from typing import TypeVar
 
 from django.core.signals import setting_changed
 from django.dispatch import receiver
@@ -32,10 +33,7 @@ def gettext(text: str) -> str:
     """Django's gettext in the active language, each text's translation read once per language
     (an answer renders hundreds of messages; a translation does not change while the process
     runs). Named so, its literals are extracted by makemessages as Django's are."""
-    language = get_language()
-    table = _TRANSLATED.get(language)
-    if table is None:
-        table = _TRANSLATED[language] = {}
+    table = _in_language(_TRANSLATED)
     found = table.get(text)
     if found is None:
         found = table[text] = translation.gettext(text)
@@ -44,6 +42,17 @@ def gettext(text: str) -> str:
 
 # By language: each text's translation (gettext).
 _TRANSLATED: dict[str | None, dict[str, str]] = {}
+
+K = TypeVar("K")
+
+
+def _in_language(store: dict[str | None, dict[K, str]]) -> dict[K, str]:
+    """`store`'s table for the active language, made on first use."""
+    language = get_language()
+    table = store.get(language)
+    if table is None:
+        table = store[language] = {}
+    return table
 
 
 @receiver(setting_changed)
@@ -213,10 +222,7 @@ def quantity(q: Quantity) -> str:
 
 def enum_label(member: StrEnum) -> str:
     """A vocabulary value as it reads inside a sentence, read once per language (gettext)."""
-    language = get_language()
-    table = _LABELS.get(language)
-    if table is None:
-        table = _LABELS[language] = {}
+    table = _in_language(_LABELS)
     key = (type(member), member)  # members of two enums with one value compare equal
     found = table.get(key)
     if found is None:

@@ -129,34 +129,37 @@ def index(request: HttpRequest) -> HttpResponse:
     )
 
 
-# The empty task row the page clones to add a task, by language: the same for every request (an
-# unbound form of fixed choices), kept once rendered unless templates may change under DEBUG.
-_TASK_TEMPLATES: dict[str | None, SafeString] = {}
-
-
 def task_template() -> SafeString:
-    """The empty task row (prefix `t__index__`, number `__number__`) in the active language."""
-    language = get_language()
-    found = _TASK_TEMPLATES.get(language)
-    if found is None:
-        found = render_to_string(
-            "advisor/task_row.html",
-            {
-                "task": forms.TaskForm(prefix="t__index__"),
-                "index": "__index__",
-                "number": "__number__",
-                "single": False,
-            },
-        )
-        if not settings.DEBUG:
-            _TASK_TEMPLATES[language] = found
-    return found
+    """The empty task row (prefix `t__index__`, number `__number__`) in the active language: the
+    same for every request (an unbound form of fixed choices)."""
+    return _kept_row(
+        (get_language(), "template"),
+        lambda: {
+            "task": forms.TaskForm(prefix="t__index__"),
+            "index": "__index__",
+            "number": "__number__",
+            "single": False,
+        },
+    )
 
 
-# The form's task rows as rendered, by everything a row shows (task_row): a page asked again (a
-# preset, a reload) renders its rows once. Bounded: past the limit it starts again empty.
+# Task rows as rendered, by everything a row shows (task_row, task_template): a page asked again
+# (a preset, a reload) renders its rows once. Bounded: past the limit it starts again empty.
 _TASK_ROWS: dict[tuple[Any, ...], SafeString] = {}
 _TASK_ROWS_KEPT = 512
+
+
+def _kept_row(key: tuple[Any, ...], context: Callable[[], dict[str, Any]]) -> SafeString:
+    """advisor/task_row.html rendered with `context()`, kept under `key` unless templates may
+    change under DEBUG."""
+    found = _TASK_ROWS.get(key)
+    if found is None:
+        found = render_to_string("advisor/task_row.html", context())
+        if not settings.DEBUG:
+            if len(_TASK_ROWS) >= _TASK_ROWS_KEPT:
+                _TASK_ROWS.clear()
+            _TASK_ROWS[key] = found
+    return found
 
 
 def task_row(task: forms.TaskForm, index: int, single: bool) -> SafeString:
@@ -175,17 +178,9 @@ def task_row(task: forms.TaskForm, index: int, single: bool) -> SafeString:
     else:
         shown, errors = (), ()
     key = (get_language(), index, single, task.prefix, task.is_bound, shown, errors)
-    found = _TASK_ROWS.get(key)
-    if found is None:
-        found = render_to_string(
-            "advisor/task_row.html",
-            {"task": task, "index": index, "number": index + 1, "single": single},
-        )
-        if not settings.DEBUG:
-            if len(_TASK_ROWS) >= _TASK_ROWS_KEPT:
-                _TASK_ROWS.clear()
-            _TASK_ROWS[key] = found
-    return found
+    return _kept_row(
+        key, lambda: {"task": task, "index": index, "number": index + 1, "single": single}
+    )
 
 
 def _plan(estimate: Estimate) -> list[dict[str, Any]]:

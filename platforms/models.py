@@ -122,7 +122,7 @@ def platform_names(name: str, name_en: str) -> tuple[str, str]:
 class CatalogueModel(models.Model):
     """The catalogue's models: `get_FOO_display` reads a field's choice labels once per field and
     language. Django's builds a dict of every choice on each call, translating each lazy label
-    again (15 to 25 us a call; a platform page asks some 500 times); this is the same answer
+    again (15 to 26 us a call; a platform page asked some 470 times); this is the same answer
     (tests/platforms/test_choice_labels.py compares them)."""
 
     class Meta:

@@ -139,7 +139,7 @@ def _miss(target: _Target, tasks: Sequence[TaskNeed]) -> Placement | None:
 
 
 def _place_layout(target: _Target, tasks: Sequence[TaskNeed]) -> Placement:
-    """The placement of tasks that passed _first_miss: what `layout(target)` determines."""
+    """The placement of tasks no rule leaves off (_missing): what `layout(target)` determines."""
     states = _place_all(target, tasks)
     assignments = _assignments(target, tasks, states)
     return Placement(
@@ -156,7 +156,7 @@ def layout(target: _Target) -> tuple[object, ...]:
     targets alike in it place tasks alike. Only a card split into MIG slices reads the
     accelerator (its profiles); otherwise the usable bytes of a card or slice, the cards per
     instance and the sharing rules, so that cards of one memory size share their placements.
-    A miss names the card (its capacity label) and is not shared (_miss)."""
+    A miss names the card (its capacity label): it is kept per signature (PlacementCache.missed)."""
     off = target.offering
     return (
         target.usable,
@@ -182,11 +182,11 @@ class PlacementCache:
         self.max_entries = max_entries
         self.entries = 0
         self._placers: dict[tuple[TaskNeed, ...], Placer] = {}
-        # By signature (Placer's key): the offering as placement sees it, and its misses; the
-        # specs whose identities the keys hold, kept so that no other spec takes one.
+        # By signature (Placer's key): the offering as placement sees it, and its misses. A
+        # target holds its offering, so its spec: no other spec takes the identity its key holds
+        # while it is kept, and the misses are kept and cleared with the targets.
         self._targets: dict[tuple[object, ...], _Target] = {}
         self._missed: dict[tuple[object, ...], Placement] = {}
-        self._specs: dict[int, AcceleratorSpec] = {}
         self.max_kept = max_kept
         self._kept: OrderedDict[Hashable, dict[Any, Any]] = OrderedDict()
 
@@ -218,7 +218,6 @@ class PlacementCache:
         """The offering as placement sees it, once per signature (Placer's `key`)."""
         found = self._targets.get(key)
         if found is None:
-            self._specs[id(offering.accelerator)] = offering.accelerator
             found = self._targets[key] = _target(offering)
         return found
 
@@ -238,7 +237,6 @@ class PlacementCache:
             self._placers.clear()  # a placer held by a caller goes on, no longer kept here
             self._targets.clear()
             self._missed.clear()
-            self._specs.clear()
 
 
 class Placer:

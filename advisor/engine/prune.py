@@ -121,14 +121,21 @@ class _Failing(dict[tuple[Any, ...], Code]):
         kind (each cell's kinds in turn): found once per set of constraints."""
         found = self._passing.get(group)
         if found is None:
-            offerings = index.offerings
             passed = [c for c in index.groups[group] if c.key not in self]
-            by_platform: dict[str, _Kinds] = {}
-            for cell in passed:
-                platform = offerings[cell.members[0]].platform
-                by_platform.setdefault(platform, []).extend(cell.by_kind(offerings))
-            found = self._passing[group] = (passed, by_platform)
+            found = self._passing[group] = (passed, _cells_by_platform(index.offerings, passed))
         return found
+
+
+def _cells_by_platform(
+    offerings: Sequence[OfferingSpec], cells: Iterable[_Cell]
+) -> dict[str, _Kinds]:
+    """Some cells' prices by platform, then by kind (each cell's kinds in turn), where they are
+    not a whole group (OfferingIndex.by_platform)."""
+    by_platform: dict[str, _Kinds] = {}
+    for cell in cells:
+        platform = offerings[cell.members[0]].platform
+        by_platform.setdefault(platform, []).extend(cell.by_kind(offerings))
+    return by_platform
 
 
 @dataclass
@@ -756,10 +763,7 @@ def _rank(
         if len(f.cells) == len(index.groups[f.group]):
             by_platform = index.by_platform(f.group)
         else:
-            by_platform = {}
-            for cell in f.cells:
-                platform = offerings[cell.members[0]].platform
-                by_platform.setdefault(platform, []).extend(cell.by_kind(offerings))
+            by_platform = _cells_by_platform(offerings, f.cells)
         sids = by_time.setdefault(time_key, [])
         for platform, kinds in by_platform.items():
             base = bounds.base(bill, platform)
