@@ -46,7 +46,7 @@ from platforms.models import (
 )
 from platforms.selectors import current_prices_by_unit
 
-from .filters import ListedPrice, SourceBrief
+from .filters import ListedPrice
 
 NON_FIELD = api_settings.NON_FIELD_ERRORS_KEY
 # The scenario's closed sets (advisor/engine/vocab.py), as the values the JSON carries.
@@ -370,13 +370,13 @@ def _choice(value: Any) -> Any:
 
 
 def _current_prices(offering: Offering) -> list[PriceObservation] | list[ListedPrice]:
-    """A listed page's prices as the view attached them (api/filters.py: listed_prices_attach),
+    """A listed page's prices as the view attached them (api/filters.py: listed_page_attach),
     else the offering's prefetched current prices (a single offering)."""
     listed: list[ListedPrice] | None = getattr(offering, "listed_prices", None)
     return current_prices_by_unit(offering) if listed is None else listed
 
 
-def _source_brief(source: Source | SourceBrief | None) -> dict[str, Any] | None:
+def _source_brief(source: Source | None) -> dict[str, Any] | None:
     # SourceBriefSerializer, written out.
     if source is None:
         return None

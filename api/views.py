@@ -59,7 +59,7 @@ from .filters import (
     OfferingUnitSerializer,
     PriceHistoryQuerySerializer,
     filter_offerings,
-    listed_prices_attach,
+    listed_page_attach,
     offering_order,
     offerings_annotated,
     offerings_listed,
@@ -203,11 +203,11 @@ class OfferingViewSet(CatalogueViewSet[Offering]):
         return offerings
 
     def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        # ListModelMixin.list, with the page's current prices read in one query once the page is
-        # known (api/filters.py: listed_prices_attach).
+        # ListModelMixin.list, with the page's relations and current prices attached once the
+        # page is known (api/filters.py: listed_page_attach).
         page = self.paginate_queryset(self.filter_queryset(self.get_queryset()))
         assert page is not None  # OfferingCursorPagination pages every list
-        listed_prices_attach(page)
+        listed_page_attach(page)
         return self.get_paginated_response(self.get_serializer(page, many=True).data)
 
     # `builtins.list`: in this class, `list` is the action above.

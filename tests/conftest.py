@@ -33,13 +33,15 @@ def no_kept_catalogue():
     """Start each test as a fresh worker process starts: no engine inputs or page data kept from
     another test (advisor.snapshot), whose rolled-back database they were built from."""
     from advisor.services import SNAPSHOTS
+    from api.filters import LISTED_RELATIONS
     from platforms.views import SEEN_LAST
 
-    SNAPSHOTS.clear()
-    SEEN_LAST.clear()
+    kept = (SNAPSHOTS, SEEN_LAST, LISTED_RELATIONS)
+    for snapshots in kept:
+        snapshots.clear()
     yield
-    SNAPSHOTS.clear()
-    SEEN_LAST.clear()
+    for snapshots in kept:
+        snapshots.clear()
 
 
 @pytest.fixture

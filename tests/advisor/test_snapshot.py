@@ -104,6 +104,21 @@ def test_the_next_advice_reuses_the_inputs_with_one_query(
         advisor_services.load_catalogue(advisor_services.parse(SCENARIO), now=NOW)
 
 
+def test_the_version_is_the_rows_token_and_none_without_the_row(offering, source):
+    """catalogue_version reads the row in SQL (platforms.services): the ORM's answer, each time."""
+    from platforms.models import CatalogueVersion
+
+    def stored() -> str | None:
+        return CatalogueVersion.objects.filter(pk=1).values_list("token", flat=True).first()
+
+    before = services.catalogue_version()
+    assert before is not None and before == stored()
+    price(offering, source, "1.88")
+    assert services.catalogue_version() == stored() != before
+    CatalogueVersion.objects.all().delete()
+    assert services.catalogue_version() is None
+
+
 def test_a_price_added_by_the_service_is_in_the_next_advice(offering, source):
     price(offering, source, "1.88")
     assert best_price() == Decimal("1.88")

@@ -2,7 +2,7 @@
 against DRF's field-by-field serialization of the same declared fields, byte for byte, on every
 kind of row: pooled and MIG slices, no price, several billing units, tiers and currencies, a
 region and a network or none, two sources, prices read as values for a listed page
-(api/filters.py: listed_prices_attach) and as model instances for a single offering."""
+(api/filters.py: listed_page_attach) and as model instances for a single offering."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from rest_framework import serializers
 from rest_framework.renderers import JSONRenderer
 
 from api import serializers as api_serializers
-from api.filters import listed_prices_attach, offerings_annotated, offerings_listed
+from api.filters import listed_page_attach, offerings_annotated, offerings_listed
 from api.serializers import OfferingSerializer
 from platforms import services
 from platforms.models import Offering
@@ -87,7 +87,7 @@ def field_by_field(serializer: OfferingSerializer, offering: Offering) -> dict[s
 def listed_page(unit: str) -> list[Offering]:
     """Every listed offering as the list reads it: its columns and its prices as values."""
     rows = list(offerings_annotated(offerings_listed(), unit).order_by("pk"))
-    listed_prices_attach(rows)
+    listed_page_attach(rows)
     return rows
 
 

@@ -6,6 +6,7 @@ from datetime import timedelta
 from decimal import Decimal
 
 import pytest
+from django.db import transaction
 
 from platforms import services
 from platforms.models import (
@@ -14,6 +15,8 @@ from platforms.models import (
     MigProfile,
     Platform,
     PlatformFact,
+    PriceObservation,
+    Source,
     StoragePrice,
 )
 from tests.conftest import NOW, make_offering
@@ -37,18 +40,45 @@ def add_offerings(platform, accelerator, source, n: int) -> list:
 
 
 @pytest.mark.parametrize("n", [1, 50])
-def test_the_offering_list_is_three_queries(
+def test_the_offering_list_is_four_queries(
     anon_client, platform, accelerator, source, n, django_assert_num_queries
 ):
     add_offerings(platform, accelerator, source, n)
-    # 1 the offerings with a price per GPU-hour (platform, accelerator, source and the listing
-    # price joined), 2 the offerings without one (they come after), 3 the page's current prices
-    # with their sources; no count: the list is walked by cursor.
-    with django_assert_num_queries(3):
-        response = anon_client.get(
-            "/api/v1/offerings/", {"ordering": "price_per_gpu_hour", "vram_min": "8"}
-        )
-    assert len(response.json()["results"]) == n
+    query = {"ordering": "price_per_gpu_hour", "vram_min": "8"}
+    # The first page at a catalogue version also reads every platform, accelerator and source
+    # once (api/filters.py: listed_relations).
+    with django_assert_num_queries(7):
+        first = anon_client.get("/api/v1/offerings/", query)
+    # 1 the offerings with a price per GPU-hour (the accelerator and the listing price joined),
+    # 2 the offerings without one (they come after), 3 the catalogue's version, 4 the page's
+    # current prices; no count: the list is walked by cursor.
+    with django_assert_num_queries(4):
+        again = anon_client.get("/api/v1/offerings/", query)
+    assert len(again.json()["results"]) == n
+    assert again.content == first.content
+
+
+def test_a_listed_page_shows_a_renamed_platform_and_a_new_source(
+    anon_client, platform, accelerator, source
+):
+    """Platforms, accelerators and sources are kept per catalogue version: a write through the
+    services or the admin (which give a new version) shows on the next page."""
+    add_offerings(platform, accelerator, source, 1)
+    assert anon_client.get("/api/v1/offerings/").json()["results"][0]["platform"]["name"] == (
+        platform.name
+    )
+    with transaction.atomic():
+        services.catalogue_changed()
+        Platform.objects.filter(pk=platform.pk).update(name="改名的平台")
+    [offering] = anon_client.get("/api/v1/offerings/").json()["results"]
+    assert offering["platform"]["name"] == "改名的平台"
+
+    # A source saved after the version was read, named by a price with no new version: read
+    # when a page names it.
+    newer = Source.objects.create(title="A newer list", kind="manual")
+    PriceObservation.objects.filter(offering_id=offering["id"]).update(source=newer)
+    prices = anon_client.get("/api/v1/offerings/").json()["results"][0]["current_prices"]
+    assert {p["source"]["title"] for p in prices} == {"A newer list"}
 
 
 @pytest.mark.parametrize("n", [1, 50])
