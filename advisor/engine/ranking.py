@@ -362,6 +362,14 @@ class _Context:
             tuple[Any, ...], tuple[_Bill, _Bill, tuple[Message, ...], tuple[float, ...]]
         ] = {}
         self.times: dict[tuple[Any, ...], timing.TimeEstimate | AdvisorError] = {}
+        # Fits by placement and what timing reads of the offering (_compute_fit).
+        self.placed_fits: dict[tuple[Any, ...], _Fit] = {}
+        # The tasks that get a time on a card (_training_times): none, and a fit is its
+        # placement's alone.
+        self.timed = any(
+            i in self.references or (t.kind in TRAINING_KINDS and t.tokens)
+            for i, t in enumerate(scenario.tasks)
+        )
         self.rate_of: dict[str, ExchangeRateSpec | None] = {}
         self.float_rate_of: dict[str, float] = {}
         budget = self.c.budget_per_month
@@ -690,6 +698,29 @@ def _fit(ctx: _Context, off: OfferingSpec) -> _Fit:
 
 def _compute_fit(ctx: _Context, off: OfferingSpec) -> _Fit:
     placement = ctx.placer.place(off)
+    # Shapes that place alike (PlacementCache shares one placement between them) and that timing
+    # sees alike share the fit: _training_times reads the card, its interconnect, cards per
+    # machine, network and MIG slice, and nothing else of the offering. The key holds the
+    # placement by identity; the fit kept under it holds the placement, so no other takes its id.
+    if not placement.fits or not ctx.timed:
+        key: tuple[Any, ...] = (id(placement),)
+    else:
+        key = (
+            id(placement),
+            id(off.accelerator),
+            off.interconnect,
+            off.gpu_count,
+            off.network,
+            off.network_gbps,
+            off.mig_profile,
+        )
+    fit = ctx.placed_fits.get(key)
+    if fit is None:
+        fit = ctx.placed_fits[key] = _placed_fit(ctx, off, placement)
+    return fit
+
+
+def _placed_fit(ctx: _Context, off: OfferingSpec, placement: Placement) -> _Fit:
     if not placement.fits:
         return _Fit(placement, None, None, None, None, ())
     per_task, ranges, efficiency, warnings = _training_times(ctx, off, placement)

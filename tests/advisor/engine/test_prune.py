@@ -387,3 +387,20 @@ def test_the_ranking_kept_by_the_index_answers_as_a_fresh_one(first, then, offer
     answer(first, NOW, kept)
     assert answer(then, later, kept) == answer(then, later, prune.OfferingIndex(offerings))
     assert answer(first, NOW, kept) == answer(first, NOW, prune.OfferingIndex(offerings))
+
+
+@settings(max_examples=200, deadline=None)
+@given(scenarios, catalogue(), st.lists(st.sampled_from([None, "roce", "ib"]), min_size=40))
+def test_a_fit_shared_by_placement_is_the_fit_of_each_offering_alone(scenario, offerings, networks):
+    """ranking._compute_fit shares one fit between offerings that place alike and that timing
+    sees alike (ranking._Context.placed_fits): each offering's is what its own fresh context
+    computes for it alone, whatever the offerings asked before in the shared one."""
+    offerings = [
+        replace(o, network=n, network_gbps=None if n is None else 100)
+        for o, n in zip(offerings, networks, strict=False)
+    ]
+    shared = ranking._Context(scenario, ACCELERATORS, NOW, RATES, STORAGE, 30)
+    for offering in offerings:
+        alone = ranking._Context(scenario, ACCELERATORS, NOW, RATES, STORAGE, 30)
+        fresh = ranking._placed_fit(alone, offering, alone.placer.place(offering))
+        assert ranking._compute_fit(shared, offering) == fresh
