@@ -263,6 +263,10 @@ LOG_REQUESTS = envbool("LOG_REQUESTS", False)
 # Seconds a 503 (database unavailable) tells clients to wait before retrying.
 RETRY_AFTER_S = envint("RETRY_AFTER_S", 30)
 
+# Web workers (config/wsgi.py): the garbage collector's youngest generation is collected after
+# this many new objects instead of Python's 700 (ops/collector.py); 0 leaves Python's thresholds.
+GC_GEN0_THRESHOLD = envint("GC_GEN0_THRESHOLD", 100_000)
+
 # Only our own scripts, stylesheets, images and fonts; no inline script, no <style> element
 # (plotly's rules come from static/css/plotly.css, see ops/plotly_css.py). Style attributes are
 # allowed (style-src-attr): plotly.js writes them on its SVG text (fonts, sizes) and they cannot

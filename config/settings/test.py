@@ -27,3 +27,6 @@ CELERY_TASK_ALWAYS_EAGER = True
 # Django's test Client.login() authenticates without a request, which django-axes refuses; the
 # lockout tests (tests/ops/test_admin_lockout.py) turn it on.
 AXES_ENABLED = False
+# The suite's process imports config.wsgi (the API tests' WSGI application): Python's collector
+# thresholds stay as they are here (tests/ops/test_collector.py sets them and puts them back).
+GC_GEN0_THRESHOLD = 0
