@@ -16,6 +16,9 @@ from __future__ import annotations
 
 import gc
 
+# The youngest generation's threshold a web worker takes unless GC_GEN0_THRESHOLD says otherwise.
+DEFAULT_THRESHOLD = 100_000
+
 
 def set_threshold(threshold: int) -> None:
     """The youngest generation collected after `threshold` new objects, the older ones as Python

@@ -13,6 +13,7 @@ import django_stubs_ext
 import plotly
 from django.utils.translation import gettext_lazy as _
 
+from ops import collector
 from ops.logging import logging_config
 
 from .database import DB_CLIENT_TIMEOUT_S as DB_CLIENT_TIMEOUT_S
@@ -265,7 +266,7 @@ RETRY_AFTER_S = envint("RETRY_AFTER_S", 30)
 
 # Web workers (config/wsgi.py): the garbage collector's youngest generation is collected after
 # this many new objects instead of Python's 700 (ops/collector.py); 0 leaves Python's thresholds.
-GC_GEN0_THRESHOLD = envint("GC_GEN0_THRESHOLD", 100_000)
+GC_GEN0_THRESHOLD = envint("GC_GEN0_THRESHOLD", collector.DEFAULT_THRESHOLD)
 
 # Only our own scripts, stylesheets, images and fonts; no inline script, no <style> element
 # (plotly's rules come from static/css/plotly.css, see ops/plotly_css.py). Style attributes are
