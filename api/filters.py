@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 from decimal import Decimal
-from typing import Any, TypedDict
+from typing import Any, TypedDict, TypeVar
 
 from django.db.models import (
     Avg,
@@ -225,6 +225,9 @@ class ListedPrice:
         return price_is_stale(self.last_seen_at, now or timezone.now())
 
 
+_R = TypeVar("_R", Platform, Accelerator, Source)
+
+
 @dataclass(frozen=True)
 class ListedRelations:
     """Every platform, accelerator and source by id, as a listed page shows them.
@@ -246,14 +249,24 @@ class ListedRelations:
             sources={s.pk: s for s in Source.objects.only(*_SOURCE_COLUMNS)},
         )
 
+    def platform(self, pk: int) -> Platform:
+        return _kept_or_read(self.platforms, Platform, pk, _PLATFORM_COLUMNS)
+
+    def accelerator(self, pk: int) -> Accelerator:
+        return _kept_or_read(self.accelerators, Accelerator, pk, _ACCELERATOR_COLUMNS)
+
     def source(self, pk: int) -> Source:
-        source = self.sources.get(pk)
-        if source is None:
-            # Saved after this version was read, by a write that gave no new version (the write
-            # services save a source before the prices that name it, and those give one).
-            source = Source.objects.only(*_SOURCE_COLUMNS).get(pk=pk)
-            self.sources[pk] = source
-        return source
+        return _kept_or_read(self.sources, Source, pk, _SOURCE_COLUMNS)
+
+
+def _kept_or_read(kept: dict[int, _R], model: type[_R], pk: int, columns: Sequence[str]) -> _R:
+    """`kept[pk]`, or the row read now and kept: saved after this version was read by a write
+    that gave no new version (the write services save a source before the prices that name it,
+    and those give one; a row created outside them)."""
+    found = kept.get(pk)
+    if found is None:
+        found = kept[pk] = model._default_manager.only(*columns).get(pk=pk)
+    return found
 
 
 # The columns a listed page shows of each (api/serializers.py: PlatformBriefSerializer,
@@ -301,11 +314,10 @@ def listed_page_attach(offerings: Sequence[Offering]) -> None:
     for offering_id, unit, amount, currency, tier, observed, seen, source_id in rows:
         price = ListedPrice(unit, amount, currency, tier, observed, seen, related.source(source_id))
         prices[offering_id].append(price)
-    platforms, accelerators = related.platforms, related.accelerators
     for offering in offerings:
         # As select_related would have: the related instances in the offering's field cache.
-        _PLATFORM.set_cached_value(offering, platforms[offering.platform_id])
-        _ACCELERATOR.set_cached_value(offering, accelerators[offering.accelerator_id])
+        _PLATFORM.set_cached_value(offering, related.platform(offering.platform_id))
+        _ACCELERATOR.set_cached_value(offering, related.accelerator(offering.accelerator_id))
         _SOURCE.set_cached_value(offering, related.source(offering.source_id))
         # An attribute the model does not declare, as the queryset's annotations.
         listed: Any = offering

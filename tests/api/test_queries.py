@@ -13,6 +13,7 @@ from platforms.models import (
     Accelerator,
     AcceleratorAlias,
     MigProfile,
+    Offering,
     Platform,
     PlatformFact,
     PriceObservation,
@@ -73,12 +74,21 @@ def test_a_listed_page_shows_a_renamed_platform_and_a_new_source(
     [offering] = anon_client.get("/api/v1/offerings/").json()["results"]
     assert offering["platform"]["name"] == "改名的平台"
 
-    # A source saved after the version was read, named by a price with no new version: read
-    # when a page names it.
+    # Rows saved after the version was read, named with no new version (outside the write
+    # services): read when a page names them.
     newer = Source.objects.create(title="A newer list", kind="manual")
+    other = Platform.objects.create(slug="newcloud", name="新云", source=newer)
+    card = Accelerator.objects.create(
+        slug="new-card-48gb", name="New card 48GB", vram_gib=48, source=newer
+    )
     PriceObservation.objects.filter(offering_id=offering["id"]).update(source=newer)
-    prices = anon_client.get("/api/v1/offerings/").json()["results"][0]["current_prices"]
-    assert {p["source"]["title"] for p in prices} == {"A newer list"}
+    Offering.objects.filter(pk=offering["id"]).update(platform=other, accelerator=card)
+    [listed] = anon_client.get("/api/v1/offerings/").json()["results"]
+    assert {p["source"]["title"] for p in listed["current_prices"]} == {"A newer list"}
+    assert (listed["platform"]["slug"], listed["accelerator"]["slug"]) == (
+        "newcloud",
+        "new-card-48gb",
+    )
 
 
 @pytest.mark.parametrize("n", [1, 50])
