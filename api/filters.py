@@ -232,9 +232,10 @@ _R = TypeVar("_R", Platform, Accelerator, Source)
 class ListedRelations:
     """Every platform, accelerator and source by id, as a listed page shows them.
 
-    A few dozen rows each, read once per catalogue version (`listed_relations`) instead of three
-    more joins in every page's query: the planner weighed five tables for each page (some 1 ms of
-    planning on Postgres) and the ORM built three related instances per offering.
+    Small tables (a few dozen platforms and accelerators; the sources of the seed, of the staff's
+    entries and one per import), read once per catalogue version (`listed_relations`) instead of
+    three more joins in every page's query: the planner weighed five tables for each page (some
+    1 ms of planning on Postgres) and the ORM built three related instances per offering.
     """
 
     platforms: dict[int, Platform]
