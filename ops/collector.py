@@ -4,7 +4,7 @@ Python collects its youngest generation after every 700 net new container object
 tenth collection the next one. An advice for a scenario not asked before builds, and keeps with
 the catalogue, tens of thousands of objects (placements, fits, rankings: advisor/engine/prune.py),
 so at 700 the collector ran some 50 times a request and scanned what the request keeps again and
-again, older generations included: 34-44 ms of a 190-220 ms answer at 10,000 offerings
+again, older generations included: 34-44 ms of a 190-224 ms answer at 10,000 offerings
 (bench/README.md). Collected after `threshold` new objects, what a request keeps is scanned
 about once, some 10 ms; the pauses are as rare as they are longer (a collection of 100,000 young
 objects takes some 100 ms on the development machine, once in three or four such requests, where

@@ -97,11 +97,15 @@ def catalogue_version() -> str | None:
     return None if row is None else str(row[0])
 
 
-_VERSION_SQL = "SELECT {token} FROM {table} WHERE {pk} = 1".format(
-    token=connection.ops.quote_name("token"),
-    table=connection.ops.quote_name(CatalogueVersion._meta.db_table),
-    pk=connection.ops.quote_name("id"),
-)
+def _version_sql() -> str:
+    meta = CatalogueVersion._meta
+    quote = connection.ops.quote_name
+    token, pk = meta.get_field("token").column, meta.pk.column if meta.pk else None
+    assert token is not None and pk is not None  # concrete fields have columns
+    return f"SELECT {quote(token)} FROM {quote(meta.db_table)} WHERE {quote(pk)} = 1"
+
+
+_VERSION_SQL = _version_sql()
 
 
 _CURRENT_FIELDS = ("offering", "unit", "tier", "observation", "amount", "currency", "observed_at")

@@ -366,10 +366,7 @@ class _Context:
         self.placed_fits: dict[tuple[Any, ...], _Fit] = {}
         # The tasks that get a time on a card (_training_times): none, and a fit is its
         # placement's alone.
-        self.timed = any(
-            i in self.references or (t.kind in TRAINING_KINDS and t.tokens)
-            for i, t in enumerate(scenario.tasks)
-        )
+        self.timed = any(_is_timed(self, i, t) for i, t in enumerate(scenario.tasks))
         self.rate_of: dict[str, ExchangeRateSpec | None] = {}
         self.float_rate_of: dict[str, float] = {}
         budget = self.c.budget_per_month
@@ -827,14 +824,13 @@ def _training_times(
     efficiency: float | None = None
     warnings: list[Message] = []
     for i, (t, a) in enumerate(zip(ctx.tasks, placement.assignments, strict=True)):
-        fixed = i in ctx.references  # a fixed task with frames: its time from the reference card
-        if not fixed and (t.kind not in TRAINING_KINDS or not t.tokens):
+        if not _is_timed(ctx, i, t):
             out.append(None)
             ranges.append(None)
             continue
         try:
             est: timing.TimeEstimate | timing.FixedTimeEstimate
-            if fixed:
+            if i in ctx.references:
                 est = timing.fixed_task_time(t, off.accelerator, ctx.references[i], len(a.gpus))
             else:
                 est = _task_time(ctx, i, t, off, len(a.gpus))
@@ -860,6 +856,12 @@ def _training_times(
         if worst is None or task_hours > worst:
             worst, efficiency = task_hours, est.scaling_efficiency
     return out, ranges, efficiency, tuple(warnings)
+
+
+def _is_timed(ctx: _Context, index: int, task: Task) -> bool:
+    """Whether task `index` gets a time on a card: a training job with tokens, or a fixed task
+    with frames (its time scaled from its reference card)."""
+    return index in ctx.references or (task.kind in TRAINING_KINDS and bool(task.tokens))
 
 
 # training_time is a pure function of its arguments (all frozen values): kept per process, so a
