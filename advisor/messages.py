@@ -10,7 +10,9 @@ separator, nested messages recursively. `as_json(message)` is the API's
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from decimal import ROUND_HALF_UP, Decimal
 from enum import StrEnum
 from typing import TypeVar
@@ -48,11 +50,39 @@ K = TypeVar("K")
 
 def _in_language(store: dict[str | None, dict[K, str]]) -> dict[K, str]:
     """`store`'s table for the active language, made on first use."""
-    language = get_language()
+    language = _language()
     table = store.get(language)
     if table is None:
         table = store[language] = {}
     return table
+
+
+# The active language while one is pinned (`one_language`); _UNPINNED outside.
+_UNPINNED = object()
+_PINNED: ContextVar[object] = ContextVar("advisor_messages_language", default=_UNPINNED)
+
+
+def _language() -> str | None:
+    """The active language: the pinned one within `one_language`, else Django's. Django's
+    get_language reads a context-local value through asgiref (some microseconds), and an answer
+    formats thousands of figures and sentences in one language."""
+    pinned = _PINNED.get()
+    return get_language() if pinned is _UNPINNED else pinned  # type: ignore[return-value]
+
+
+@contextmanager
+def one_language() -> Iterator[None]:
+    """Within: every message and figure in the language active on entry, read once (a whole
+    answer's serialization, advisor.render of a message). Nothing within may activate another
+    language; nested uses keep the outer one."""
+    if _PINNED.get() is not _UNPINNED:
+        yield
+        return
+    token = _PINNED.set(get_language())
+    try:
+        yield
+    finally:
+        _PINNED.reset(token)
 
 
 @receiver(setting_changed)
@@ -65,7 +95,13 @@ def _forget_translations(*, setting: str, **kwargs: object) -> None:
 
 def render(message: Message) -> str:
     """`message` as a sentence in the active language."""
-    return engine.render(message, gettext, _param)
+    if _PINNED.get() is not _UNPINNED:
+        return engine.render(message, gettext, _param)
+    token = _PINNED.set(get_language())  # one_language, inline: called hundreds of times
+    try:
+        return engine.render(message, gettext, _param)
+    finally:
+        _PINNED.reset(token)
 
 
 def render_all(messages: Iterable[Message]) -> list[str]:
@@ -81,7 +117,13 @@ def texts(items: Iterable[str | Message]) -> list[str]:
 def as_json(message: Message) -> dict[str, object]:
     """{"code", "params", "message"}: numbers stay numbers with their unit; the message is in the
     active language."""
-    return engine.as_json(message, render)
+    if _PINNED.get() is not _UNPINNED:
+        return engine.as_json(message, render)
+    token = _PINNED.set(get_language())
+    try:
+        return engine.as_json(message, render)
+    finally:
+        _PINNED.reset(token)
 
 
 def number(value: float | Decimal, places: int) -> str:
@@ -95,7 +137,7 @@ def number(value: float | Decimal, places: int) -> str:
         _STEPS[places] if places < len(_STEPS) else Decimal(1).scaleb(-places),
         rounding=ROUND_HALF_UP,
     )
-    language = get_language()
+    language = _language()
     separators = _SEPARATORS.get(language)
     if separators is None:
         separators = _SEPARATORS[language] = _separators()

@@ -12,7 +12,7 @@ from django.utils import translation
 
 from advisor import messages
 from advisor.engine import vocab
-from advisor.engine.messages import TEMPLATES, Money
+from advisor.engine.messages import TEMPLATES, Code, Message, Money, Quantity, Unit, msg
 from platforms import choices
 
 LANGUAGES = [code for code, _name in settings.LANGUAGES]
@@ -56,3 +56,59 @@ def test_members_of_two_enums_with_one_value_keep_their_own_labels(language: str
         # A price per day names the unit as BillingUnit's noun, after When.DAY was asked.
         per_day = messages.money(Money(Decimal("1.5"), "CNY", per="day"))
         assert str(choices.UNIT_NOUNS[vocab.BillingUnit.DAY]) in per_day
+
+
+def _sample() -> Message:
+    """A message with a nested message, money, a size and a vocabulary label: every table the
+    language selects (templates, labels, separators)."""
+    inner = msg(Code.WARN_TASK, task="train", message=msg(Code.CAPACITY_GPU, accelerator="A100"))
+    return msg(
+        Code.PLAN_MIXED_WINS,
+        platforms=("AutoDL", "Lambda"),
+        cost=Money(Decimal("12345.5"), "CNY", vocab.BillingUnit.MONTH),
+        saving=Money(Decimal("1234.25"), "CNY", vocab.BillingUnit.MONTH),
+        fraction=Quantity(0.125, Unit.FRACTION, 1),
+        single=inner,
+        single_cost=Money(Decimal("0.000164"), "USD", vocab.BillingUnit.SECOND),
+        why=msg(Code.CAPACITY_GPU, accelerator="H100"),
+    )
+
+
+def test_one_language_renders_in_the_language_active_on_entry() -> None:
+    """Within one_language the language is read once: a whole answer in the language it began in,
+    as each message rendered alone in that language reads; outside, each call follows the active
+    language again (the pin does not outlive its block, nor an error inside it)."""
+    message = _sample()
+    with translation.override("zh-hans"):
+        chinese = messages.render(message)
+        chinese_json = messages.as_json(message)
+    with translation.override("en"):
+        english = messages.render(message)
+    assert chinese != english
+    with translation.override("zh-hans"), messages.one_language():
+        assert messages.render(message) == chinese
+        assert messages.as_json(message) == chinese_json
+        with messages.one_language():  # nested: the outer language stays
+            assert messages.render(message) == chinese
+    with translation.override("en"):
+        assert messages.render(message) == english
+        with pytest.raises(RuntimeError), messages.one_language():
+            raise RuntimeError
+        with translation.override("zh-hans"):
+            assert messages.render(message) == chinese
+            assert messages.number(1234.5, 2) == messages.number(1234.5, 2)
+        assert messages.render(message) == english
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_an_answer_serialized_in_one_language_reads_as_each_message_alone(language: str) -> None:
+    """The advice's serializer pins the language (AdviceReportSerializer.to_representation):
+    each message in its JSON is the message as_json gives outside the pin."""
+    from api.advice import MessageSerializer
+
+    message = _sample()
+    with translation.override(language):
+        alone = messages.as_json(message)
+        with messages.one_language():
+            serialized = MessageSerializer(message).data
+    assert serialized == alone
