@@ -40,7 +40,7 @@ from advisor.engine.capacity import OOM_RISK_FRACTION, usable_bytes
 from advisor.engine.messages import Code, Message, Quantity, Unit, fraction, msg
 from advisor.engine.mig import Layout, MigSlot, has_mig, pack_tasks
 from advisor.engine.mig import profile as mig_profile
-from advisor.engine.types import AcceleratorSpec, GiB, OfferingSpec
+from advisor.engine.types import AcceleratorSpec, GiB, HashOnce, OfferingSpec, hash_once
 from advisor.engine.vocab import Isolation, PlacementMode, When
 
 Mode = PlacementMode
@@ -51,8 +51,10 @@ _SHIFTED_WHEN = ("day", "night")
 
 
 @dataclass(frozen=True)
-class TaskNeed:
+class TaskNeed(HashOnce):
     """What placement needs to know of one task (from the memory plan and the scenario)."""
+
+    __hash__ = hash_once
 
     name: str
     per_gpu_bytes: int

@@ -8,16 +8,47 @@ Money is Decimal, never float.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from datetime import datetime
 from decimal import Decimal
 from functools import cached_property
-from typing import Literal
+from typing import Any, Literal
 
 from advisor.engine import vocab
 
 GiB = 2**30
 GB = 10**9
+
+
+def hash_once(self: Any) -> int:
+    """The `__hash__` of a frozen dataclass used as a key again and again (a card's spec, a task,
+    a task's placement needs): the dataclass's own hash, over the fields it compares, computed on
+    first use and kept on the instance (`HashOnce`). Set in the class body (`__hash__ =
+    hash_once`), where `dataclass` leaves an explicit hash alone."""
+    found = self.__dict__.get("_hash_once")
+    if found is None:
+        names = _HASHED.get(type(self))
+        if names is None:
+            names = _HASHED[type(self)] = tuple(
+                f.name for f in fields(self) if (f.compare if f.hash is None else f.hash)
+            )
+        found = self.__dict__["_hash_once"] = hash(tuple(getattr(self, n) for n in names))
+    return found  # type: ignore[no-any-return]
+
+
+# By class: the fields hash_once hashes, as dataclass's own hash does.
+_HASHED: dict[type, tuple[str, ...]] = {}
+
+
+class HashOnce:
+    """Pickled and copied without the kept hash (hash_once): a string's hash differs from one
+    process to another."""
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state.pop("_hash_once", None)
+        return state
+
 
 # The closed sets shared with the Django side are vocab's enums (StrEnum: each member equals its
 # string value); the sets only the engine knows stay Literal types.
@@ -139,7 +170,9 @@ class OnHardware:
 
 
 @dataclass(frozen=True)
-class Task:
+class Task(HashOnce):
+    __hash__ = hash_once
+
     name: str
     kind: TaskKind
     model: str | None = None
@@ -243,7 +276,9 @@ class MigProfile:
 
 
 @dataclass(frozen=True)
-class AcceleratorSpec:
+class AcceleratorSpec(HashOnce):
+    __hash__ = hash_once
+
     slug: str
     name: str
     vendor: str
