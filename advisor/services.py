@@ -18,7 +18,9 @@ from decimal import Decimal
 from typing import Any, cast
 
 from django.conf import settings
+from django.core.signals import request_finished
 from django.db.models import OuterRef, Prefetch, Subquery
+from django.dispatch import receiver
 from django.utils import timezone, translation
 
 from advisor import presets
@@ -464,7 +466,17 @@ class AdviceReport:
 
 # Placements depend only on the tasks and the offering's shape, never on prices or time: one
 # bounded cache per process lets a scenario asked again (a page reload, a preset) skip them.
-PLACEMENTS = PlacementCache()
+# What it lets go (an older scenario's fits, some thousand objects each) is freed once the
+# response is sent (`_release_placements`), not inside the request of the scenario that
+# displaces it.
+PLACEMENTS = PlacementCache(deferred=True)
+
+
+@receiver(request_finished)
+def _release_placements(**kwargs: object) -> None:
+    """Sent when the server closes a response, after its body is written (PEP 3333's close);
+    outside requests (a worker, a command) the cache frees what waits past its own bound."""
+    PLACEMENTS.release()
 
 
 def parse(data: Any) -> Scenario:

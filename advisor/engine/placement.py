@@ -178,10 +178,19 @@ class PlacementCache:
     the signatures of one `layout` (cards of one memory size, without MIG). The caller owns it:
     ranking.advise makes one per call unless it is given one to keep across calls (a scenario
     asked again then skips placement). Bounded: past `max_entries` placements it starts again
-    empty, which costs one call's placements."""
+    empty, which costs one call's placements.
 
-    def __init__(self, max_entries: int = 20_000, max_kept: int = 12) -> None:
+    `deferred`: what it lets go (a store past `max_kept`, the placements past `max_entries`) is
+    held until the owner calls `release`, so that freeing tens of thousands of objects is not
+    paid inside the call that lets them go (the site releases after a response is sent:
+    advisor.services); at most `max_kept` such values wait, past which they are freed at once."""
+
+    def __init__(
+        self, max_entries: int = 20_000, max_kept: int = 12, *, deferred: bool = False
+    ) -> None:
         self.max_entries = max_entries
+        self.deferred = deferred
+        self._released: list[object] = []
         self.entries = 0
         self._placers: dict[tuple[TaskNeed, ...], Placer] = {}
         # By signature (Placer's key): the offering as placement sees it, and its misses. A
@@ -200,7 +209,7 @@ class PlacementCache:
         if found is None:
             found = self._kept[key] = {}
             while len(self._kept) > self.max_kept:
-                self._kept.popitem(last=False)
+                self._let_go(self._kept.popitem(last=False)[1])
         else:
             self._kept.move_to_end(key)
         return found
@@ -236,9 +245,26 @@ class PlacementCache:
         self.entries += 1
         if self.entries > self.max_entries:
             self.entries = 0
-            self._placers.clear()  # a placer held by a caller goes on, no longer kept here
-            self._targets.clear()
-            self._missed.clear()
+            # A placer held by a caller goes on, no longer kept here.
+            self._let_go((self._placers, self._targets, self._missed))
+            self._placers, self._targets, self._missed = {}, {}, {}
+
+    def _let_go(self, value: object) -> None:
+        """`value`, no longer kept: freed now, or when the owner releases (`deferred`)."""
+        if not self.deferred:
+            return
+        if len(self._released) >= self.max_kept:
+            self._released.clear()
+        self._released.append(value)
+
+    def release(self) -> None:
+        """Free what was let go since the last release (`deferred`); what is kept stays."""
+        self._released.clear()
+
+    @property
+    def releasing(self) -> int:
+        """How many values let go wait for `release`."""
+        return len(self._released)
 
 
 class Placer:

@@ -196,3 +196,25 @@ def test_names_come_in_the_language_of_the_request(platform, accelerator, source
         report = advisor_services.advise_scenario(SCENARIO, now=NOW)
     expected = "RTX 4090 VM" if language == "en" else "4090 云主机"
     assert report.advice.recommendations[0].offering_name == expected
+
+
+class _Held:
+    """An object a weak reference can watch."""
+
+
+def test_what_the_placement_cache_lets_go_is_freed_after_the_response(client):
+    """The site's placement cache defers freeing what it lets go (an older scenario's fits) until
+    a response is closed (request_finished): after a request nothing waits."""
+    import weakref
+
+    cache = advisor_services.PLACEMENTS
+    assert cache.deferred
+    held = _Held()
+    cache._let_go(held)
+    watched = weakref.ref(held)
+    del held
+    assert cache.releasing >= 1 and watched() is not None
+    response = client.get("/healthz")
+    assert response.status_code == 200
+    assert cache.releasing == 0
+    assert watched() is None

@@ -4,6 +4,7 @@ MIG User Guide, and the multi-task table and Q2/Q3 of the vendor article
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import replace
 from random import Random
 
@@ -266,3 +267,52 @@ def test_a_kept_cache_places_an_edited_card_afresh() -> None:
     edited = replace(old, accelerator=replace(old.accelerator, vram_gib=48.0))
     assert cache.place(edited, tasks).fits
     assert not cache.place(old, tasks).fits
+
+
+class _Held:
+    """An object a weak reference can watch: freed or not."""
+
+
+def _store_with(cache: PlacementCache, key: str) -> weakref.ref[_Held]:
+    held = _Held()
+    cache.kept(key)["held"] = held
+    return weakref.ref(held)
+
+
+def test_what_a_cache_lets_go_is_freed_at_once_unless_deferred() -> None:
+    """Past `max_kept` stores the oldest is let go: freed at once; a deferred cache holds it until
+    its owner releases (the site frees after a response is sent), and never more than
+    `max_kept` such values."""
+    eager = PlacementCache(max_kept=2)
+    first = _store_with(eager, "a")
+    _store_with(eager, "b")
+    _store_with(eager, "c")
+    assert first() is None and eager.releasing == 0
+
+    deferred = PlacementCache(max_kept=2, deferred=True)
+    watched = [_store_with(deferred, key) for key in "abc"]
+    assert deferred.releasing == 1
+    assert watched[0]() is not None  # let go, not yet freed
+    assert deferred.kept("c")["held"] is watched[2]()  # what is kept stays
+    deferred.release()
+    assert deferred.releasing == 0 and watched[0]() is None
+    assert watched[1]() is not None and watched[2]() is not None
+    more = [_store_with(deferred, f"more-{i}") for i in range(5)]
+    assert deferred.releasing <= deferred.max_kept
+    assert all(w() is None for w in watched)  # past the bound: freed without a release
+    assert more[-1]() is not None
+
+
+def test_placements_past_the_bound_wait_for_release_when_deferred() -> None:
+    """Past `max_entries` placements the cache starts again empty; deferred, the old placements
+    are freed on release, and the cache places as before."""
+    tasks = (TaskNeed("train", 10 * GiB),)
+    cache = PlacementCache(max_entries=2, deferred=True)
+    shapes = list(SHAPES)[:4]
+    for off in shapes:
+        cache.place(off, tasks)
+    assert cache.releasing == 1
+    cache.release()
+    assert cache.releasing == 0
+    for off in shapes:
+        assert cache.place(off, tasks) == place(off, tasks)
