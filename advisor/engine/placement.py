@@ -267,6 +267,18 @@ class PlacementCache:
         return len(self._released)
 
 
+@dataclass(frozen=True)
+class Miss:
+    """Why a placement does not fit (the code of its reason) and, for memory, by how many bytes
+    (Placement.shortfall_bytes): what Placer.miss tells without building the placement."""
+
+    code: Code
+    shortfall_bytes: int | None
+
+
+_UNKNOWN = object()
+
+
 class Placer:
     """The placements of one task list (PlacementCache.placer), by offering signature: what
     `place` reads of an offering (its accelerator spec, cards, sharing, MIG profile, pooled
@@ -282,17 +294,48 @@ class Placer:
         self._found: dict[tuple[object, ...], Placement] = {}
         self._layouts: dict[tuple[object, ...], Placement] = {}
         self._specs: dict[int, AcceleratorSpec] = {}
+        self._verdicts: dict[tuple[object, ...], Miss | None] = {}  # miss(), by signature
 
-    def place(self, offering: OfferingSpec) -> Placement:
-        accel = offering.accelerator
-        key = (
-            id(accel),
+    @staticmethod
+    def _key(offering: OfferingSpec) -> tuple[object, ...]:
+        """The offering's signature: what `place` reads of it."""
+        return (
+            id(offering.accelerator),
             offering.gpu_count,
             offering.sharing,
             offering.mig_profile,
             offering.pooled_vram_gib if offering.sharing == "pooled" else None,
             offering.multi_task,
         )
+
+    def miss(self, offering: OfferingSpec) -> Miss | None:
+        """Why `place(offering)` does not fit, and for memory by how many bytes (None: it fits),
+        without placing it nor building the miss's message: a caller that only needs the
+        offerings that fit, or how close the others come, skips the rest."""
+        key = self._key(offering)
+        found = self._found.get(key)
+        if found is not None:
+            if found.fits:
+                return None
+            assert found.reason is not None
+            return Miss(found.reason.code, found.shortfall_bytes)
+        verdict = self._verdicts.get(key, _UNKNOWN)
+        if verdict is _UNKNOWN:
+            self._specs[id(offering.accelerator)] = offering.accelerator
+            target = self.cache.target(key, offering)
+            missing = _missing(target, self.tasks)
+            verdict = None
+            if missing is not None:
+                code, task = missing
+                short = task.per_gpu_bytes - target.usable if code is Code.MISS_MEMORY else None
+                verdict = Miss(code, short)
+            self._verdicts[key] = verdict
+            self.cache._count()
+        return verdict  # type: ignore[return-value]
+
+    def place(self, offering: OfferingSpec) -> Placement:
+        accel = offering.accelerator
+        key = self._key(offering)
         found = self._found.get(key)
         if found is not None:
             return found

@@ -346,21 +346,39 @@ def _grouped(
     what is left out is counted (in `tallies`, or in `ctx` for shapes that do not fit, with their
     closest miss) as pricing offering by offering would."""
     offerings = index.offerings
-    unfit: list[tuple[int, int, ranking._Fit]] = []  # (first position, eligible, fit)
+    # (first position, eligible, how close the shape comes: its memory shortfall)
+    unfit: list[tuple[int, int, float]] = []
     fitting: list[_Fitting] = []
     failing = index.failing(ctx) if ctx.filtering else {}
     fresh_only = ctx.c.fresh_only
     fits = ctx.fits
+    placer = ctx.placer
+
+    def fit_of(gi: int, first: int, count: int) -> ranking._Fit | None:
+        """The group's fit, or None with the group counted in `unfit`: a shape that does not
+        fit is told by placement's verdict, its placement built only for the closest miss."""
+        fit = fits.get(index.fit_keys[gi])
+        if fit is None:
+            miss = placer.miss(offerings[first])
+            if miss is not None:
+                short = miss.shortfall_bytes
+                unfit.append((first, count, ranking._INF if short is None else short))
+                return None
+            fit = ranking._fit(ctx, offerings[first])
+        if fit.bill is None or fit.month is None:
+            short = fit.placement.shortfall_bytes
+            unfit.append((first, count, ranking._INF if short is None else short))
+            return None
+        return fit
+
     for gi, cells in enumerate(index.groups):
         if not (fresh_only or index.unpriced[gi]) and (
             not failing or failing.keys().isdisjoint(index.group_keys(gi))
         ):
             # Every member is eligible: the group as the index holds it.
             first, count = index.firsts[gi], index.counts[gi]
-            fit = fits.get(index.fit_keys[gi]) or ranking._fit(ctx, offerings[first])
-            if fit.bill is None or fit.month is None:
-                unfit.append((first, count, fit))
-            else:
+            fit = fit_of(gi, first, count)
+            if fit is not None:
                 kept_all = [cell.members for cell in cells]
                 fitting.append(_Fitting(gi, kept_all, cells, fit, first, count))
             continue
@@ -389,17 +407,19 @@ def _grouped(
             continue
         first = min(kept[0] for kept in eligible)
         count = sum(len(kept) for kept in eligible)
-        fit = ranking._fit(ctx, offerings[first])
-        if fit.bill is None or fit.month is None:
-            unfit.append((first, count, fit))
-        else:
+        fit = fit_of(gi, first, count)
+        if fit is not None:
             fitting.append(_Fitting(gi, eligible, passed, fit, first, count))
     # Rejected whole, in the order of their first offerings: the first of the closest misses wins.
-    for first, count, fit in sorted(unfit, key=lambda item: item[0]):
-        shortfall = fit.placement.shortfall_bytes
-        closeness = ranking._INF if shortfall is None else shortfall
+    for first, count, closeness in sorted(unfit, key=lambda item: item[0]):
+        off = offerings[first]
         before = ctx.rejected[Code.REJECT_DOES_NOT_FIT]
-        ctx.reject(Code.REJECT_DOES_NOT_FIT, closeness, offerings[first], fit.placement.reason)
+        ctx.reject(
+            Code.REJECT_DOES_NOT_FIT,
+            closeness,
+            off,
+            lambda: placer.place(off).reason,  # noqa: B023 (called at once)
+        )
         ctx.rejected[Code.REJECT_DOES_NOT_FIT] = before + count
         _tally(tallies, Code.REJECT_DOES_NOT_FIT, 0, first)
     return fitting
@@ -525,6 +545,7 @@ def _cheapest_per_platform(
     # (a set operation instead of a verdict per cell).
     failing = index.failing(ctx) if ctx.filtering else None
     fits = ctx.fits
+    placer = ctx.placer
     bounds = _Bounds(ctx)
     for gi, cells in enumerate(index.groups):
         by_platform: dict[str, _Kinds]
@@ -534,7 +555,12 @@ def _cheapest_per_platform(
             passed, by_platform = cells, index.by_platform(gi)
         if not passed:
             continue
-        fit = fits.get(index.fit_keys[gi]) or ranking._fit(ctx, offerings[passed[0].members[0]])
+        fit = fits.get(index.fit_keys[gi])
+        if fit is None:
+            first = offerings[passed[0].members[0]]
+            if placer.miss(first) is not None:
+                continue  # no fit to build: nothing of the group is anyone's cheapest
+            fit = ranking._fit(ctx, first)
         bill = fit.bill
         if bill is None or fit.month is None:
             continue

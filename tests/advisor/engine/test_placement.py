@@ -257,6 +257,31 @@ def test_a_kept_cache_places_as_place_does(tasks: tuple[TaskNeed, ...], rng: Ran
         assert cache.place(off, tasks) == place(off, tasks), off.name
 
 
+@settings(max_examples=40, deadline=None)
+@given(st.lists(task_needs, min_size=1, max_size=4).map(tuple), st.randoms(use_true_random=False))
+def test_a_placers_miss_is_what_its_placement_says(
+    tasks: tuple[TaskNeed, ...], rng: Random
+) -> None:
+    """Placer.miss tells, without placing, what `place` gives: None where it fits, else the
+    code of the reason and the memory shortfall; asked before or after the placement, in any
+    order of offerings."""
+    placer = PlacementCache().placer(tasks)
+    shapes = list(SHAPES)
+    rng.shuffle(shapes)
+    for n, off in enumerate(shapes):
+        early = placer.miss(off) if n % 2 else None
+        placed = placer.place(off)
+        alone = place(off, tasks)
+        assert placed == alone, off.name
+        for miss in (early, placer.miss(off)) if n % 2 else (placer.miss(off),):
+            if alone.fits:
+                assert miss is None, off.name
+            else:
+                assert miss is not None and alone.reason is not None, off.name
+                assert miss.code is alone.reason.code, off.name
+                assert miss.shortfall_bytes == alone.shortfall_bytes, off.name
+
+
 def test_a_kept_cache_places_an_edited_card_afresh() -> None:
     """The cache looks specs up by identity: a spec edited in the admin (another object, the
     same slug) is placed again, not given the old card's placement or miss."""
