@@ -39,9 +39,10 @@ from datetime import datetime
 from itertools import chain
 from typing import Any
 
-from advisor.engine import ranking
+from advisor.engine import ranking, usage
 from advisor.engine.messages import Code, hours
-from advisor.engine.types import OfferingSpec, PriceSpec
+from advisor.engine.types import HOURS_PER_MONTH, OfferingSpec, PriceSpec
+from advisor.engine.vocab import CostBasis, When
 
 # Past this many front members below the first `limit`, their ranks come from one sort of the
 # candidates' keys instead of one count each.
@@ -547,6 +548,7 @@ def _cheapest_per_platform(
     fits = ctx.fits
     placer = ctx.placer
     bounds = _Bounds(ctx)
+    full = _full_month_bill(ctx)
     for gi, cells in enumerate(index.groups):
         by_platform: dict[str, _Kinds]
         if failing and not failing.keys().isdisjoint(index.group_keys(gi)):
@@ -560,6 +562,8 @@ def _cheapest_per_platform(
             first = offerings[passed[0].members[0]]
             if placer.miss(first) is not None:
                 continue  # no fit to build: nothing of the group is anyone's cheapest
+            if full is not None and _passes(index, gi, by_platform, best, full, bounds):
+                continue  # the check below, on a floor every bill of the scenario is above
             fit = ranking._fit(ctx, first)
         bill = fit.bill
         if bill is None or fit.month is None:
@@ -619,6 +623,51 @@ def _cheapest_per_platform(
                 if kept is None or key < kept[0]:
                     best[platform] = (key, candidate)
     return {platform: candidate for platform, (_key, candidate) in best.items()}
+
+
+def _full_month_bill(ctx: ranking._Context) -> ranking._Bill | None:
+    """A bill every bill of `ctx`'s scenario costs at least as much as, on every price, whatever
+    the shape: where the scenario is costed by the month and a task is a service busy the whole
+    month, the instance that runs it is busy every hour of the month, started once
+    (usage.instance_usage: busy hours capped at the month, one run when never idle), so each
+    plan's busiest usage group (ranking._Bill, group 0, what a bound prices) is that usage, on at
+    least one instance, and its storage that usage's. None where no such task is."""
+    if ctx.basis is not CostBasis.MONTH:
+        return None
+    for t in ctx.tasks:
+        if usage.is_job(t):
+            continue
+        alone = usage.task_usage(t, None)
+        if alone.month_hours < HOURS_PER_MONTH:
+            continue
+        busiest, _month = usage.instance_usage([(When(t.when), alone)], ctx.basis)
+        kept = ranking._kept_on(busiest, ctx.c.startup_minutes)
+        return ranking._Bill(((kept, 1),), (0,), startup_minutes=ctx.c.startup_minutes)
+    return None
+
+
+def _passes(
+    index: OfferingIndex,
+    group: int,
+    by_platform: dict[str, _Kinds],
+    best: dict[str, tuple[tuple[Any, ...], ranking._Candidate]],
+    full: ranking._Bill,
+    bounds: _Bounds,
+) -> bool:
+    """Whether _cheapest_per_platform's whole-group check passes group `group` over on the floor
+    of `full` (_full_month_bill): its least amount of any price kind times the full month's units,
+    plus the least storage, above the dearest of its platforms' cheapest. Every bill of the
+    scenario bills at least that much, so the check on the group's own bill passes it too."""
+    kept_costs = [best[p][1].cost_key for p in by_platform if p in best]
+    if not by_platform or len(kept_costs) != len(by_platform):
+        return False
+    least = index.least(group)
+    if not least:
+        return True  # no offering of the group has a price
+    factors = bounds.factors(full)
+    floor = min(a * factors[k] for k, _sample, a in least)
+    dearest = max(kept_costs) + _TIE_MARGIN
+    return floor + min(bounds.base(full, p) for p in by_platform) > dearest
 
 
 @dataclass

@@ -13,7 +13,7 @@ from decimal import Decimal
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
-from advisor.engine import prune, ranking
+from advisor.engine import prune, ranking, usage
 from advisor.engine.errors import NoFit
 from advisor.engine.ranking import advise
 from advisor.engine.types import (
@@ -25,6 +25,7 @@ from advisor.engine.types import (
     StoragePriceSpec,
     Task,
 )
+from advisor.engine.vocab import CostBasis
 from tests.advisor.engine.test_advice_properties import ACCELERATORS, NOW, jobs, services
 
 CARDS = ("rtx-4090-24gb", "a100-80gb", "h100-sxm-80gb")
@@ -404,3 +405,36 @@ def test_a_fit_shared_by_placement_is_the_fit_of_each_offering_alone(scenario, o
         alone = ranking._Context(scenario, ACCELERATORS, NOW, RATES, STORAGE, 30)
         fresh = ranking._placed_fit(alone, offering, alone.placer.place(offering))
         assert ranking._compute_fit(shared, offering) == fresh
+
+
+@settings(max_examples=300, deadline=None)
+@given(scenarios, catalogue())
+def test_a_scenario_with_a_full_month_service_bills_every_shape_the_full_month_at_least(
+    scenario, offerings
+):
+    """prune._full_month_bill, the floor the plans' cheapest per platform passes groups over on
+    before fitting them: costed by the month with a service busy all month, every shape's bill
+    has that usage as its busiest group (on one instance or more) and its storage, so on every
+    price its bound is at least the floor's; otherwise there is no such floor."""
+    ctx = ranking._Context(scenario, ACCELERATORS, NOW, RATES, STORAGE, 30)
+    full = prune._full_month_bill(ctx)
+    whole_month = ctx.basis is CostBasis.MONTH and any(
+        not usage.is_job(t) and usage.task_usage(t, None).month_hours >= 720 for t in scenario.tasks
+    )
+    assert (full is not None) == whole_month
+    event("a full-month floor" if whole_month else "no floor")
+    if full is None:
+        return
+    for off in offerings:
+        fit = ranking._fit(ctx, off)
+        if fit.bill is None:
+            continue
+        assert fit.bill.busiest == full.busiest
+        assert fit.bill.groups[0][1] >= 1
+        if ctx.storing:
+            assert ranking._bill_storage(ctx, off.platform, fit.bill) == ranking._bill_storage(
+                ctx, off.platform, full
+            )
+        for p in off.prices:
+            units = fit.bill.float_units_for(p)[0][0] * fit.bill.groups[0][1]
+            assert units >= full.float_units_for(p)[0][0]
