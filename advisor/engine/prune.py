@@ -36,7 +36,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from itertools import chain
+from itertools import chain, pairwise
 from typing import Any
 
 from advisor.engine import ranking, usage
@@ -840,14 +840,26 @@ def _rank(
         else:
             by_platform = _cells_by_platform(offerings, f.cells)
         sids = by_time.setdefault(time_key, [])
+        factors = bounds.factors(bill)
+        bases = bounds.bases(bill)
         for platform, kinds in by_platform.items():
-            base = bounds.base(bill, platform)
-            factors = bounds.factors(bill)
+            base = bases[platform]
             for kind, _sample, amounts in kinds:
                 factor = factors[kind]
                 sids.append(len(streams))
                 streams.append((amounts, factor, base, time_key, bill))
-                firsts.append(_below(amounts[0][0] * factor + base))
+                first = amounts[0][0] * factor + base
+                firsts.append(first - abs(first) * 1e-12 - 1e-12)  # _below, inline
+    # The streams of each time in the order of their first bounds, each with the next: a heap
+    # holds a time's next stream only once the one before it has given its first offering (a
+    # key is non-decreasing in the bound at one time, so none of the next can come earlier).
+    after = [-1] * len(streams)
+    heads: list[int] = []
+    for sids in by_time.values():
+        sids.sort(key=firsts.__getitem__)
+        heads.append(sids[0])
+        for a, b in pairwise(sids):
+            after[a] = b
 
     priced: dict[int, ranking._Candidate] = {}
 
@@ -864,41 +876,49 @@ def _rank(
         amounts, factor, base, _time, _bill = streams[sid]
         return _below(amounts[at][0] * factor + base)
 
-    def cheapest(sids: list[int]) -> float:
-        """Price the streams' offerings in bound order up to their least cost; that cost."""
-        heap = [(firsts[sid], sid, 0) for sid in sids]
-        heapq.heapify(heap)
+    def cheapest(head: int) -> float:
+        """Price the offerings of one time's streams (from `head`, its first) in bound order up
+        to their least cost; that cost."""
+        heap = [(firsts[head], head, 0)]
         least = ranking._INF
         while heap and heap[0][0] <= least:
-            _bound, sid, at = heap[0]
+            _bound, sid, at = heapq.heappop(heap)
             amounts = streams[sid][0]
             if at + 1 < len(amounts):
-                heapq.heapreplace(heap, (bound(sid, at + 1), sid, at + 1))
-            else:
-                heapq.heappop(heap)
+                heapq.heappush(heap, (bound(sid, at + 1), sid, at + 1))
+            if at == 0 and after[sid] >= 0:
+                heapq.heappush(heap, (firsts[after[sid]], after[sid], 0))
             least = min(least, price(amounts[at][1]).cost_key)
         return least
+
+    def take() -> tuple[Any, int, int]:
+        """The entry of the least key off the heap (`heap`, by key bounds), with what follows it
+        in its stream and, for a stream's first, the next stream of its time put on."""
+        entry = heapq.heappop(heap)
+        _key, sid, at = entry
+        amounts, _factor, _base, time_key, _bill = streams[sid]
+        if at + 1 < len(amounts):
+            heapq.heappush(heap, (key_of(bound(sid, at + 1), time_key), sid, at + 1))
+        if at == 0 and after[sid] >= 0:
+            nxt = after[sid]
+            heapq.heappush(heap, (key_of(firsts[nxt], time_key), nxt, 0))
+        return entry
 
     times = [t for t in by_time if t < ranking._INF]
     try:
         # Each time's cheapest: the Pareto front's candidates; the least of them, the balanced
         # score's least cost.
-        best_cost = min(cheapest(sids) for sids in by_time.values())
+        best_cost = min(cheapest(head) for head in heads)
         key_of = _bound_key(objective, times, best_cost)
-        heap = [(key_of(firsts[sid], s[3]), sid, 0) for sid, s in enumerate(streams)]
+        heap = [(key_of(firsts[sid], streams[sid][3]), sid, 0) for sid in heads]
         heapq.heapify(heap)
 
         def advance(threshold: tuple[Any, ...] | None, at_least: int = 0) -> None:
             """Price in key-bound order every offering whose bound is at most `threshold`, and
             `at_least` more."""
             while heap and (at_least > 0 or (threshold is not None and heap[0][0] <= threshold)):
-                _key, sid, at = heap[0]
-                amounts, _factor, _base, time_key, _bill = streams[sid]
-                if at + 1 < len(amounts):
-                    nxt = (key_of(bound(sid, at + 1), time_key), sid, at + 1)
-                    heapq.heapreplace(heap, nxt)
-                else:
-                    heapq.heappop(heap)
+                _key, sid, at = take()
+                amounts = streams[sid][0]
                 if amounts[at][1] not in priced:
                     at_least -= 1
                 price(amounts[at][1])
@@ -930,10 +950,8 @@ def _rank(
         straddling: list[int] = []
         twinned = index.twinned()
         while heap and heap[0][0] <= deepest:
-            _key, sid, at = heapq.heappop(heap)
+            _key, sid, at = take()
             amounts, _factor, base, time_key, bill = streams[sid]
-            if at + 1 < len(amounts):
-                heapq.heappush(heap, (key_of(bound(sid, at + 1), time_key), sid, at + 1))
             i = amounts[at][1]
             if i in priced or i in counted:
                 continue
@@ -989,7 +1007,7 @@ class _Bounds:
     def __init__(self, ctx: ranking._Context) -> None:
         self.ctx = ctx
         self._factors: dict[int, _Factors] = {}
-        self.bases: dict[tuple[int, str], float] = {}
+        self._bases: dict[int, _Bases] = {}
 
     def factors(self, bill: ranking._Bill) -> _Factors:
         """`bill`'s factor of each price kind, by the kind's number (_kind_number)."""
@@ -999,13 +1017,31 @@ class _Bounds:
         return found
 
     def base(self, bill: ranking._Bill, platform: str) -> float:
-        if not self.ctx.storing:
-            return 0.0
-        key = (id(bill), platform)
-        found = self.bases.get(key)
+        """The storage `bill`'s busiest instance costs on `platform`, as a float (0 where the
+        scenario keeps no data)."""
+        return self.bases(bill)[platform]
+
+    def bases(self, bill: ranking._Bill) -> _Bases:
+        """`bill`'s storage by platform (`base`)."""
+        found = self._bases.get(id(bill))
         if found is None:
-            found = float(ranking._bill_storage(self.ctx, platform, bill)[0] or 0)
-            self.bases[key] = found
+            found = self._bases[id(bill)] = _Bases(bill, self.ctx)
+        return found
+
+
+class _Bases(dict[str, float]):
+    """A bill's storage by platform (_Bounds.base), each found on first use."""
+
+    def __init__(self, bill: ranking._Bill, ctx: ranking._Context) -> None:
+        super().__init__()
+        self.bill = bill
+        self.ctx = ctx
+
+    def __missing__(self, platform: str) -> float:
+        found = 0.0
+        if self.ctx.storing:
+            found = float(ranking._bill_storage(self.ctx, platform, self.bill)[0] or 0)
+        self[platform] = found
         return found
 
 
