@@ -1000,20 +1000,29 @@ class _Factors(dict[int, float]):
 
 
 class _Bounds:
-    """What turns an amount into a lower bound of a cost on a bill, remembered per bill (shapes
-    whose tasks run alike share one bill): per price kind, the busiest usage group's units x its
-    instances x the rate (every plan bills at least that group); per platform, the storage."""
+    """What turns an amount into a lower bound of a cost on a bill: per price kind, the busiest
+    usage group's units x its instances x the rate (every plan bills at least that group); per
+    platform, the storage. Both read only the busiest group (its usage and instances, the bill's
+    start-up time; the storage its usage alone), so bills alike in it share them (most shapes'
+    busiest instance runs every hour of the month); each bill's are found once by identity."""
 
     def __init__(self, ctx: ranking._Context) -> None:
         self.ctx = ctx
         self._factors: dict[int, _Factors] = {}
         self._bases: dict[int, _Bases] = {}
+        self._factors_alike: dict[tuple[Any, ...], _Factors] = {}
+        self._bases_alike: dict[Any, _Bases] = {}
 
     def factors(self, bill: ranking._Bill) -> _Factors:
         """`bill`'s factor of each price kind, by the kind's number (_kind_number)."""
         found = self._factors.get(id(bill))
         if found is None:
-            found = self._factors[id(bill)] = _Factors(bill, self.ctx)
+            (busiest, instances), *_rest = bill.groups
+            alike = (busiest, instances, bill.startup_minutes)
+            found = self._factors_alike.get(alike)
+            if found is None:
+                found = self._factors_alike[alike] = _Factors(bill, self.ctx)
+            self._factors[id(bill)] = found
         return found
 
     def base(self, bill: ranking._Bill, platform: str) -> float:
@@ -1025,7 +1034,10 @@ class _Bounds:
         """`bill`'s storage by platform (`base`)."""
         found = self._bases.get(id(bill))
         if found is None:
-            found = self._bases[id(bill)] = _Bases(bill, self.ctx)
+            found = self._bases_alike.get(bill.busiest)
+            if found is None:
+                found = self._bases_alike[bill.busiest] = _Bases(bill, self.ctx)
+            self._bases[id(bill)] = found
         return found
 
 

@@ -25,6 +25,7 @@ from advisor.engine.types import (
     StoragePriceSpec,
     Task,
 )
+from advisor.engine.usage import Usage
 from advisor.engine.vocab import CostBasis
 from tests.advisor.engine.test_advice_properties import ACCELERATORS, NOW, jobs, services
 
@@ -438,3 +439,43 @@ def test_a_scenario_with_a_full_month_service_bills_every_shape_the_full_month_a
         for p in off.prices:
             units = fit.bill.float_units_for(p)[0][0] * fit.bill.groups[0][1]
             assert units >= full.float_units_for(p)[0][0]
+
+
+usages = st.builds(
+    Usage,
+    hours=st.sampled_from([10.0, 300.0, 719.0, 720.0]),
+    months=st.sampled_from([1, 2]),
+    active_days=st.sampled_from([None, 5]),
+    held_hours=st.sampled_from([300.0, 720.0, 1440.0]),
+    runs=st.sampled_from([1.0, 30.0]),
+)
+bills = st.builds(
+    lambda groups, startup: ranking._Bill(
+        tuple(groups), tuple(range(len(groups))), startup_minutes=startup
+    ),
+    st.lists(st.tuples(usages, st.integers(1, 3)), min_size=1, max_size=3),
+    st.sampled_from([0.0, 0.0, 10.0]),
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(bills, min_size=1, max_size=6), st.lists(price, min_size=1, max_size=4))
+def test_bounds_shared_by_bills_alike_in_their_busiest_group_are_each_bills_own(bill_list, prices):
+    """_Bounds shares a bound's factors and storage between bills alike in their busiest group
+    (its usage and instances, the start-up time): in any order, each bill's are what it gives
+    alone (the busiest group's units x instances x rate; its busiest usage's storage)."""
+    scenario = Scenario(
+        tasks=(Task(name="svc", kind="fixed", vram_gib=4),), constraints=Constraints(storage_gb=300)
+    )
+    ctx = ranking._Context(scenario, ACCELERATORS, NOW, RATES, STORAGE, 30)
+    shared = prune._Bounds(ctx)
+    for bill in bill_list:
+        alone = prune._Bounds(ctx)
+        for p in prices:
+            kind = prune._kind_number(p)
+            assert shared.factors(bill)[kind] == alone.factors(bill)[kind]
+            expected = bill.float_units_for(p)[0][0] * bill.groups[0][1] * ctx.float_rate("CNY")
+            assert shared.factors(bill)[kind] == expected
+        for platform in ("a", "b", "z"):
+            own = float(ranking._storage(ctx, platform, bill.busiest)[0] or 0)
+            assert shared.base(bill, platform) == own
