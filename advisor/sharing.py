@@ -222,10 +222,10 @@ def _download_url(path: str, query: QueryDict, kind: str, saved: bool) -> str:
 
 def json_download(report: AdviceReport) -> HttpResponse:
     """The advice as the API gives it (POST /api/v1/advise/), as a file."""
-    from api.advice import AdviceReportSerializer
+    from api.advice import advice_report_json
 
     response = JsonResponse(
-        AdviceReportSerializer(report).data,
+        advice_report_json(report),
         json_dumps_params={"ensure_ascii": False, "indent": 2},
     )
     response["Content-Disposition"] = 'attachment; filename="gpu-advisor-results.json"'

@@ -50,7 +50,13 @@ from platforms.models import (
 from platforms.services import catalogue_version, manual_source, price_observation_create
 
 from . import examples
-from .advice import AdviceReportSerializer, EstimateSerializer, PresetItem, PresetSerializer
+from .advice import (
+    AdviceReportSerializer,
+    EstimateSerializer,
+    PresetItem,
+    PresetSerializer,
+    advice_report_json,
+)
 from .compare import CompareQuerySerializer, OfferingComparisonSerializer
 from .exceptions import no_fit_body
 from .filters import (
@@ -379,7 +385,7 @@ class AdviseView(AdvisorView):
         report = advise_scenario(self.scenario(request))
         if report.no_fit is not None:
             return Response(no_fit_body(report), status=status.HTTP_422_UNPROCESSABLE_ENTITY)
-        return Response(AdviceReportSerializer(report).data)
+        return Response(advice_report_json(report))
 
 
 PRESET_CACHE_SECONDS = 3600

@@ -534,3 +534,43 @@ def test_a_long_job_is_tried_in_two_shares_and_each_leg_says_its_share(
     chinese = post(anon_client, "/api/v1/advise/", LONG_RENDER, HTTP_ACCEPT_LANGUAGE="zh-hans")
     zh_base = chinese.json()["plans"]["best_cross"]["legs"][0]
     assert zh_base["tasks"][0].startswith("render：") and " of " not in zh_base["tasks"][0]
+
+
+TWO_TASKS = {
+    "tasks": [
+        {"name": "notebook", "kind": "fixed", "vram_gib": 8, "hours_per_month": 100},
+        {"name": "api", "kind": "fixed", "vram_gib": 10, "isolation": "soft"},
+    ],
+    "constraints": {"currency": "USD", "storage_gb": 50},
+    "objective": "balanced",
+}
+
+
+@pytest.mark.parametrize("language", ["en", "zh-hans"])
+def test_the_advice_json_by_a_kept_serializer_is_a_new_serializers(catalogue, frozen, language):
+    """advice_report_json reuses one serializer per thread: for each kind of answer, asked in
+    turn, again and from another thread, it writes what a new AdviceReportSerializer writes."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from django.utils import translation
+
+    from advisor.services import advise_scenario
+    from api.advice import AdviceReportSerializer, advice_report_json
+
+    with translation.override(language):
+        reports = [
+            advise_scenario(body)
+            for body in (FITS_ANYWHERE, SERVE_8B, TWO_TASKS, NOTEBOOK_ON_BIGCLOUD, LORA_ON_4090)
+        ]
+        reports = [r for r in reports if r.no_fit is None]
+        assert len(reports) >= 4
+        expected = [AdviceReportSerializer(r).data for r in reports]
+        for _ in range(2):
+            assert [advice_report_json(r) for r in reports] == expected
+
+    def in_thread(report):
+        with translation.override(language):
+            return advice_report_json(report)
+
+    with ThreadPoolExecutor(2) as pool:
+        assert list(pool.map(in_thread, reports)) == expected

@@ -19,7 +19,7 @@ from django.utils import translation
 
 from advisor import services
 from advisor.engine.errors import AdvisorError
-from api.advice import AdviceReportSerializer
+from api.advice import advice_report_json
 from api.exceptions import no_fit_body
 
 from .estimate import Command as EstimateCommand
@@ -41,7 +41,7 @@ class Command(EstimateCommand):
             if no_fit is not None:
                 self._write(no_fit_body(report))
                 raise EstimateError(no_fit.field or "scenario", no_fit.message)
-            self._write(AdviceReportSerializer(report).data)
+            self._write(advice_report_json(report))
 
     def _write(self, body: Any) -> None:
         self.stdout.write(json.dumps(body, indent=2, ensure_ascii=False, default=str))
