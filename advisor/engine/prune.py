@@ -520,6 +520,8 @@ def cheapest_per_platform(
     return dict(found)
 
 
+# A group without any price: last.
+_NONE = float("inf")
 # Offerings priced past the cheapest found, for exact ties to the cent: a lower bound above the
 # cheapest by more than this cannot tie it (ranking._ranking compares costs to the cent).
 _TIE_MARGIN = 0.02
@@ -549,7 +551,19 @@ def _cheapest_per_platform(
     placer = ctx.placer
     bounds = _Bounds(ctx)
     full = _full_month_bill(ctx)
-    for gi, cells in enumerate(index.groups):
+    order: Iterable[int] = range(len(index.groups))
+    if full is not None:
+        # Groups by their least bound on the full month first: the platforms' cheapest found
+        # early pass more groups over before they are fitted. The answer does not depend on the
+        # order: each platform keeps the least (cost to the cent, stale, time, group, position)
+        # of what it prices, and nothing is passed over that could come within a tie of it.
+        floors = bounds.factors(full)
+        order = sorted(
+            order,
+            key=lambda gi: min((a * floors[k] for k, _s, a in index.least(gi)), default=_NONE),
+        )
+    for gi in order:
+        cells = index.groups[gi]
         by_platform: dict[str, _Kinds]
         if failing and not failing.keys().isdisjoint(index.group_keys(gi)):
             passed, by_platform = failing.passing(index, gi)
