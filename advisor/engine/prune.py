@@ -40,6 +40,7 @@ from itertools import chain, pairwise
 from typing import Any
 
 from advisor.engine import ranking, usage
+from advisor.engine.errors import NoFit
 from advisor.engine.messages import Code, hours
 from advisor.engine.types import HOURS_PER_MONTH, OfferingSpec, PriceSpec
 from advisor.engine.vocab import CostBasis, When
@@ -109,22 +110,40 @@ def _by_kind(offerings: Sequence[OfferingSpec], members: Iterable[int]) -> _Kind
     return list(found.values())
 
 
+def _least(by_platform: Mapping[str, _Kinds]) -> list[tuple[int, PriceSpec, float]]:
+    """The least amount of each price kind over some platforms' prices (by_platform's shape)."""
+    least: dict[int, tuple[int, PriceSpec, float]] = {}
+    for kinds in by_platform.values():
+        for kind, sample, amounts in kinds:
+            known = least.get(kind)
+            if known is None or amounts[0][0] < known[2]:
+                least[kind] = (kind, sample, amounts[0][0])
+    return list(least.values())
+
+
 class _Failing(dict[tuple[Any, ...], Code]):
     """The cell keys a set of constraints leaves out, with the constraint (OfferingIndex.failing),
     and, kept with them, what passes of each group that has some (`passing`)."""
 
     def __init__(self, found: dict[tuple[Any, ...], Code]) -> None:
         super().__init__(found)
-        self._passing: dict[int, tuple[list[_Cell], dict[str, _Kinds]]] = {}
+        self._passing: dict[int, _Passing] = {}
 
-    def passing(self, index: OfferingIndex, group: int) -> tuple[list[_Cell], dict[str, _Kinds]]:
-        """Group `group`'s cells no constraint leaves out, and their prices by platform, then by
-        kind (each cell's kinds in turn): found once per set of constraints."""
+    def passing(self, index: OfferingIndex, group: int) -> _Passing:
+        """Group `group`'s cells no constraint leaves out, their prices by platform, then by
+        kind (each cell's kinds in turn), and the least amount of each kind of them: found once
+        per set of constraints."""
         found = self._passing.get(group)
         if found is None:
             passed = [c for c in index.groups[group] if c.key not in self]
-            found = self._passing[group] = (passed, _cells_by_platform(index.offerings, passed))
+            by_platform = _cells_by_platform(index.offerings, passed)
+            found = self._passing[group] = (passed, by_platform, _least(by_platform))
         return found
+
+
+# What passes the constraints of a group (_Failing.passing): its cells, their prices by platform
+# and their least amount of each price kind.
+_Passing = tuple[list[_Cell], dict[str, _Kinds], list[tuple[int, PriceSpec, float]]]
 
 
 def _cells_by_platform(
@@ -196,6 +215,8 @@ class OfferingIndex:
         self._observed: list[datetime] | None = None
         # cheapest_per_platform's answers by everything they are made of (`_pricing_terms`).
         self._cheapest: dict[tuple[Any, ...], dict[str, ranking._Candidate]] = {}
+        # The groups in the order of a full month's bound (_by_floor), by what it reads.
+        self._by_floor: dict[tuple[Any, ...], list[int]] = {}
         # rank's answers, with the rejections they leave (rank).
         self._ranked: dict[tuple[Any, ...], _KeptRank] = {}
         self._group_keys: list[frozenset[tuple[Any, ...]] | None] = [None] * len(self.groups)
@@ -269,13 +290,7 @@ class OfferingIndex:
         kind's units, a lower bound of any of its offerings' costs (cheapest_per_platform)."""
         found = self._least[group]
         if found is None:
-            least: dict[int, tuple[int, PriceSpec, float]] = {}
-            for kinds in self.by_platform(group).values():
-                for kind, sample, amounts in kinds:
-                    known = least.get(kind)
-                    if known is None or amounts[0][0] < known[2]:
-                        least[kind] = (kind, sample, amounts[0][0])
-            found = self._least[group] = list(least.values())
+            found = self._least[group] = _least(self.by_platform(group))
         return found
 
     def prepare(self) -> OfferingIndex:
@@ -338,6 +353,9 @@ class _Fitting:
     fit: ranking._Fit
     first: int  # the first eligible member in catalogue order
     count: int  # eligible members
+    # Its prices are the group's (OfferingIndex.by_platform): no cell is left out but for having
+    # no price at all.
+    whole: bool = True
 
 
 def _grouped(
@@ -385,11 +403,13 @@ def _grouped(
             continue
         eligible: list[list[int]] = []
         passed: list[_Cell] = []
+        whole = not fresh_only
         for cell in cells:
             members = cell.members
             reason = failing.get(cell.key)
             if reason is not None:
                 _tally(tallies, reason, len(members), members[0])
+                whole = False
                 continue
             if fresh_only:
                 kept = [i for i in members if ranking._current(ctx, offerings[i].prices)]
@@ -410,7 +430,7 @@ def _grouped(
         count = sum(len(kept) for kept in eligible)
         fit = fit_of(gi, first, count)
         if fit is not None:
-            fitting.append(_Fitting(gi, eligible, passed, fit, first, count))
+            fitting.append(_Fitting(gi, eligible, passed, fit, first, count, whole))
     # Rejected whole, in the order of their first offerings: the first of the closest misses wins.
     for first, count, closeness in sorted(unfit, key=lambda item: item[0]):
         off = offerings[first]
@@ -557,18 +577,16 @@ def _cheapest_per_platform(
         # early pass more groups over before they are fitted. The answer does not depend on the
         # order: each platform keeps the least (cost to the cent, stale, time, group, position)
         # of what it prices, and nothing is passed over that could come within a tie of it.
-        floors = bounds.factors(full)
-        order = sorted(
-            order,
-            key=lambda gi: min((a * floors[k] for k, _s, a in index.least(gi)), default=_NONE),
-        )
+        order = _by_floor(ctx, index, full, bounds)
     for gi in order:
         cells = index.groups[gi]
         by_platform: dict[str, _Kinds]
         if failing and not failing.keys().isdisjoint(index.group_keys(gi)):
-            passed, by_platform = failing.passing(index, gi)
+            # The least amounts of what passes: a price of a platform left out is never read
+            # (its currency may have no rate).
+            passed, by_platform, least = failing.passing(index, gi)
         else:
-            passed, by_platform = cells, index.by_platform(gi)
+            passed, by_platform, least = cells, index.by_platform(gi), index.least(gi)
         if not passed:
             continue
         fit = fits.get(index.fit_keys[gi])
@@ -576,7 +594,7 @@ def _cheapest_per_platform(
             first = offerings[passed[0].members[0]]
             if placer.miss(first) is not None:
                 continue  # no fit to build: nothing of the group is anyone's cheapest
-            if full is not None and _passes(index, gi, by_platform, best, full, bounds):
+            if full is not None and _passes(least, by_platform, best, full, bounds):
                 continue  # the check below, on a floor every bill of the scenario is above
             fit = ranking._fit(ctx, first)
         bill = fit.bill
@@ -587,7 +605,6 @@ def _cheapest_per_platform(
         # The whole group at once: when every platform in it has a cheapest already and the
         # group's least bound (any price kind's least amount, the least storage) passes the
         # dearest of them, none of its offerings can be a platform's cheapest.
-        least = index.least(gi)
         if not least:
             continue  # no offering of this group has a price
         factors = bounds.factors(bill)
@@ -660,26 +677,56 @@ def _full_month_bill(ctx: ranking._Context) -> ranking._Bill | None:
     return None
 
 
+def _by_floor(
+    ctx: ranking._Context, index: OfferingIndex, full: ranking._Bill, bounds: _Bounds
+) -> list[int]:
+    """The groups by their least bound on `full` (_full_month_bill), kept by the index under
+    what the bound reads (the full month's usage and start-up time, the currency and the rates
+    usable now): the sides of the plans, and other scenarios, share it."""
+    now = ctx.now
+    terms = (
+        full.groups,
+        full.startup_minutes,
+        ctx.c.currency,
+        tuple(r for r in ctx.rates if r.as_of <= now),
+    )
+    found = index._by_floor.get(terms)
+    if found is None:
+        floors = bounds.factors(full)
+
+        def floor(gi: int) -> float:
+            try:
+                return min((a * floors[k] for k, _s, a in index.least(gi)), default=_NONE)
+            except NoFit:  # a price in a currency without a rate: first, and fitted as it was
+                return 0.0
+
+        found = sorted(range(len(index.groups)), key=floor)
+        _keep(index._by_floor, terms, found, _CHEAPEST_KEPT)
+    return found
+
+
 def _passes(
-    index: OfferingIndex,
-    group: int,
+    least: list[tuple[int, PriceSpec, float]],
     by_platform: dict[str, _Kinds],
     best: dict[str, tuple[tuple[Any, ...], ranking._Candidate]],
     full: ranking._Bill,
     bounds: _Bounds,
 ) -> bool:
-    """Whether _cheapest_per_platform's whole-group check passes group `group` over on the floor
-    of `full` (_full_month_bill): its least amount of any price kind times the full month's units,
-    plus the least storage, above the dearest of its platforms' cheapest. Every bill of the
-    scenario bills at least that much, so the check on the group's own bill passes it too."""
+    """Whether _cheapest_per_platform's whole-group check passes a group over on the floor of
+    `full` (_full_month_bill): the `least` amount of any price kind of what passes the
+    constraints times the full month's units, plus the least storage, above the dearest of its
+    platforms' cheapest. Every bill of the scenario bills at least that much, so the check on the
+    group's own bill passes it too."""
     kept_costs = [best[p][1].cost_key for p in by_platform if p in best]
     if not by_platform or len(kept_costs) != len(by_platform):
         return False
-    least = index.least(group)
     if not least:
         return True  # no offering of the group has a price
     factors = bounds.factors(full)
-    floor = min(a * factors[k] for k, _sample, a in least)
+    try:
+        floor = min(a * factors[k] for k, _sample, a in least)
+    except NoFit:  # a currency without a rate: the group is fitted, and checked, as it was
+        return False
     dearest = max(kept_costs) + _TIE_MARGIN
     return floor + min(bounds.base(full, p) for p in by_platform) > dearest
 
@@ -849,7 +896,7 @@ def _rank(
         bill = f.fit.bill
         assert bill is not None
         time_key = ranking._INF if f.fit.time is None else f.fit.time
-        if len(f.cells) == len(index.groups[f.group]):
+        if f.whole or len(f.cells) == len(index.groups[f.group]):
             by_platform = index.by_platform(f.group)
         else:
             by_platform = _cells_by_platform(offerings, f.cells)

@@ -479,3 +479,41 @@ def test_bounds_shared_by_bills_alike_in_their_busiest_group_are_each_bills_own(
         for platform in ("a", "b", "z"):
             own = float(ranking._storage(ctx, platform, bill.busiest)[0] or 0)
             assert shared.base(bill, platform) == own
+
+
+def test_a_price_without_a_rate_on_a_platform_left_out_is_not_needed():
+    """The plans' cheapest per platform orders and passes over groups on a full month's floor
+    of every price kind of a group; a price in a currency without a rate, on a platform the
+    scenario leaves out, is never converted (pricing offering by offering never reaches it)."""
+
+    def offer(i, platform, currency, amount, gpus=1):
+        return OfferingSpec(
+            id=i,
+            platform=platform,
+            platform_name=platform.upper(),
+            name=f"4090 #{i}",
+            accelerator=ACCELERATORS["rtx-4090-24gb"],
+            gpu_count=gpus,
+            multi_task="instance",
+            prices=(PriceSpec("hour", Decimal(amount), currency, NOW - timedelta(days=1)),),
+        )
+
+    offerings = [
+        offer(0, "a", "CNY", "2.00"),
+        offer(1, "d", "USD", "0.20"),  # the same shape on a platform left out, in dollars
+        offer(2, "a", "CNY", "1.50"),
+        offer(3, "d", "USD", "0.10"),
+        offer(4, "a", "CNY", "9.00", gpus=2),  # a group visited once "a" has its cheapest
+        offer(5, "d", "USD", "0.50", gpus=2),
+    ]
+    scenario = Scenario(
+        tasks=(Task(name="svc", kind="fixed", vram_gib=8),),  # busy the whole month
+        constraints=Constraints(platforms=("a",), currency="CNY"),
+    )
+    ctx = ranking._Context(scenario, ACCELERATORS, NOW, (), (), 30)
+    assert prune._full_month_bill(ctx) is not None
+    expected = cheapest_of_every_offering(ctx, offerings)
+    ctx = ranking._Context(scenario, ACCELERATORS, NOW, (), (), 30)
+    found = prune.cheapest_per_platform(ctx, prune.OfferingIndex(offerings))
+    assert {p: (c.offering.id, c.cost_key) for p, c in found.items()} == expected
+    assert set(found) == {"a"} and found["a"].offering.id == 2
