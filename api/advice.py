@@ -781,12 +781,12 @@ class AdviceReportSerializer(serializers.Serializer[Any]):
         allow_null=True, help_text="For a preset: the article's own pick against the answer."
     )
 
-    @extend_schema_field(UnpricedPlatformSerializer(many=True))
     def to_representation(self, instance: Any) -> dict[str, Any]:
         # Hundreds of messages and figures in one language: read once (messages.one_language).
         with messages.one_language():
             return super().to_representation(instance)
 
+    @extend_schema_field(UnpricedPlatformSerializer(many=True))
     def get_unpriced_platforms(self, report: Any) -> list[dict[str, str]]:
         return unpriced_platforms(report.advice.unpriced_platforms)
 

@@ -95,6 +95,15 @@ def test_the_schema_documents_every_message_code():
     assert reasons == {"$ref": "#/components/schemas/Message"}
 
 
+def test_the_advice_documents_its_unpriced_platforms_by_slug_and_name():
+    """The advice's method fields keep their documented shapes (extend_schema_field on
+    AdviceReportSerializer's getters): each unpriced platform is a {slug, name} object."""
+    schemas = openapi_document()["components"]["schemas"]
+    field = schemas["AdviceReport"]["properties"]["unpriced_platforms"]
+    assert field["items"] == {"$ref": "#/components/schemas/UnpricedPlatform"}
+    assert set(schemas["UnpricedPlatform"]["properties"]) == {"slug", "name"}
+
+
 def _shape(value: object) -> object:
     """Keys and value types, recursively; a list by its first item."""
     if isinstance(value, dict):
