@@ -73,14 +73,29 @@ def _language() -> str | None:
 @contextmanager
 def one_language() -> Iterator[None]:
     """Within: every message and figure in the language active on entry, read once (a whole
-    answer's serialization, advisor.render of a message). Nothing within may activate another
-    language; nested uses keep the outer one."""
+    answer's serialization). Nothing within may activate another language; nested uses keep the
+    outer one."""
     if _PINNED.get() is not _UNPINNED:
         yield
         return
     token = _PINNED.set(get_language())
     try:
         yield
+    finally:
+        _PINNED.reset(token)
+
+
+T = TypeVar("T")
+
+
+def _in_one_language(write: Callable[[Message], T], message: Message) -> T:
+    """`write(message)` within one_language, without a generator's cost: render and as_json are
+    called hundreds of times an answer, each message's parts in the same language."""
+    if _PINNED.get() is not _UNPINNED:
+        return write(message)
+    token = _PINNED.set(get_language())
+    try:
+        return write(message)
     finally:
         _PINNED.reset(token)
 
@@ -95,13 +110,11 @@ def _forget_translations(*, setting: str, **kwargs: object) -> None:
 
 def render(message: Message) -> str:
     """`message` as a sentence in the active language."""
-    if _PINNED.get() is not _UNPINNED:
-        return engine.render(message, gettext, _param)
-    token = _PINNED.set(get_language())  # one_language, inline: called hundreds of times
-    try:
-        return engine.render(message, gettext, _param)
-    finally:
-        _PINNED.reset(token)
+    return _in_one_language(_render, message)
+
+
+def _render(message: Message) -> str:
+    return engine.render(message, gettext, _param)
 
 
 def render_all(messages: Iterable[Message]) -> list[str]:
@@ -117,13 +130,11 @@ def texts(items: Iterable[str | Message]) -> list[str]:
 def as_json(message: Message) -> dict[str, object]:
     """{"code", "params", "message"}: numbers stay numbers with their unit; the message is in the
     active language."""
-    if _PINNED.get() is not _UNPINNED:
-        return engine.as_json(message, render)
-    token = _PINNED.set(get_language())
-    try:
-        return engine.as_json(message, render)
-    finally:
-        _PINNED.reset(token)
+    return _in_one_language(_as_json, message)
+
+
+def _as_json(message: Message) -> dict[str, object]:
+    return engine.as_json(message, render)
 
 
 def number(value: float | Decimal, places: int) -> str:

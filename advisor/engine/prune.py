@@ -540,8 +540,6 @@ def cheapest_per_platform(
     return dict(found)
 
 
-# A group without any price: last.
-_NONE = float("inf")
 # Offerings priced past the cheapest found, for exact ties to the cent: a lower bound above the
 # cheapest by more than this cannot tie it (ranking._ranking compares costs to the cent).
 _TIE_MARGIN = 0.02
@@ -610,7 +608,7 @@ def _cheapest_per_platform(
         factors = bounds.factors(bill)
         kept_costs = [best[p][1].cost_key for p in by_platform if p in best]
         if by_platform and len(kept_costs) == len(by_platform):
-            floor = min(a * factors[k] for k, _sample, a in least)
+            floor = _least_bound(least, factors)
             dearest = max(kept_costs) + _TIE_MARGIN
             if floor > dearest:
                 continue  # storage only adds
@@ -677,6 +675,13 @@ def _full_month_bill(ctx: ranking._Context) -> ranking._Bill | None:
     return None
 
 
+def _least_bound(least: list[tuple[int, PriceSpec, float]], factors: _Factors) -> float:
+    """The least of a group's least amounts (OfferingIndex.least) times their kinds' factors on
+    a bill: a lower bound of any of its offerings' costs there, before storage (infinite for a
+    group without a price)."""
+    return min((a * factors[k] for k, _sample, a in least), default=ranking._INF)
+
+
 def _by_floor(
     ctx: ranking._Context, index: OfferingIndex, full: ranking._Bill, bounds: _Bounds
 ) -> list[int]:
@@ -696,7 +701,7 @@ def _by_floor(
 
         def floor(gi: int) -> float:
             try:
-                return min((a * floors[k] for k, _s, a in index.least(gi)), default=_NONE)
+                return _least_bound(index.least(gi), floors)
             except NoFit:  # a price in a currency without a rate: first, and fitted as it was
                 return 0.0
 
@@ -724,7 +729,7 @@ def _passes(
         return True  # no offering of the group has a price
     factors = bounds.factors(full)
     try:
-        floor = min(a * factors[k] for k, _sample, a in least)
+        floor = _least_bound(least, factors)
     except NoFit:  # a currency without a rate: the group is fitted, and checked, as it was
         return False
     dearest = max(kept_costs) + _TIE_MARGIN
@@ -909,8 +914,7 @@ def _rank(
                 factor = factors[kind]
                 sids.append(len(streams))
                 streams.append((amounts, factor, base, time_key, bill))
-                first = amounts[0][0] * factor + base
-                firsts.append(first - abs(first) * 1e-12 - 1e-12)  # _below, inline
+                firsts.append(_below(amounts[0][0] * factor + base))
     # The streams of each time in the order of their first bounds, each with the next: a heap
     # holds a time's next stream only once the one before it has given its first offering (a
     # key is non-decreasing in the bound at one time, so none of the next can come earlier).
