@@ -19,7 +19,7 @@ from typing import Any, cast
 
 from django.conf import settings
 from django.core.signals import request_finished
-from django.db.models import OuterRef, Prefetch, Subquery
+from django.db.models import F, OuterRef, Prefetch, Q, Subquery
 from django.dispatch import receiver
 from django.utils import timezone, translation
 
@@ -28,6 +28,7 @@ from advisor.engine import vocab
 from advisor.engine.errors import AdvisorError, InvalidWorkload, NoFit
 from advisor.engine.estimate import Estimate, estimate
 from advisor.engine.hardware import accelerators_from_dicts
+from advisor.engine.hosts import host_variants
 from advisor.engine.messages import Code, Message
 from advisor.engine.placement import PlacementCache
 from advisor.engine.plans import Plan, PlanSearch, price_legs, search_plans, single_plan
@@ -53,6 +54,7 @@ from platforms.models import (
     BillingRules,
     CurrentPrice,
     ExchangeRate,
+    HostSize,
     IdleModePrice,
     MigProfile,
     Offering,
@@ -269,7 +271,21 @@ def offering_specs(
     rules_of = {pk: _billing_rules(p) for pk, p in platform_of.items()}
     # In a fixed order (the engine keeps the first of equals): offerings by id, and each one's
     # prices in the order they were recorded.
-    rows = list(offerings.order_by("pk").values(*_OFFERING_COLUMNS))
+    # The host size a per-card platform states for the card, else for all its cards (HostSize).
+    host = HostSize.objects.filter(
+        Q(accelerator=OuterRef("accelerator_id")) | Q(accelerator__isnull=True),
+        platform=OuterRef("platform_id"),
+    ).order_by(F("accelerator").asc(nulls_last=True))
+    rows = list(
+        offerings.order_by("pk")
+        .annotate(
+            host_max=Subquery(host.values("max_cards")[:1]),
+            host_link=Subquery(host.values("interconnect")[:1]),
+            host_source=Subquery(host.values("source__title")[:1]),
+            host_source_zh=Subquery(host.values("source__title_zh")[:1]),
+        )
+        .values(*_OFFERING_COLUMNS, "host_max", "host_link", "host_source", "host_source_zh")
+    )
     prices: dict[int, list[dict[str, Any]]] = defaultdict(list)
     current = CurrentPrice.objects.filter(
         offering__is_active=True, tier__in=(vocab.PriceTier.LIST, tier)
@@ -336,6 +352,9 @@ def _offering_spec(
             _price_spec(p, sources, stale_before, rules) for p in prices.get(row["pk"], ())
         ),
         billing_rules=rules,
+        max_per_host=row["host_max"],
+        host_interconnect=vocab.Interconnect(row["host_link"] or vocab.Interconnect.PCIE),
+        host_source=in_page_language(row["host_source"] or "", row["host_source_zh"] or ""),
     )
 
 
@@ -530,9 +549,16 @@ def load_catalogue(scenario: Scenario, *, now: datetime) -> Catalogue:
     key = ("catalogue", translation.get_language(), tier, settings.PRICE_STALE_AFTER_DAYS)
     catalogue = SNAPSHOTS.get(key, now, lambda: build_catalogue(tier=tier, now=now))
     chosen = set(scenario.constraints.platforms)
+    offerings = catalogue.offerings
+    if chosen:
+        offerings = [o for o in offerings if o.platform in chosen]
+    # A task spanning several GPUs may rent them on one host of a per-card platform (hosts.py).
+    variants = host_variants(offerings, scenario.tasks)
+    if variants:
+        offerings = [*offerings, *variants]
+        return replace(catalogue, offerings=offerings, index=OfferingIndex(offerings).prepare())
     if not chosen:
         return catalogue
-    offerings = [o for o in catalogue.offerings if o.platform in chosen]
     return replace(catalogue, offerings=offerings, index=None)
 
 

@@ -38,6 +38,7 @@ from .models import (
     CreditRate,
     Currency,
     ExchangeRate,
+    HostSize,
     IdleModePrice,
     MigProfile,
     Offering,
@@ -519,6 +520,12 @@ class BillingRulesInline(admin.StackedInline[BillingRules, Platform]):
     autocomplete_fields = ["source"]
 
 
+class HostSizeInline(admin.TabularInline[HostSize, Platform]):
+    model = HostSize
+    extra = 0
+    autocomplete_fields = ["source", "accelerator"]
+
+
 class IdleModePriceInline(admin.TabularInline[IdleModePrice, Platform]):
     model = IdleModePrice
     extra = 0
@@ -550,6 +557,7 @@ class PlatformAdmin(CatalogueAdminMixin, admin.ModelAdmin[Platform]):
         BillingRulesInline,
         PlatformFactInline,
         StoragePriceInline,
+        HostSizeInline,
         IdleModePriceInline,
         CreditRateInline,
     ]

@@ -1158,6 +1158,70 @@ class BillingRules(CatalogueModel):
         return in_page_language(self.credit_name_en, self.credit_name) or self.credit_name
 
 
+class HostSize(CatalogueModel):
+    """How many cards of one kind a per-card marketplace rents together on one host, as a source
+    states it (AutoDL: "选择物理主机,然后在该物理主机上创建有N块GPU卡的实例"). The advisor then
+    offers a task that spans several GPUs N cards of the platform's one-card offerings on one
+    host, billed N times the card's price, connected as `interconnect` says; without a row the
+    platform is taken to rent one card per instance, and the answer says so.
+
+    `accelerator` blank: every card of the platform."""
+
+    platform = models.ForeignKey(
+        Platform, on_delete=models.CASCADE, related_name="host_sizes", verbose_name=_("platform")
+    )
+    accelerator = models.ForeignKey(
+        "Accelerator",
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="host_sizes",
+        verbose_name=_("accelerator"),
+        help_text=_("Blank: every card of the platform."),
+    )
+    max_cards = models.PositiveSmallIntegerField(
+        _("most cards on one host"),
+        help_text=_("The most cards of this kind one instance can rent on one host."),
+    )
+    interconnect = models.CharField(
+        _("interconnect between the cards"),
+        max_length=10,
+        choices=Interconnect.choices,
+        default=Interconnect.PCIE,
+    )
+    notes = models.TextField(_("notes"), blank=True)
+    notes_zh = models.TextField(_("notes (Chinese)"), blank=True)
+    source = models.ForeignKey(
+        Source, on_delete=models.PROTECT, related_name="host_sizes", verbose_name=_("source")
+    )
+
+    class Meta:
+        ordering = ["platform", "accelerator"]
+        verbose_name = _("host size")
+        verbose_name_plural = _("host sizes")
+        constraints = [
+            models.UniqueConstraint(
+                fields=["platform", "accelerator"],
+                name="hostsize_platform_accelerator_unique",
+                nulls_distinct=False,
+            ),
+            models.CheckConstraint(
+                condition=Q(max_cards__gte=1),
+                name="hostsize_max_cards_positive",
+                violation_error_message=_("A host rents at least one card."),
+            ),
+            models.CheckConstraint(
+                condition=_choices_check("interconnect", Interconnect),
+                name="hostsize_interconnect_known",
+                violation_error_message=_("Unknown interconnect."),
+            ),
+        ]
+
+    def __str__(self) -> str:
+        card = self.accelerator.name if self.accelerator else _("any card")
+        return f"{self.platform} · {card} · ≤ {self.max_cards}"
+
+
 class IdleModePriceQuerySet(models.QuerySet["IdleModePrice"]):
     def latest_per_platform(self) -> IdleModePriceQuerySet:
         """The latest no-GPU-mode price of each platform."""

@@ -28,6 +28,7 @@ from .models import (
     AcceleratorAlias,
     BillingRules,
     ExchangeRate,
+    HostSize,
     MigProfile,
     Offering,
     Platform,
@@ -318,6 +319,23 @@ def _billing_rules(row: dict[str, Any], sources: dict[str, Source], report: Seed
     report.add("billing rules", created)
 
 
+def _host_size(row: dict[str, Any], sources: dict[str, Source], report: SeedReport) -> None:
+    """How many cards of a per-card platform one host rents together (HostSize)."""
+    slug = row.get("accelerator")
+    _, created = HostSize.objects.get_or_create(
+        platform=Platform.objects.get(slug=row["platform"]),
+        accelerator=Accelerator.objects.get(slug=slug) if slug else None,
+        defaults={
+            "max_cards": row["max_cards"],
+            "interconnect": row.get("interconnect", "pcie"),
+            "notes": row.get("notes", ""),
+            "notes_zh": row.get("notes_zh", ""),
+            "source": sources[row["source"]],
+        },
+    )
+    report.add("host sizes", created)
+
+
 class SeedError(RuntimeError):
     """A committed seed file that does not import cleanly: a bug in the repository's data."""
 
@@ -365,6 +383,8 @@ def load_seed(catalogue: Path | None = None, accelerators: Path | None = None) -
     _speakers(data["sources"], sources)
     for rules in data.get("billing_rules", []):
         _billing_rules(rules, sources, report)
+    for row in data.get("host_sizes", []):
+        _host_size(row, sources, report)
     for name in PRICE_FILES:
         load_price_file(name, report)
     for rate in data.get("exchange_rates", []):

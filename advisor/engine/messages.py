@@ -280,6 +280,7 @@ class Code(StrEnum):
     REASON_CHEAPEST_BILLING_JOB = "reason_cheapest_billing_job"
     REASON_CHEAPEST_BILLING_JOB_MIXED = "reason_cheapest_billing_job_mixed"
     REASON_REGIONS = "reason_regions"
+    REASON_CARDS_ON_ONE_HOST = "reason_cards_on_one_host"
     REASON_VERSUS_FIRST = "reason_versus_first"
     REASON_TIED_WITH_FIRST = "reason_tied_with_first"
     DIFF_COSTS_MORE = "diff_costs_more"
@@ -856,6 +857,10 @@ TEMPLATES: dict[Code, str] = {
         "Cheapest billing here for the whole job: mixed plan, %(cost)s"
     ),
     Code.REASON_REGIONS: gettext_noop("The same offer and price in these regions: %(regions)s"),
+    Code.REASON_CARDS_ON_ONE_HOST: gettext_noop(
+        "%(cards)s cards of one host rented as one instance, each at the card's price (the "
+        "platform rents up to %(most)s cards of one host, linked by %(interconnect)s: %(source)s)"
+    ),
     Code.REASON_VERSUS_FIRST: gettext_noop("Against #1: %(differences)s"),
     Code.REASON_TIED_WITH_FIRST: gettext_noop(
         "Tied with #1 (within %(limit)s on the objective): %(differences)s"

@@ -41,7 +41,7 @@ from datetime import datetime
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-from advisor.engine import idle, needs, timing, usage, vocab
+from advisor.engine import hosts, idle, needs, timing, usage, vocab
 from advisor.engine.billing import (
     PREPAID_UNITS,
     ZERO,
@@ -1610,6 +1610,9 @@ def _reasons(
             modes=modes,
         )
     ]
+    on_host = hosts.host_reason(off)
+    if on_host is not None:
+        out.append(on_host)
     objective = Objective(ctx.scenario.objective)
     if rank == 1:
         out.append(msg(_BEST_BY[objective], fitting=n, basis=ctx.basis))

@@ -393,6 +393,14 @@ class OfferingSpec:
     competitor_claim_by: str = ""
     prices: tuple[PriceSpec, ...] = ()
     billing_rules: BillingRulesSpec | None = None  # None: the platform has none recorded
+    # A per-card marketplace (hosts.py): the most cards of this offering one instance can rent
+    # on one host, how they are linked and who says so; None: not stated (one card).
+    max_per_host: int | None = None
+    host_interconnect: Interconnect = Interconnect.PCIE
+    host_source: str = ""
+    # This spec is `host_cards` cards of a one-card offering on one host (hosts.host_variants),
+    # billed per card; 0: the offering as listed.
+    host_cards: int = 0
 
 
 @dataclass(frozen=True)
