@@ -571,9 +571,10 @@ def cost_time_figure(
     plans: PlanSearch | None = None,
 ) -> Figure | None:
     """The ranked cost (`cost`, on the advice's basis: the whole job, or a month) against the
-    training time of each ranked offering, with the Pareto front (the engine's: the same cost),
-    and the plan across platforms of `plans` (the proposed one, else the cheapest found) as a
-    point of its own: the legs' costs added, the slowest leg's time (`plan_point_trace`).
+    training time of each ranked plan (a single offering, or a plan of several legs: the legs'
+    costs added, its time), with the Pareto front (the engine's: the same cost), and the plan
+    across platforms of `plans` (the proposed one, else the cheapest found) as a point of its
+    own when it is not ranked (`plan_point_trace`).
 
     None when no recommendation has a training time (no training task with tokens)."""
     timed = [r for r in recommendations if r.time_hours is not None]
@@ -591,7 +592,8 @@ def cost_time_figure(
             other = "–" if r.job_cost is None else money_text(r.job_cost)
         return [
             r.rank,
-            f"{r.platform_name} · {r.offering_name}",
+            " + ".join(f"{leg.platform_name} · {leg.offering_name}" for leg in r.legs)
+            or f"{r.platform_name} · {r.offering_name}",
             gpus_text(r, accelerators or {}),
             f"{other} {currency}" if other != "–" else other,
             hours_text(r.time_hours or 0),
@@ -612,7 +614,7 @@ def cost_time_figure(
         {
             "type": "scatter",
             "mode": "markers",
-            "name": _("Ranked offerings"),
+            "name": _("Ranked plans"),
             "x": [p[1] for p in points],
             "y": [p[0] for p in points],
             "customdata": [custom(r) for r in timed],
@@ -632,7 +634,8 @@ def cost_time_figure(
         },
     ]
     point = plan_point_trace(plans, currency)
-    if point is not None:
+    shown = plans.plan or plans.best_cross if plans is not None else None
+    if point is not None and not any(shown is not None and r.legs == shown.legs for r in timed):
         data.append(point)
     return figure_text_escaped(
         {"data": data, "layout": _layout(_("Training time (hours)"), _cost_title(basis, currency))}
@@ -821,8 +824,10 @@ def chart_recommendations(
 ) -> list[Recommendation]:
     """The first `n` recommendations of the table, plus the best-ranked one whose offering has a
     monthly and a metered price if none of those has both: the chart is there to show where one
-    plan overtakes the other. Only recommendations of the table, never another offering."""
-    known = [r for r in recommendations if r.offering_id in offerings]
+    plan overtakes the other. Only recommendations of the table, never another offering; only
+    those of one offering as it is listed (a plan of several legs, or N cards of one host
+    (hosts.py), is priced from more than one listed offering)."""
+    known = [r for r in recommendations if _as_listed(r, offerings)]
     out = known[:n]
 
     def crosses(r: Recommendation) -> bool:
@@ -831,6 +836,12 @@ def chart_recommendations(
     if not any(crosses(r) for r in out):
         out.extend(r for r in known[n:] if crosses(r))
     return out[: n + 1]
+
+
+def _as_listed(rec: Recommendation, offerings: Mapping[int | str, OfferingSpec]) -> bool:
+    """`rec` is one offering of `offerings`, as it is listed."""
+    offering = offerings.get(rec.offering_id)
+    return not rec.legs and offering is not None and offering.gpu_count == rec.gpus_per_instance
 
 
 def _scaled(hours: Sequence[float], x: float) -> list[float]:
@@ -1011,7 +1022,7 @@ def break_even_figure(
     chart = _Chart(currency, _Money(currency, rates, now), _unit_labels(), [], set())
     for index, rec in enumerate(recommendations):
         offering = offerings.get(rec.offering_id)
-        if offering is not None:
+        if offering is not None and _as_listed(rec, offerings):
             colour = RECOMMENDATION_COLOURS[index % len(RECOMMENDATION_COLOURS)]
             _draw(chart, rec, offering, scenario, colour)
     if not chart.data:
@@ -1037,12 +1048,22 @@ def break_even_figure(
 # ---------------------------------------------------------------------------------- the page
 
 
+def _offering_ranks(recs: Sequence[Recommendation]) -> dict[int | str, int]:
+    """Each offering's best rank as a recommendation of its own (not as a plan's leg)."""
+    ranks: dict[int | str, int] = {}
+    for r in recs:
+        if not r.legs:
+            ranks.setdefault(r.offering_id, r.rank)
+    return ranks
+
+
 def advisor_figures(report: AdviceReport) -> dict[str, Figure | None]:
     """Every chart of the advisor page, from the advisor's own report: no query of its own."""
     scenario, estimate = report.scenario, report.estimate
     currency = scenario.constraints.currency
     recs = list(report.advice.recommendations) if report.advice else []
-    offerings = {o.id: o for o in report.catalogue.offerings}
+    # The offerings as listed (not their N-card instances of one host, hosts.py).
+    offerings = {o.id: o for o in report.catalogue.offerings if not o.host_cards}
     rates, now = report.catalogue.rates, report.now
     # The whole catalogue in groups (bounded by GPU shapes, kept with the catalogue); the ranked
     # offerings each with all their prices.
@@ -1061,7 +1082,7 @@ def advisor_figures(report: AdviceReport) -> dict[str, Figure | None]:
             now=now,
             need_gib=largest_need_gib(estimate),
             by_platform=by_platform,
-            ranks={r.offering_id: r.rank for r in recs},
+            ranks=_offering_ranks(recs),
         ),
         "cost_time": cost_time_figure(recs, currency, report.catalogue.accelerators, report.plans),
         "plans": plan_legs_figure(report.plans, currency),

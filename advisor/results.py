@@ -77,7 +77,8 @@ def _unit_label(leg: Leg) -> str:
     return str(BILLING_UNIT_LABELS[BillingUnit(leg.plan.unit)])
 
 
-def _legs(plan: Plan) -> list[dict[str, Any]]:
+def plan_legs(plan: Plan) -> list[dict[str, Any]]:
+    """Each leg of `plan` as the page shows it (text ready to print)."""
     return [
         {
             "n": n,
@@ -107,12 +108,12 @@ def plans(report: AdviceReport) -> dict[str, Any] | None:
         "proposed": search.plan is not None,
         "note": messages.render(search.note),
         "details": messages.render_all(search.details),
-        "legs": _legs(shown) if shown is not None else [],
+        "legs": plan_legs(shown) if shown is not None else [],
         "cost": None if shown is None else charts.money_text(shown.cost),
         "time": None
         if shown is None or shown.time_hours is None
         else charts.hours_text(shown.time_hours),
-        "single": _legs(search.single) if search.single is not None else [],
+        "single": plan_legs(search.single) if search.single is not None else [],
         "single_cost": None if search.single is None else charts.money_text(search.single.cost),
     }
 

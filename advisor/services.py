@@ -31,7 +31,14 @@ from advisor.engine.hardware import accelerators_from_dicts
 from advisor.engine.hosts import host_variants
 from advisor.engine.messages import Code, Message
 from advisor.engine.placement import PlacementCache
-from advisor.engine.plans import Plan, PlanSearch, price_legs, search_plans, single_plan
+from advisor.engine.plans import (
+    Plan,
+    PlanSearch,
+    price_legs,
+    ranked_plans,
+    search_plans,
+    single_plan,
+)
 from advisor.engine.prune import OfferingIndex
 from advisor.engine.ranking import Advice, Recommendation, advise
 from advisor.engine.ranking import closest_miss as ranking_closest_miss
@@ -462,15 +469,8 @@ class AdviceReport:
 
     @property
     def answer(self) -> Plan | None:
-        """What the advisor recommends, as a plan of legs: for the cost objective the plan across
-        platforms when one is proposed (it beats every single-platform plan by the threshold),
-        else the first recommendation as a plan of one leg."""
-        if (
-            self.plans is not None
-            and self.plans.plan is not None
-            and self.scenario.objective == vocab.Objective.COST
-        ):
-            return self.plans.plan
+        """What the advisor recommends, as a plan of legs: the first recommendation (the plans of
+        several legs are ranked with the single offerings, plans.ranked_plans)."""
         if self.advice is None or not self.advice.recommendations:
             return None
         return single_plan(self.advice.recommendations[0], self.advice.currency)
@@ -626,6 +626,8 @@ def advise_scenario(data: Any, *, now: datetime | None = None) -> AdviceReport:
             index=catalogue.index,
             **_pricing(catalogue, now),
         )
+        # The plans of several legs join the ranking: one list, read everywhere.
+        advice = ranked_plans(advice, plans, scenario)
         report = replace(report, advice=advice, plans=plans)
     if preset is None:
         return report

@@ -26,7 +26,9 @@ from advisor import charts, explain, forms, messages, posted, presets, results, 
 from advisor.engine.billing import cents
 from advisor.engine.errors import AdvisorError
 from advisor.engine.estimate import Estimate
+from advisor.engine.legs import Leg
 from advisor.engine.messages import Code, msg
+from advisor.engine.plans import legs_of, single_plan
 from advisor.engine.ranking import (
     TIE_FRACTION,
     Advice,
@@ -305,6 +307,8 @@ def _rows(
             "versus": _versus(rec.vs_first, advice.currency),
             "tied": rec.vs_first is not None and rec.vs_first.tied,
             "serving": [_task_serving(s) for s in rec.serving],
+            # A plan of several legs: each leg (offering, instances, billing, tasks, cost).
+            "legs": results.plan_legs(single_plan(rec, advice.currency)) if rec.legs else [],
         }
         for rec in advice.recommendations
     ]
@@ -451,45 +455,76 @@ def _csv(advice: Advice, report: AdviceReport) -> HttpResponse:
     writer.writerow(CSV_COLUMNS)
     for row in _rows(advice):
         rec: Recommendation = row["rec"]
-        vs = rec.vs_first
-        writer.writerow(
-            [
-                rec.rank,
-                "single",
-                1,
-                "; ".join(dict.fromkeys(a.task for a in rec.placement.assignments)),
-                rec.platform_name,
-                rec.offering_name,
-                rec.accelerator,
-                rec.instances,
-                rec.gpus_per_instance,
-                rec.plan.unit,
-                cents(rec.cost),
-                rec.cost_basis.value,
-                rec.months,
-                cents(rec.monthly_cost),
-                "" if rec.job_cost is None else cents(rec.job_cost),
-                "" if rec.storage_cost is None else cents(rec.storage_cost),
-                _yes(rec.storage_assumed),
-                *_idle_cells(rec),
-                advice.currency,
-                "" if vs is None else cents(vs.cost),
-                "" if vs is None or vs.time_hours is None else round(vs.time_hours, 3),
-                "" if vs is None else _yes(vs.tied),
-                "" if rec.time_hours is None else round(rec.time_hours, 3),
-                "" if rec.time_low_hours is None else round(rec.time_low_hours, 3),
-                "" if rec.time_high_hours is None else round(rec.time_high_hours, 3),
-                "" if row["headroom_gib"] is None else f"{row['headroom_gib']:.2f}",
-                _yes(rec.pareto),
-                "; ".join(rec.regions),
-                "; ".join(row["placement_text"]),
-                rec.price_age_days,
-                rec.price_source,
-                rec.price_source_kind,
-                "; ".join(row["warnings"]),
-                "; ".join(_serving_text(s) for s in row["serving"]),
-            ]
-        )
+        for n, leg in enumerate(legs_of(rec), start=1):
+            writer.writerow(_csv_row(advice, row, leg, n))
     for cells in results.csv_leg_rows(report, CSV_COLUMNS):
         writer.writerow(cells)
     return response
+
+
+def _csv_row(advice: Advice, row: dict[str, Any], leg: Leg, n: int) -> list[object]:
+    """One leg of a ranked recommendation: what the leg runs, where and for how much; the
+    plan's standing (rank, difference to #1, time, Pareto) on each of its legs. A single
+    offering is plan "single", leg 1, its own figures; a plan of several legs is plan "plan"."""
+    rec: Recommendation = row["rec"]
+    vs = rec.vs_first
+    if rec.legs:
+        leg_cells: list[object] = [
+            "plan",
+            n,
+            "; ".join(messages.texts(leg.task_labels())),
+            leg.platform_name,
+            leg.offering_name,
+            leg.accelerator,
+            leg.instances,
+            leg.gpus_per_instance,
+            leg.plan.unit,
+            cents(leg.cost),
+            rec.cost_basis.value,
+            leg.months,
+            cents(leg.monthly_cost),
+            ""
+            if rec.cost_basis is not CostBasis.JOB
+            else cents(leg.cost - (leg.storage_cost or 0)),
+            "" if leg.storage_cost is None else cents(leg.storage_cost),
+        ]
+    else:
+        leg_cells = [
+            "single",
+            1,
+            "; ".join(dict.fromkeys(a.task for a in rec.placement.assignments)),
+            rec.platform_name,
+            rec.offering_name,
+            rec.accelerator,
+            rec.instances,
+            rec.gpus_per_instance,
+            rec.plan.unit,
+            cents(rec.cost),
+            rec.cost_basis.value,
+            rec.months,
+            cents(rec.monthly_cost),
+            "" if rec.job_cost is None else cents(rec.job_cost),
+            "" if rec.storage_cost is None else cents(rec.storage_cost),
+        ]
+    return [
+        rec.rank,
+        *leg_cells,
+        _yes(rec.storage_assumed),
+        *_idle_cells(rec),
+        advice.currency,
+        "" if vs is None else cents(vs.cost),
+        "" if vs is None or vs.time_hours is None else round(vs.time_hours, 3),
+        "" if vs is None else _yes(vs.tied),
+        "" if rec.time_hours is None else round(rec.time_hours, 3),
+        "" if rec.time_low_hours is None else round(rec.time_low_hours, 3),
+        "" if rec.time_high_hours is None else round(rec.time_high_hours, 3),
+        "" if row["headroom_gib"] is None else f"{row['headroom_gib']:.2f}",
+        _yes(rec.pareto),
+        "; ".join(rec.regions),
+        "; ".join(row["placement_text"]),
+        rec.price_age_days,
+        rec.price_source,
+        rec.price_source_kind,
+        "; ".join(row["warnings"]),
+        "; ".join(_serving_text(s) for s in row["serving"]),
+    ]

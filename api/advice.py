@@ -23,7 +23,7 @@ from rest_framework import serializers
 from advisor import messages
 from advisor.engine import vocab
 from advisor.engine.messages import Code, Message
-from advisor.engine.plans import SAVING_THRESHOLD, leg_of
+from advisor.engine.plans import SAVING_THRESHOLD, legs_of
 from platforms.choices import values
 from platforms.models import PriceObservation
 
@@ -514,7 +514,7 @@ class RecommendationSerializer(serializers.Serializer[Any]):
     def get_legs(self, rec: Any) -> list[dict[str, Any]]:
         # One LegSerializer for every recommendation, its fields built once (DRF copies a
         # serializer's declared fields for each new instance; the representation keeps no state).
-        return [_LEG.to_representation(leg_of(rec))]
+        return [_LEG.to_representation(leg) for leg in legs_of(rec)]
 
 
 _LEG = LegSerializer()

@@ -38,16 +38,18 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from decimal import Decimal
+from typing import Any
 
 from advisor.engine import prune, ranking, usage
 from advisor.engine.billing import ZERO, cents
+from advisor.engine.legs import Leg, TaskShare
 from advisor.engine.messages import Code, Message, Money, Quantity, Unit, hours, msg
-from advisor.engine.placement import Placement, PlacementCache
-from advisor.engine.ranking import BillingChoice, Recommendation
+from advisor.engine.placement import PlacementCache
+from advisor.engine.ranking import Advice, Comparison, Recommendation
 from advisor.engine.types import (
     AcceleratorSpec,
     ExchangeRateSpec,
@@ -56,7 +58,15 @@ from advisor.engine.types import (
     StoragePriceSpec,
     Task,
 )
-from advisor.engine.vocab import TRAINING_KINDS, BillingUnit, CostBasis, When
+from advisor.engine.vocab import (
+    TRAINING_KINDS,
+    BillingUnit,
+    CostBasis,
+    Objective,
+    PlacementMode,
+    When,
+    pareto_front,
+)
 
 # A plan across platforms is proposed only when it saves more than this against the best
 # single-platform plan: below it, two accounts, two bills and data kept twice are not worth it
@@ -74,72 +84,6 @@ ALL_SPLITS_UP_TO = 3
 SHARE_BASES = 3
 # A remainder under this many hours is float noise, not hours left to meter.
 _SHARE_EPS_HOURS = 1e-6
-
-
-@dataclass(frozen=True)
-class Leg:
-    """One offering of a plan: what it runs, how it is billed and what it costs."""
-
-    platform: str
-    platform_name: str
-    offering_id: int | str
-    offering_name: str
-    accelerator: str
-    instances: int
-    gpus_per_instance: int
-    plan: BillingChoice
-    tasks: tuple[str, ...]
-    cost: Decimal  # ranked basis, target currency, storage included
-    monthly_cost: Decimal  # the busiest month, storage included
-    storage_cost: Decimal | None
-    time_hours: float | None
-    placement: Placement
-    price_source_kind: str
-    vendor_claim: bool
-    gpu_hours: float  # GPU-hours used in the busiest month (instance busy hours × its GPUs)
-    # The tasks of `tasks` this leg runs only a share of (a share split, `share_splits`).
-    shares: tuple[TaskShare, ...] = ()
-
-    @property
-    def gpus(self) -> int:
-        return self.instances * self.gpus_per_instance
-
-    def share_of(self, task: str) -> TaskShare | None:
-        """The share of `task` this leg runs; None when it runs the whole task."""
-        return next((s for s in self.shares if s.task == task), None)
-
-    def task_labels(self) -> tuple[str | Message, ...]:
-        """Each task the leg runs: its name, or, for a share, "train: 720 h of 1,000 h"."""
-        out: list[str | Message] = []
-        for name in self.tasks:
-            share = self.share_of(name)
-            out.append(name if share is None else share.label())
-        return tuple(out)
-
-
-@dataclass(frozen=True)
-class TaskShare:
-    """The part of one task's hours a leg runs (module docstring, "Share splits").
-
-    `fraction` of the task's work (its tokens): `hours` on this leg's offering, of the
-    `total_hours` the whole task takes there; `periods` whole prepaid periods of `unit` on the
-    base leg (0 on the metered leg)."""
-
-    task: str
-    fraction: float
-    hours: float
-    total_hours: float
-    unit: BillingUnit
-    periods: int
-    base: bool
-
-    def label(self) -> Message:
-        return msg(
-            Code.PLAN_TASK_SHARE,
-            task=self.task,
-            hours=hours(self.hours),
-            total=hours(self.total_hours),
-        )
 
 
 @dataclass(frozen=True)
@@ -223,12 +167,22 @@ def leg_of(rec: Recommendation) -> Leg:
         price_source_kind=rec.price_source_kind,
         vendor_claim=rec.vendor_claim,
         gpu_hours=sum(rec.instance_hours) * rec.gpus_per_instance,
+        stale=rec.stale,
+        price_age_days=rec.price_age_days,
+        price_source=rec.price_source,
+        warnings=rec.warnings,
+        months=rec.months,
     )
 
 
 def single_plan(rec: Recommendation, currency: str) -> Plan:
-    """A single-offering recommendation is a plan of one leg."""
-    return Plan((leg_of(rec),), currency, rec.cost_basis)
+    """A recommendation as a plan: its legs, or, for a single offering, a plan of one leg."""
+    return Plan(rec.legs or (leg_of(rec),), currency, rec.cost_basis)
+
+
+def legs_of(rec: Recommendation) -> tuple[Leg, ...]:
+    """Every leg of a recommendation: its plan's, or the offering alone."""
+    return rec.legs or (leg_of(rec),)
 
 
 # ------------------------------------------------------------------------------------- search
@@ -408,6 +362,11 @@ class _Pricer:
             price_source_kind=oldest.source_kind,
             vendor_claim=ranking._vendor_claim(c),
             gpu_hours=busy * off.gpu_count,
+            stale=c.stale,
+            price_age_days=(ctx.now - oldest.observed_at).days,
+            price_source=oldest.source,
+            warnings=ranking._rec_warnings(ctx, c),
+            months=c.fit.months,
         )
 
     def plan(self, legs: Sequence[Leg]) -> Plan:
@@ -547,6 +506,232 @@ def search_plans(
         note,
         details,
     )
+
+
+# ------------------------------------------------------------------------ plans in the ranking
+
+# Reasons that say where a recommendation stands in the list: rebuilt when plans join it.
+_RANK_CODES = frozenset(
+    {
+        Code.REASON_BEST_BY_COST,
+        Code.REASON_BEST_BY_TIME,
+        Code.REASON_BEST_BY_BALANCED,
+        Code.REASON_RESTS_ON_VENDOR_CLAIM,
+        Code.REASON_VERSUS_FIRST,
+        Code.REASON_TIED_WITH_FIRST,
+        Code.REASON_PARETO,
+    }
+)
+
+
+def plan_options(search: PlanSearch | None, scenario: Scenario) -> list[Plan]:
+    """The plans of several legs the search found, as a renter could book them: the best
+    single-platform plan when it is a split, and the cheapest plan across platforms (proposed
+    or not), each within the scenario's budget (the legs' busiest months together) and deadline
+    (the plan's time), once each."""
+    if search is None:
+        return []
+    c = scenario.constraints
+    out: dict[tuple[tuple[int | str, tuple[str, ...]], ...], Plan] = {}
+    for plan in (search.single, search.best_cross):
+        if plan is None or len(plan.legs) < 2:
+            continue
+        if c.budget_per_month is not None and plan.monthly_cost > c.budget_per_month:
+            continue
+        time = plan.time_hours
+        if c.deadline_hours is not None and (time is None or time > c.deadline_hours):
+            continue
+        out.setdefault(tuple((leg.offering_id, leg.tasks) for leg in plan.legs), plan)
+    return list(out.values())
+
+
+def plan_recommendation(plan: Plan) -> Recommendation:
+    """A plan of several legs as one recommendation (rank and standing set by `ranked_plans`):
+    its first leg's offering fields, the whole plan's cost, time, warnings and price age, and
+    every leg in `legs`."""
+    first = plan.legs[0]
+    storage = [leg.storage_cost for leg in plan.legs]
+    known = [s for s in storage if s is not None]
+    headrooms = [
+        leg.placement.min_headroom_bytes
+        for leg in plan.legs
+        if leg.placement.min_headroom_bytes is not None
+    ]
+    oldest = max(plan.legs, key=lambda leg: leg.price_age_days)
+    stored = sum(known, ZERO) if known else None
+    isolation = tuple(
+        dict.fromkeys(PlacementMode(a.mode) for leg in plan.legs for a in leg.placement.assignments)
+    )
+    reasons = [
+        msg(Code.REASON_PLAN_OF_LEGS, count=len(plan.legs), legs=plan.label()),
+        *(
+            msg(
+                Code.REASON_PLAN_LEG,
+                leg=_leg_label(leg),
+                tasks=leg.task_labels(),
+                cost=_money(leg.cost, plan.currency, _per(plan.basis)),
+            )
+            for leg in plan.legs
+        ),
+    ]
+    return Recommendation(
+        rank=0,
+        offering_id=first.offering_id,
+        offering_name=first.offering_name,
+        platform=first.platform,
+        platform_name=first.platform_name,
+        accelerator=first.accelerator,
+        instances=first.instances,
+        gpus_per_instance=first.gpus_per_instance,
+        plan=first.plan,
+        cost=plan.cost,
+        cost_basis=plan.basis,
+        # Shares of one job run one after the other, so their months add up; other legs run
+        # side by side.
+        months=(
+            sum(leg.months for leg in plan.legs)
+            if any(leg.shares for leg in plan.legs)
+            else max(leg.months for leg in plan.legs)
+        ),
+        monthly_cost=plan.monthly_cost,
+        storage_cost=stored,
+        job_cost=plan.cost - (stored or ZERO) if plan.basis is CostBasis.JOB else None,
+        time_hours=plan.time_hours,
+        placement=first.placement,
+        headroom_bytes=min(headrooms) if headrooms else None,
+        isolation=isolation,
+        price_age_days=oldest.price_age_days,
+        price_source=oldest.price_source,
+        price_source_kind=oldest.price_source_kind,
+        pareto=False,
+        reasons=tuple(reasons),
+        warnings=tuple(dict.fromkeys(w for leg in plan.legs for w in leg.warnings)),
+        vendor_claim=any(leg.vendor_claim for leg in plan.legs),
+        stale=any(leg.stale for leg in plan.legs),
+        legs=plan.legs,
+    )
+
+
+def ranked_plans(advice: Advice, search: PlanSearch | None, scenario: Scenario) -> Advice:
+    """The advice's ranking with the plans of several legs the search found in it
+    (`plan_options`), ordered by the objective over all of them, as ranking orders offerings:
+    cost (to the cent), then fresh before stale, then time; time, then cost; balanced, the sum of
+    cost and time each over its best value. Each recommendation's standing (its rank, the Pareto
+    front of cost against time, the difference to #1, ties) is set anew over the whole list; #1
+    is then never dearer (cost) or slower (time) than any plan the answer shows. Without such
+    plans the advice is returned as it is."""
+    extra = [plan_recommendation(p) for p in plan_options(search, scenario)]
+    if not extra:
+        return advice
+    recs = [*advice.recommendations, *extra]
+    objective = Objective(scenario.objective)
+    order, score = _plan_order(recs, objective)
+    ordered = sorted(recs, key=order)
+    front = {id(r) for r in pareto_front(ordered, lambda r: float(r.cost), _time_key)}
+    first = ordered[0]
+    fitting = advice.fitting + len(extra)
+    out = []
+    for rank, rec in enumerate(ordered, start=1):
+        vs = None
+        if rank > 1:
+            time = None
+            if rec.time_hours is not None and first.time_hours is not None:
+                time = rec.time_hours - first.time_hours
+            vs = Comparison(rec.cost - first.cost, time, _plan_tied(score(rec), score(first)))
+        on_front = id(rec) in front
+        out.append(
+            replace(
+                rec,
+                rank=rank,
+                pareto=on_front,
+                vs_first=vs,
+                reasons=_standing(rec, rank, on_front, vs, objective, fitting, advice),
+            )
+        )
+    return replace(
+        advice,
+        recommendations=tuple(out),
+        pareto=tuple(r.offering_id for r in out if r.pareto),
+        fitting=fitting,
+    )
+
+
+def _time_key(rec: Recommendation) -> float:
+    return math.inf if rec.time_hours is None else rec.time_hours
+
+
+def _plan_order(
+    recs: Sequence[Recommendation], objective: Objective
+) -> tuple[Callable[[Recommendation], tuple[Any, ...]], Callable[[Recommendation], float]]:
+    """The sort key and the objective's figure of each recommendation (ranking's rules)."""
+    times = [r.time_hours for r in recs if r.time_hours is not None]
+    if objective is Objective.TIME and times:
+        return (lambda r: (_time_key(r), cents(r.cost), r.stale)), _time_key
+    if objective is not Objective.BALANCED or not times:
+        return (lambda r: (cents(r.cost), r.stale, _time_key(r))), (lambda r: float(r.cost))
+    best_cost = float(min(r.cost for r in recs))
+    best_time = min(times) or 1e-9
+    slowest = max(times) / best_time
+    scale = 1 / best_cost if best_cost > 0 else 1.0
+
+    def balanced(r: Recommendation) -> float:
+        t = r.time_hours / best_time if r.time_hours is not None else slowest
+        return float(r.cost) * scale + t
+
+    return (lambda r: (balanced(r), r.stale, float(r.cost))), balanced
+
+
+def _plan_tied(a: float, b: float) -> bool:
+    if a == b:
+        return True
+    if b in (math.inf, 0.0) or a == math.inf:
+        return False
+    return abs(a - b) <= ranking.TIE_FRACTION * abs(b)
+
+
+def _standing(
+    rec: Recommendation,
+    rank: int,
+    on_front: bool,
+    vs: Comparison | None,
+    objective: Objective,
+    fitting: int,
+    advice: Advice,
+) -> tuple[Message, ...]:
+    """`rec`'s reasons with those that say where it stands (rank, #1, the front) set anew."""
+    kept = [r for r in rec.reasons if r.code not in _RANK_CODES]
+    standing: list[Message] = []
+    if rank == 1:
+        standing.append(msg(ranking.BEST_BY[objective], fitting=fitting, basis=advice.cost_basis))
+        if rec.vendor_claim:
+            standing.append(msg(Code.REASON_RESTS_ON_VENDOR_CLAIM, platform=rec.platform_name))
+    if vs is not None:
+        apart = []
+        if rec.vendor_claim:
+            apart.append(msg(Code.DIFF_VENDOR_CLAIM))
+        if rec.stale:
+            apart.append(msg(Code.DIFF_STALE_PRICE))
+        standing.append(ranking.versus_first(vs, advice.currency, advice.cost_basis, tuple(apart)))
+    if on_front:
+        standing.append(msg(Code.REASON_PARETO))
+    # After what the recommendation runs (its first reasons, up to the billing), as ranking
+    # writes them.
+    at = next(
+        (i for i, r in enumerate(kept) if r.code not in _LEADING_CODES),
+        len(kept),
+    )
+    return (*kept[:at], *standing, *kept[at:])
+
+
+# The reasons a recommendation opens with, before those of its standing.
+_LEADING_CODES = frozenset(
+    {
+        Code.REASON_RUNS_ALL,
+        Code.REASON_CARDS_ON_ONE_HOST,
+        Code.REASON_PLAN_OF_LEGS,
+        Code.REASON_PLAN_LEG,
+    }
+)
 
 
 def price_legs(
@@ -811,8 +996,12 @@ __all__ = [
     "PlanSearch",
     "TaskShare",
     "leg_of",
+    "legs_of",
     "period_hours",
+    "plan_options",
+    "plan_recommendation",
     "price_legs",
+    "ranked_plans",
     "search_plans",
     "share_tasks",
     "single_plan",

@@ -57,6 +57,7 @@ from advisor.engine.errors import AdvisorError, ClosestMiss, NoFit
 from advisor.engine.estimate import slice_spec
 from advisor.engine.hardware import resolve_accelerator
 from advisor.engine.idle import IdleTime
+from advisor.engine.legs import BillingChoice, Leg
 from advisor.engine.memory import task_memory
 from advisor.engine.messages import (
     Code,
@@ -102,30 +103,11 @@ DEFAULT_LIMIT = 20
 # that, the estimate's own spread (time ranges, rounding, a price seen a week ago) decides.
 TIE_FRACTION = 0.02
 _INF = float("inf")
-_BEST_BY = {
+BEST_BY = {
     Objective.COST: Code.REASON_BEST_BY_COST,
     Objective.TIME: Code.REASON_BEST_BY_TIME,
     Objective.BALANCED: Code.REASON_BEST_BY_BALANCED,
 }
-
-
-@dataclass(frozen=True)
-class BillingChoice:
-    """The cheapest way to pay for the scenario's use of one offering (usage.py)."""
-
-    unit: str  # a billing unit, or "mixed"
-    units: tuple[str, ...]  # the unit each instance is billed by
-    price: Decimal | None  # the unit price (None for a mixed plan)
-    basis: CostBasis  # what `cost` covers: the whole run of the jobs, or a month
-    cost: Decimal  # the plan over the costed period, in `currency`
-    monthly: Decimal  # the plan in the busiest month, in `currency`
-    currency: str
-    converted: Decimal  # `cost` in `target_currency`
-    converted_monthly: Decimal  # `monthly` in `target_currency`
-    target_currency: str
-    rate: Decimal | None
-    rate_date: datetime | None
-    rate_source: str = ""
 
 
 @dataclass(frozen=True)
@@ -185,6 +167,10 @@ class Recommendation:
     # The time between runs: how it is spent (stopped, kept in the no-GPU mode, released, paid by
     # a prepaid plan), what it and the billed start-ups cost (idle.py); None: never idle.
     idle: IdleTime | None = None
+    # A plan of several legs (plans.ranked_plans): every leg, the first of which the offering
+    # fields above describe; cost, time and warnings are the whole plan's. (): the offering
+    # alone, a plan of one leg (plans.leg_of).
+    legs: tuple[Leg, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -1615,7 +1601,7 @@ def _reasons(
         out.append(on_host)
     objective = Objective(ctx.scenario.objective)
     if rank == 1:
-        out.append(msg(_BEST_BY[objective], fitting=n, basis=ctx.basis))
+        out.append(msg(BEST_BY[objective], fitting=n, basis=ctx.basis))
         if _vendor_claim(c):
             out.append(msg(Code.REASON_RESTS_ON_VENDOR_CLAIM, platform=off.platform_name))
     if vs_first is not None:
@@ -1661,10 +1647,17 @@ def _reasons(
 
 def _versus_first(ctx: _Context, c: _Candidate, vs: Comparison) -> Message:
     """The difference to #1 in cost and time; a tie names what else tells them apart."""
-    ccy = ctx.c.currency
-    per = BillingUnit.MONTH if ctx.basis is CostBasis.MONTH else ""
+    return versus_first(vs, ctx.c.currency, ctx.basis, _apart(c))
+
+
+def versus_first(
+    vs: Comparison, currency: str, basis: CostBasis, apart: tuple[Message, ...]
+) -> Message:
+    """A recommendation against #1: what it costs and takes more or less, on `basis`; when the
+    two are tied, with `apart`, what else tells them apart."""
+    per = BillingUnit.MONTH if basis is CostBasis.MONTH else ""
     parts: list[Message] = []
-    money = Money(cents(abs(vs.cost)), ccy, per=per)
+    money = Money(cents(abs(vs.cost)), currency, per=per)
     if vs.cost > 0:
         parts.append(msg(Code.DIFF_COSTS_MORE, amount=money))
     elif vs.cost < 0:
@@ -1679,7 +1672,7 @@ def _versus_first(ctx: _Context, c: _Candidate, vs: Comparison) -> Message:
     return msg(
         Code.REASON_TIED_WITH_FIRST,
         limit=fraction(TIE_FRACTION),
-        differences=tuple(parts) + _apart(c),
+        differences=tuple(parts) + apart,
     )
 
 

@@ -194,7 +194,10 @@ def test_q3s_break_even_is_the_prepaid_card_over_the_per_second_cards_hourly_rat
 def test_q4_says_whose_word_physical_exclusivity_rests_on():
     """Q4: only 智星云 is physically exclusive, and only by its own article; 恒源云 and 矩池云 are
     unknown (the article says nothing about them), 趋动云 shares cards (pooled). The answer is
-    智星云's, and it says that it rests on 智星云's own claims."""
+    智星云's, and it says that it rests on 智星云's own claims. It is a plan of two legs on 智星云:
+    the one-off fine-tune on a monthly A100 40G (1,710 a month, the article's figure) and the
+    day service on its RTX 4090 VM by the hour (300 h × 1.50 = 450), 2,160 a month, 1,260 less
+    than the article's pick of both tasks on exclusive A100s (2 × 1,710 = 3,420)."""
     report = advise_scenario(PRESETS["q4-data-security"].named_scenario(), now=NOW)
     assert report.advice is not None
     assert {r.platform for r in report.advice.recommendations} == {"zhixingyun"}
@@ -208,7 +211,9 @@ def test_q4_says_whose_word_physical_exclusivity_rests_on():
     assert any("智星云 about itself (vendor claim)" in line for line in lines)
     assert any("unknown (智星云 about a competitor (competitor claim))" in line for line in lines)
     assert checks["pooled_shares"].holds is True
-    assert report.verdict is not None and report.verdict.pick_wins is True
+    assert len(first.legs) == 2 and first.cost == Decimal("2160")
+    assert report.verdict is not None and report.verdict.pick_wins is False
+    assert report.verdict.saving == Decimal("1260")
 
 
 def test_the_presets_resource_lists_every_preset_with_its_claim_and_verdict():

@@ -139,6 +139,7 @@ def rec(rank, cost, hours, pareto, basis=CostBasis.MONTH):
         job_cost=Decimal("10.00"),
         time_hours=hours,
         pareto=pareto,
+        legs=(),
     )
 
 
@@ -353,11 +354,7 @@ def test_the_front_drawn_is_the_engines_pareto_front(seed, frozen):
     assert advice is not None
     fig = charts.cost_time_figure(advice.recommendations, "CNY")
     drawn = {(x, y) for x, y in zip(fig["data"][1]["x"], fig["data"][1]["y"], strict=True)}
-    engine = {
-        (float(r.time_hours or 0), float(r.cost))
-        for r in advice.recommendations
-        if r.offering_id in advice.pareto
-    }
+    engine = {(float(r.time_hours or 0), float(r.cost)) for r in advice.recommendations if r.pareto}
     assert drawn == engine and drawn
 
 
@@ -388,9 +385,11 @@ def test_the_page_figures_cover_the_whole_priced_catalogue_in_groups(seed, froze
     assert report.advice is not None
     top = report.advice.recommendations[0]
     assert any(top.offering_name in c[0] for c in fitting["customdata"])
-    # The first three are labelled by their rank, once each.
+    # The first three are labelled by their rank, once each: those that are one offering (a plan
+    # of several legs is no point of this chart).
     labels = [x for t in traces for x in t.get("text", []) if x]
-    assert len(labels) == len(set(labels)) and set(labels) <= {"#1", "#2", "#3"} and "#1" in labels
+    singles = {f"#{r.rank}" for r in report.advice.recommendations[:3] if not r.legs}
+    assert len(labels) == len(set(labels)) and set(labels) == singles and singles
 
 
 def test_a_group_is_its_cheapest_price_per_gpu_hour_with_a_bar_up_to_the_dearest():
@@ -461,7 +460,8 @@ def test_the_billing_chart_meets_the_table_for_two_instances(seed, frozen, stora
     )
     assert report.advice is not None
     figure = charts.advisor_figures(report)["break_even"]
-    ranked = report.advice.recommendations
+    # The billing chart draws the recommendations of one listed offering (not plans of legs).
+    ranked = [r for r in report.advice.recommendations if not r.legs]
     charted = [t for t in figure["data"] if t["name"].endswith("in this scenario")]
     extra = next(r for r in ranked[3:] if r.offering_name == "RTX 4090 48GB")
     assert [t["name"] for t in charted] == [
@@ -500,9 +500,11 @@ def test_the_billing_chart_shows_only_recommendations_of_the_table(seed, frozen)
     assert report.advice is not None
     figure = charts.advisor_figures(report)["break_even"]
     ranks = {r.rank: r for r in report.advice.recommendations}
+    first = {r.rank for r in report.advice.recommendations if not r.legs}
+    first = set(sorted(first)[:3])
     named = {int(t["name"].split(" ")[0][1:]) for t in figure["data"] if t["name"].startswith("#")}
-    assert named <= set(ranks) and {1, 2, 3} <= named and len(named) == 4
-    [extra] = named - {1, 2, 3}
+    assert named <= set(ranks) and first <= named and len(named) == 4
+    [extra] = named - first
     assert ranks[extra].offering_name == "RTX 5090 32GB (14 vCPU, 64 GB RAM)"
     assert any(t["name"].startswith("Break-even: 优云智算") for t in figure["data"])
 
@@ -538,34 +540,29 @@ def test_messages_round_money_as_the_tables_do():
     assert charts.money_text(Decimal("1.005")) == messages.number(Decimal("1.005"), 2)
 
 
-def test_the_cost_time_chart_marks_the_proposed_plan_with_its_legs(seed, frozen):
+def test_the_cost_time_chart_has_a_point_per_ranked_plan_with_its_legs(seed, frozen):
+    """Training + inference: the plans of two legs are ranked with the single offerings, so each
+    is a point of the ranked set (the legs' costs added, at the plan's time: plans.Plan.cost,
+    Plan.time_hours), named by its legs, and no star of its own beside it."""
     report = advise_scenario(PRESETS["training-inference"].scenario)
     search = report.plans
-    assert search is not None and search.plan is not None and search.plan.time_hours is not None
-    figures = charts.advisor_figures(report)
-    fig = figures["cost_time"]
+    assert search is not None and search.best_cross is not None and report.advice is not None
+    plan_recs = [r for r in report.advice.recommendations if r.legs]
+    assert plan_recs and any(r.legs == search.best_cross.legs for r in plan_recs)
+    fig = charts.advisor_figures(report)["cost_time"]
     assert fig is not None
-    [point] = [t for t in fig["data"] if t["name"] == "Proposed plan across platforms"]
-    plan = search.plan
-    # The legs' costs added, at the slowest leg's time (plans.Plan.cost, Plan.time_hours).
-    assert point["y"] == [float(sum(leg.cost for leg in plan.legs))]
-    assert point["x"] == [max(leg.time_hours for leg in plan.legs if leg.time_hours is not None)]
-    assert point["marker"]["symbol"] == "star"
-    custom = point["customdata"][0]
-    assert custom[2] == f"{charts.money_text(plan.cost)} CNY"
-    assert len(custom) == 3 + len(plan.legs) == 5
-    for n, leg in enumerate(plan.legs, start=1):
-        line = custom[2 + n]
-        assert line.startswith(f"Leg {n}: {leg.platform_name} · ")
-        assert all(name in line for name in leg.tasks)
-        assert line.endswith(f"{charts.money_text(leg.cost)} CNY")
-    assert "%{customdata[4]}" in point["hovertemplate"]
-    assert "%{customdata[5]}" not in point["hovertemplate"]
+    assert not [t for t in fig["data"] if t["marker"].get("symbol") == "star"]
+    ranked = fig["data"][0]
+    for rec in plan_recs:
+        assert rec.time_hours is not None
+        assert rec.cost == sum(leg.cost for leg in rec.legs)
+        [at] = [i for i, c in enumerate(ranked["customdata"]) if c[0] == rec.rank]
+        assert (ranked["x"][at], ranked["y"][at]) == (rec.time_hours, float(rec.cost))
+        name = ranked["customdata"][at][1]
+        assert name == " + ".join(f"{leg.platform_name} · {leg.offering_name}" for leg in rec.legs)
     with translation.override("zh-hans"):
         chinese = charts.advisor_figures(report)["cost_time"]
-    assert chinese is not None
-    [zh] = [t for t in chinese["data"] if t["marker"].get("symbol") == "star"]
-    assert zh["name"] == "建议的跨平台方案" and zh["customdata"][0][3].startswith("第 1 段：")
+    assert chinese is not None and chinese["data"][0]["name"] == "排名方案"
 
 
 def _plan_search(proposed: bool, offering: str) -> SimpleNamespace:

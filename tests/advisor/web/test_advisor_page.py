@@ -191,8 +191,18 @@ def test_the_csv_download_lists_every_recommendation(client, seed, frozen):
     advice = advise_scenario(scenario).advice
     assert advice is not None
     expected = advice.recommendations
-    assert [r["rank"] for r in rows] == [str(r.rank) for r in expected]
-    first, top = rows[0], expected[0]
+    # One row per leg: a plan of several legs has a row for each, with its rank on each.
+    assert [r["rank"] for r in rows] == [str(r.rank) for r in expected for _ in r.legs or (r,)]
+    plans = [r for r in expected if r.legs]
+    assert plans, "the preset's answer has a plan of several legs"
+    for plan in plans:
+        legs = [row for row in rows if row["rank"] == str(plan.rank)]
+        assert [row["plan"] for row in legs] == ["plan"] * len(plan.legs)
+        assert [row["leg"] for row in legs] == [str(n) for n in range(1, len(plan.legs) + 1)]
+        assert [row["offering"] for row in legs] == [leg.offering_name for leg in plan.legs]
+        assert sum(Decimal(row["cost"]) for row in legs) == cents(plan.cost)
+    first, top = rows[0], next(r for r in expected if not r.legs)
+    first = next(row for row in rows if row["rank"] == str(top.rank))
     assert first["platform"] == top.platform_name
     assert first["offering"] == top.offering_name
     assert first["monthly_cost"] == str(cents(top.monthly_cost))
@@ -328,9 +338,10 @@ def stale_rows(response):
     return [r["rec"] for r in response.context["rows"] if r["rec"].stale]
 
 
-def row_html(html: str, offering_id) -> str:
-    match = re.search(rf'<tr data-offering="{offering_id}".*?</tr>', html, re.S)
-    assert match, f"no row for offering {offering_id}"
+def row_html(html: str, rec) -> str:
+    """The table's row of recommendation `rec` (by its rank: a plan's legs may share offerings)."""
+    match = re.search(rf'<tr [^>]*data-rank="{rec.rank}">.*?</tr>', html, re.S)
+    assert match, f"no row for #{rec.rank}"
     return match[0]
 
 
@@ -361,9 +372,9 @@ def test_a_blank_form_the_engine_and_the_api_rank_the_same_stale_prices_included
     html = text(response)
     for rec in stale:
         assert rec.price_age_days > 30
-        assert f"stale: {rec.price_age_days} days old" in row_html(html, rec.offering_id)
+        assert f"stale: {rec.price_age_days} days old" in row_html(html, rec)
     fresh = next(r["rec"] for r in response.context["rows"] if not r["rec"].stale)
-    assert "data-stale" not in row_html(html, fresh.offering_id)
+    assert "data-stale" not in row_html(html, fresh)
 
 
 @pytest.mark.parametrize("slug", ["rendering-simulation", "4090-lora-sdxl", "dev-experiments"])
@@ -373,9 +384,7 @@ def test_presets_include_stale_prices_and_fresh_only_leaves_them_out(client, see
     response = get(client, scenario, preset=slug)
     stale = stale_rows(response)
     assert stale
-    assert f"stale: {stale[0].price_age_days} days old" in row_html(
-        text(response), stale[0].offering_id
-    )
+    assert f"stale: {stale[0].price_age_days} days old" in row_html(text(response), stale[0])
     ticked = get(client, scenario, preset=slug, fresh_only="on")
     assert ticked.context["form"].scenario()["constraints"]["fresh_only"] is True
     ids = {r["rec"].offering_id for r in ticked.context["rows"]}
@@ -404,7 +413,7 @@ def test_the_training_preset_stale_leader_is_left_out_with_fresh_only(client, se
         True,
         178,
     )
-    html = row_html(text(response), top.offering_id)
+    html = row_html(text(response), top)
     assert "stale: 178 days old" in html and "28,000.00" in html
     ticked = get(client, scenario, fresh_only="on")
     assert top.offering_id not in [r["rec"].offering_id for r in ticked.context["rows"]]
@@ -455,7 +464,7 @@ def test_ranks_after_the_first_say_how_they_compare_and_ties_are_marked(client, 
     recs = [r["rec"] for r in response.context["rows"]]
     assert [r.offering_name for r in recs] == ["cheap", "close", "dear"]
     assert [r.cost for r in recs] == [Decimal("1353.60"), Decimal("1368.00"), Decimal("1800.00")]
-    first, second, third = (row_html(html, r.offering_id) for r in recs)
+    first, second, third = (row_html(html, r) for r in recs)
     assert "data-versus" not in first and "data-tied" not in first
     assert "vs #1: +14.40 CNY</small>" in second and "tied with #1" in second
     assert "vs #1: +446.40 CNY</small>" in third and "data-tied" not in third
@@ -511,11 +520,11 @@ def test_storage_is_in_the_cost_and_an_assumed_price_is_marked(client, seed, fro
     )
     assert (autodl.storage_cost, autodl.storage_assumed) == (Decimal("39.60"), False)
     assert autodl.cost == Decimal("2391.60")  # 2 instances × 600 h × 1.96 + 39.60
-    own = row_html(html, autodl.offering_id)
+    own = row_html(html, autodl)
     assert "incl. storage 39.60" in own and "data-storage-assumed" not in own
     assumed = next(r for r in recs if r.platform == "suanjiayun")
     assert assumed.storage_assumed
-    assert "data-storage-assumed" in row_html(html, assumed.offering_id)
+    assert "data-storage-assumed" in row_html(html, assumed)
 
 
 def test_a_one_off_job_is_costed_for_the_whole_run_with_its_busiest_month(client, seed, frozen):
@@ -538,7 +547,7 @@ def test_a_one_off_job_is_costed_for_the_whole_run_with_its_busiest_month(client
     assert "for the whole job" in header and ">Job cost<" not in html
     for r in response.context["rows"]:
         rec = r["rec"]
-        cell = row_html(html, rec.offering_id)
+        cell = row_html(html, rec)
         assert f"busiest month: {r['monthly']}" in cell
         assert r["cost"] == f"{cents(rec.cost):,}"
         if rec.months > 1:
