@@ -508,12 +508,11 @@ def _pricing_terms(ctx: ranking._Context, index: OfferingIndex) -> tuple[Any, ..
     """Everything of `ctx` that pricing an offering of `index` reads (ranking._evaluate): the
     scenario, its cost basis, the storage prices, the exchange rates usable at `ctx.now`, the
     accelerator specs and which prices are stale; None where one cannot be hashed."""
-    now = ctx.now
     terms = (
         ctx.scenario,
         ctx.basis,
         tuple(ctx.storage_prices),
-        tuple(r for r in ctx.rates if r.as_of <= now),
+        ctx.usable_rates,
         tuple(ctx.accelerators.values()),
         index.stale_epoch(ctx.stale_before),
     )
@@ -688,12 +687,11 @@ def _by_floor(
     """The groups by their least bound on `full` (_full_month_bill), kept by the index under
     what the bound reads (the full month's usage and start-up time, the currency and the rates
     usable now): the sides of the plans, and other scenarios, share it."""
-    now = ctx.now
     terms = (
         full.groups,
         full.startup_minutes,
         ctx.c.currency,
-        tuple(r for r in ctx.rates if r.as_of <= now),
+        ctx.usable_rates,
     )
     found = index._by_floor.get(terms)
     if found is None:

@@ -340,6 +340,10 @@ class _Context:
         self.basis = usage.basis(scenario.tasks)
         self.now = now
         self.rates = rates
+        # The rates usable at `now`: billing.find_rate reads no other, so what is kept across
+        # calls after converting money is kept under these, never under `rates`, and a rate
+        # dated later applies once its date comes.
+        self.usable_rates = tuple(r for r in rates if r.as_of <= now)
         self.storage_prices = storage_prices
         self.storage_platforms = tuple(dict.fromkeys(s.platform for s in storage_prices))
         self.stale_before = vocab.stale_before(now, stale_after_days)
@@ -390,10 +394,10 @@ class _Context:
     @property
     def fits(self) -> dict[tuple[Any, ...], _Fit]:
         """Fits by shape (_fit_key), kept by the placement cache across calls under everything a
-        fit is made of (the tasks, the cost basis, start-ups; storage terms, prices and rates
-        for the storage its bills remember; the accelerator specs), so that a scenario asked
-        again, or with other constraints, skips placement, timing and usage per shape. Taken on
-        first use: a caller may set the cost basis before (plans.py)."""
+        fit is made of (the tasks, the cost basis, start-ups; storage terms, prices and the rates
+        usable at `now` for the storage its bills remember, converted; the accelerator specs), so
+        that a scenario asked again, or with other constraints, skips placement, timing and usage
+        per shape. Taken on first use: a caller may set the cost basis before (plans.py)."""
         if self._fits is None:
             c = self.c
             terms = (
@@ -403,7 +407,7 @@ class _Context:
                 c.storage_gb,
                 c.currency,
                 tuple(self.storage_prices),
-                tuple(self.rates),
+                self.usable_rates,
                 tuple(self.accelerators.values()),
             )
             try:
