@@ -177,7 +177,7 @@ class PlacementCache:
     """`place`, remembered per task list (`placer`) by offering signature (Placer): the advisor
     asks the same question for every offering of a kind; a placement that fits is also shared by
     the signatures of one `layout` (cards of one memory size, without MIG). The caller owns it:
-    ranking.advise makes one per call unless it is given one to keep across calls (a scenario
+    advise.advise makes one per call unless it is given one to keep across calls (a scenario
     asked again then skips placement). Bounded: past `max_entries` placements it starts again
     empty, which costs one call's placements.
 

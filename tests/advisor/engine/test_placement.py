@@ -18,6 +18,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from advisor.engine import ranking
+from advisor.engine.advise import advise
 from advisor.engine.capacity import usable_bytes
 from advisor.engine.hardware import load_accelerators
 from advisor.engine.messages import Code, Message
@@ -381,7 +382,7 @@ def test_threads_sharing_one_cache_get_what_a_fresh_cache_gives() -> None:
     ]
 
     def ask(s: Scenario, cache: PlacementCache) -> ranking.Advice:
-        return ranking.advise(s, catalogue, ACCELERATORS, now=NOW, placements=cache)
+        return advise(s, catalogue, ACCELERATORS, now=NOW, placements=cache)
 
     placed = {(t, o.id): place(o, t) for t in task_lists for o in catalogue}
     verdicts = {

@@ -10,11 +10,11 @@ from typing import Any
 import pytest
 
 from advisor.engine import placement, ranking
+from advisor.engine.advise import advise
 from advisor.engine.errors import NoFit
 from advisor.engine.hardware import load_accelerators
 from advisor.engine.messages import Code
 from advisor.engine.prune import OfferingIndex
-from advisor.engine.ranking import advise
 from advisor.engine.scenario import parse_scenario
 from advisor.engine.types import (
     Constraints,
