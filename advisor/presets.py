@@ -29,12 +29,13 @@ from django.utils.translation import gettext, gettext_noop
 from django.utils.translation import gettext_lazy as _
 
 from advisor import messages
+from advisor.engine.advise import advise
 from advisor.engine.billing import PREPAID_UNITS
 from advisor.engine.capacity import usable_bytes
 from advisor.engine.errors import AdvisorError, NoFit
 from advisor.engine.plans import SAVING_THRESHOLD
 from advisor.engine.presets import MODEL_PRESETS, PRESET_INFO
-from advisor.engine.ranking import Advice, Recommendation, advise
+from advisor.engine.ranking import Advice, Recommendation
 from advisor.engine.timing import training_time
 from advisor.engine.types import GB, GiB, Scenario
 from advisor.engine.verdict import PickLeg

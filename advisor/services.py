@@ -25,6 +25,7 @@ from django.utils import timezone, translation
 
 from advisor import presets
 from advisor.engine import vocab
+from advisor.engine.advise import advise
 from advisor.engine.errors import AdvisorError, InvalidWorkload, NoFit
 from advisor.engine.estimate import Estimate, estimate
 from advisor.engine.hardware import accelerators_from_dicts
@@ -40,7 +41,7 @@ from advisor.engine.plans import (
     single_plan,
 )
 from advisor.engine.prune import OfferingIndex
-from advisor.engine.ranking import Advice, Recommendation, advise
+from advisor.engine.ranking import Advice, Recommendation
 from advisor.engine.ranking import closest_miss as ranking_closest_miss
 from advisor.engine.scenario import parse_scenario, scenario_to_dict
 from advisor.engine.suggest import what_would_fit

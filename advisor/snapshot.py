@@ -72,7 +72,14 @@ def settle() -> None:
     collector's generations (gc.freeze, after one collection so that no garbage is kept): kept
     inputs of a large catalogue are hundreds of thousands of long-lived objects, and every full
     collection would scan them again, in whichever request happens to trigger it. A value
-    replaced later is still freed by reference counting (engine specs hold no cycles)."""
+    replaced later is still freed by reference counting (engine specs hold no cycles).
+
+    What an earlier settle froze goes back into the collector's oldest generation first
+    (gc.unfreeze), so that the collection sees it: what of it is cyclic garbage by now (objects
+    of an older catalogue, or of the request that was running when it was built) is freed, not
+    kept frozen for the life of the process. The frozen objects are always those alive at the
+    latest settle; each settle's collection scans them once more (once per catalogue build)."""
+    gc.unfreeze()
     gc.collect()
     gc.freeze()
 

@@ -32,12 +32,12 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from advisor.engine import mig
+from advisor.engine.advise import advise
 from advisor.engine.estimate import estimate
 from advisor.engine.hardware import load_accelerators
 from advisor.engine.placement import PlacementCache
 from advisor.engine.plans import search_plans
 from advisor.engine.prune import OfferingIndex
-from advisor.engine.ranking import advise
 from advisor.engine.scenario import parse_scenario
 from advisor.engine.types import (
     AcceleratorSpec,

@@ -487,10 +487,10 @@ def advise_split(bench: Bench) -> None:
     from django.utils import timezone
 
     from advisor import services
+    from advisor.engine.advise import advise
     from advisor.engine.estimate import estimate
     from advisor.engine.placement import PlacementCache
     from advisor.engine.plans import search_plans
-    from advisor.engine.ranking import advise
 
     scenario = services.parse(SCENARIO)
     now = timezone.now()

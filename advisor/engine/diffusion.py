@@ -31,20 +31,20 @@ import math
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
-from advisor.engine.memory import (
+from advisor.engine.memory_plan import (
     NF4_BYTES_PER_PARAM,
     OFFLOAD_LAYERS_IN_FLIGHT,
     OVERHEAD_BYTES,
     PRECISION_BYTES,
     MemoryBreakdown,
     MemoryPlan,
-    _count,
-    _overhead_formula,
-    _params,
-    _per_gpu,
-    _result,
     compute_precision,
+    count_quantity,
+    formula_result,
     optimizer_bytes_per_param,
+    overhead_formula,
+    params_label,
+    per_gpu_fix,
     zero_divisors,
 )
 from advisor.engine.messages import Code, Message, gib, msg
@@ -154,7 +154,7 @@ def _component(name: str, params: int, size: float, precision: str) -> Message:
     return msg(
         Code.FORMULA_DIFFUSION_COMPONENT,
         component=name,
-        params=_params(params),
+        params=params_label(params),
         bytes_per_param=_bytes(size),
         precision=precision,
     )
@@ -370,8 +370,8 @@ def _dit_training(task: Task, d: DiffusionArch, pixels: int) -> _Activations:
             image=image,
             text=text,
             batch=batch,
-            input=_count(checkpoint),
-            per_token=_count(largest + workspace),
+            input=count_quantity(checkpoint),
+            per_token=count_quantity(largest + workspace),
         )
     else:
         gpu = batch * tokens * (per_block * blocks + workspace)
@@ -383,8 +383,8 @@ def _dit_training(task: Task, d: DiffusionArch, pixels: int) -> _Activations:
             image=image,
             text=text,
             batch=batch,
-            per_token=_count(per_block),
-            workspace=_count(workspace),
+            per_token=count_quantity(per_block),
+            workspace=count_quantity(workspace),
         )
     scale = _value_scale(task)
     return _Activations(gpu * scale, host * scale, formula)
@@ -408,8 +408,8 @@ def _unet_training(task: Task, d: DiffusionArch, pixels: int) -> _Activations:
         formula = msg(
             Code.FORMULA_UNET_ACTIVATIONS_CHECKPOINTED,
             latent=latent,
-            checkpoints=_count(checkpoints),
-            recomputed=_count(2 * largest),
+            checkpoints=count_quantity(checkpoints),
+            recomputed=count_quantity(2 * largest),
             batch=batch,
         )
     else:
@@ -419,8 +419,8 @@ def _unet_training(task: Task, d: DiffusionArch, pixels: int) -> _Activations:
         formula = msg(
             Code.FORMULA_UNET_ACTIVATIONS,
             latent=latent,
-            saved=_count(saved),
-            workspace=_count(largest),
+            saved=count_quantity(saved),
+            workspace=count_quantity(largest),
             batch=batch,
         )
     scale = _value_scale(task) * VALUE_BYTES * batch
@@ -448,14 +448,14 @@ def _denoiser_inference(task: Task, d: DiffusionArch, pixels: int) -> tuple[int,
         return total, msg(
             Code.FORMULA_UNET_INFERENCE,
             latent=latent,
-            skips=_count(skips),
-            live=_count(live),
+            skips=count_quantity(skips),
+            live=count_quantity(live),
             batch=batch,
         )
     tokens = image_tokens(d, pixels) + d.text_tokens
     per_token = DIT_INFERENCE_TENSORS * VALUE_BYTES * d.hidden
     return batch * tokens * per_token, msg(
-        Code.FORMULA_DIT_INFERENCE, tokens=tokens, batch=batch, per_token=_count(per_token)
+        Code.FORMULA_DIT_INFERENCE, tokens=tokens, batch=batch, per_token=count_quantity(per_token)
     )
 
 
@@ -465,7 +465,7 @@ def _vae_pass(
     """The VAE's workspace decoding (or encoding) `images` images of pixels × pixels."""
     per_pixel *= 2 if _vae_fp32(task, d) else 1
     return images * pixels * pixels * per_pixel, msg(
-        code, pixels=pixels, images=images, per_pixel=_count(per_pixel)
+        code, pixels=pixels, images=images, per_pixel=count_quantity(per_pixel)
     )
 
 
@@ -535,10 +535,10 @@ def _inference(task: Task) -> MemoryPlan:
         notes.append(msg(Code.MEMORY_NOTE_DIFFUSION_ALLOCATOR))
     formulas: dict[str, Message] = {}
     if weights.formula is not None:
-        formulas["weights"] = _result(weights.formula, weights.bytes)
+        formulas["weights"] = formula_result(weights.formula, weights.bytes)
     if a_formula is not None:
-        formulas["activations"] = _result(a_formula, activations)
-    formulas["overhead"] = _overhead_formula()
+        formulas["activations"] = formula_result(a_formula, activations)
+    formulas["overhead"] = overhead_formula()
     return MemoryPlan(
         gpus=task.gpus,
         per_gpu=MemoryBreakdown(weights.bytes, 0, 0, activations, 0, OVERHEAD_BYTES),
@@ -574,7 +574,7 @@ def _training(task: Task) -> MemoryPlan:
                 Code.MEMORY_NOTE_DIFFUSION_LORA,
                 rank=task.lora_rank,
                 targets=msg(targets),
-                trainable=_count(trainable),
+                trainable=count_quantity(trainable),
             )
         )
     resident = [*parts]
@@ -587,7 +587,7 @@ def _training(task: Task) -> MemoryPlan:
         host += sum(s for s, _ in encoders) + vae[0]
     weights = _sum(resident)
     div_w, div_g, div_o = zero_divisors(task)
-    label = _params(trainable)
+    label = params_label(trainable)
     grad_bytes = math.ceil(trainable * size / div_g)
     opt_size = optimizer_bytes_per_param(task)
     opt_bytes = math.ceil(trainable * opt_size / div_o)
@@ -598,7 +598,7 @@ def _training(task: Task) -> MemoryPlan:
     w_formula = weights.formula
     if div_w > 1:
         w_formula = msg(Code.FORMULA_SHARDED, formula=w_formula, gpus=div_w, sharding=task.sharding)
-    formulas["weights"] = _result(w_formula, w_bytes)
+    formulas["weights"] = formula_result(w_formula, w_bytes)
     g_formula = msg(
         Code.FORMULA_GRADIENTS, params=label, bytes_per_param=_bytes(size), precision=precision
     )
@@ -614,8 +614,8 @@ def _training(task: Task) -> MemoryPlan:
         formulas["optimizer"] = msg(Code.FORMULA_OPTIMIZER_OFFLOADED)
         formulas["gradients"] = msg(Code.FORMULA_GRADIENTS_STREAMED)
     else:
-        formulas["gradients"] = _result(g_formula, grad_bytes)
-        formulas["optimizer"] = _result(o_formula, opt_bytes)
+        formulas["gradients"] = formula_result(g_formula, grad_bytes)
+        formulas["optimizer"] = formula_result(o_formula, opt_bytes)
     acts = _denoiser_training(task, d, pixels)
     activations, a_formula = acts.gpu, acts.formula
     if mode == "gpu":
@@ -624,8 +624,8 @@ def _training(task: Task) -> MemoryPlan:
         )
         activations += encode
         a_formula = msg(Code.FORMULA_PLUS, a=a_formula, b=e_formula)
-    formulas["activations"] = _result(a_formula, activations)
-    formulas["overhead"] = _overhead_formula()
+    formulas["activations"] = formula_result(a_formula, activations)
+    formulas["overhead"] = overhead_formula()
     notes.append(msg(Code.MEMORY_NOTE_DIFFUSION_SDPA))
     if acts.host:
         notes.append(msg(Code.MEMORY_NOTE_HOST_RAM_ACTIVATIONS, host=gib(acts.host)))
@@ -714,7 +714,7 @@ def _max_images(task: Task, capacity: int) -> list[Fix]:
             lo = mid
     variant = _with_images(task, lo)
     total = task_memory(variant).per_gpu.total
-    return [(_per_gpu(msg(Code.FIX_MAX_IMAGES, images=lo), total), variant)]
+    return [(per_gpu_fix(msg(Code.FIX_MAX_IMAGES, images=lo), total), variant)]
 
 
 def fix_variants(task: Task, capacity: int) -> list[Fix]:
@@ -729,7 +729,7 @@ def fix_variants(task: Task, capacity: int) -> list[Fix]:
             label = msg(Code.FIX_WITH_FULL_CHECKPOINTING, fix=label)
             total = _fits(variant, capacity)
         if total is not None:
-            fixes.append((_per_gpu(label, total, task_memory(variant).offloaded_bytes), variant))
+            fixes.append((per_gpu_fix(label, total, task_memory(variant).offloaded_bytes), variant))
     fixes.extend(_max_images(task, capacity))
     if not fixes:
         need = task_memory(task).per_gpu.total

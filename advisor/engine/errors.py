@@ -59,7 +59,7 @@ class ClosestMiss:
 class NoFit(AdvisorError):
     """The scenario is valid, but nothing in the given hardware or catalogue can run it."""
 
-    # Platforms in scope with no current price at all, as (slug, name) (ranking.advise).
+    # Platforms in scope with no current price at all, as (slug, name) (advise.advise).
     unpriced_platforms: tuple[tuple[str, str], ...] = ()
     # The nearest miss, by the first of over budget, misses the deadline, does not fit.
     closest_miss: ClosestMiss | None = None

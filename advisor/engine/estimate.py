@@ -11,7 +11,8 @@ from dataclasses import dataclass, replace
 from advisor.engine.capacity import OOM_RISK_FRACTION, usable_bytes
 from advisor.engine.errors import AdvisorError, InvalidWorkload
 from advisor.engine.hardware import resolve_accelerator
-from advisor.engine.memory import MemoryBreakdown, MemoryPlan, suggest_fixes, task_memory
+from advisor.engine.memory import suggest_fixes, task_memory
+from advisor.engine.memory_plan import MemoryBreakdown, MemoryPlan
 from advisor.engine.messages import Code, Message, gib, msg
 from advisor.engine.needs import reference_of
 from advisor.engine.serving import ServingEstimate, serving_estimate

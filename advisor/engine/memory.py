@@ -19,38 +19,29 @@ offload, implementation choices and shape. Sizes are int bytes.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any
 
+from advisor.engine import diffusion
+from advisor.engine.memory_plan import (
+    NF4_BYTES_PER_PARAM,
+    OFFLOAD_LAYERS_IN_FLIGHT,
+    OVERHEAD_BYTES,
+    PRECISION_BYTES,
+    MemoryBreakdown,
+    MemoryPlan,
+    compute_precision,
+    count_quantity,
+    formula_result,
+    optimizer_bytes_per_param,
+    overhead_formula,
+    params_label,
+    per_gpu_fix,
+    zero_divisors,
+)
 from advisor.engine.messages import Code, Message, Quantity, Unit, fraction, gib, msg
 from advisor.engine.types import GiB, ModelArch, Precision, Task
 from advisor.engine.vocab import TaskKind
-
-# Bytes per stored value (Transformer Math 101). int4 is 4 bits plus one fp16 scale per group of
-# 32 weights = 4.5 bits, inside the usual 0.5-0.56 bytes of 4-bit formats with their scales.
-PRECISION_BYTES: dict[str, float] = {
-    "fp32": 4.0,
-    "bf16": 2.0,
-    "fp16": 2.0,
-    "fp8": 1.0,
-    "int8": 1.0,
-    "int4": 0.5625,
-}
-# NF4 with double quantization: 4 + 0.127 bits per parameter (QLoRA, arXiv:2305.14314).
-NF4_BYTES_PER_PARAM = 4.127 / 8
-# Optimizer state bytes per trainable parameter in mixed precision (fp32 states), *excluding* the
-# fp32 master copy; with the copy these are Transformer Math 101's AdamW 12, 8-bit AdamW 6,
-# SGD+momentum 8 (https://blog.eleuther.ai/transformer-math/).
-OPTIMIZER_STATE_BYTES: dict[str, int] = {"adamw": 8, "adamw_8bit": 2, "sgd_momentum": 4}
-# Without a master copy ("pure" bf16/fp16 training: torchtune's default, LLaMA-Factory's
-# pure_bf16) PyTorch creates the states like the parameters (torch.optim.AdamW: exp_avg and
-# exp_avg_sq are zeros_like(param)): this many states of the parameter's size. 8-bit AdamW
-# keeps its two 1-byte states whatever the parameter's precision (bitsandbytes).
-OPTIMIZER_STATES: dict[str, int] = {"adamw": 2, "adamw_8bit": 0, "sgd_momentum": 1}
-MASTER_WEIGHT_BYTES = 4  # fp32 copy in mixed precision (ZeRO paper: K = 12 = 4 + 4 + 4)
-# CUDA context plus caching-allocator slack per process: ~0.5-1 GiB (docs/memory-model.md); we take
-# the upper end because the activation counts do not model allocator fragmentation.
-OVERHEAD_BYTES = GiB
 
 # --- activations (docs/memory-model.md, "Training: activations"), bytes per token of one layer.
 # Values are 16-bit (2 B) in mixed precision and 4 B in fp32 training: `_value_bytes`. The counts
@@ -92,9 +83,6 @@ WORKSPACE_HIDDEN_TENSORS = 2
 # RoPE's cos and sin tables (one value per token and head dimension each), made once per forward
 # and kept by every layer's rotation (Su et al. 2021, arXiv:2104.09864; LlamaRotaryEmbedding).
 ROPE_TABLES = 2
-# Activation offloading keeps the layer being computed and the one being copied on the GPU
-# (torchtune OffloadActivations, Unsloth's offloaded gradient checkpointing).
-OFFLOAD_LAYERS_IN_FLIGHT = 2
 # --- the trainer (`framework`, docs/memory-model.md, "The loss").
 # Bytes per token per vocabulary entry the loss holds at its peak. Hugging Face's default loss:
 # 16-bit logits 2 + fp32 upcast 4 + fp32 log-softmax 4 + its fp32 gradient 4 + the 16-bit
@@ -160,48 +148,6 @@ ASSUMED_HEAD_DIM = 128  # every LLM preset (presets.py, from the models' configs
 # SwiGLU intermediate size when not given: 8/3·h, LLaMA's sizing (2/3 of a 4h MLP, Touvron et al.
 # 2023), which keeps the assumed 12·h² per layer (4h² attention + 3·h·I MLP).
 ASSUMED_MLP_RATIO = 8 / 3
-COMPUTE_PRECISIONS = ("fp32", "bf16", "fp16")
-
-
-@dataclass(frozen=True)
-class MemoryBreakdown:
-    """Bytes on one GPU by component."""
-
-    weights: int = 0
-    gradients: int = 0
-    optimizer: int = 0
-    activations: int = 0
-    kv_cache: int = 0
-    overhead: int = 0
-
-    @property
-    def total(self) -> int:
-        return (
-            self.weights
-            + self.gradients
-            + self.optimizer
-            + self.activations
-            + self.kv_cache
-            + self.overhead
-        )
-
-
-@dataclass(frozen=True)
-class MemoryPlan:
-    """A task's memory on each of its `gpus` GPUs.
-
-    `sharded` is true when the per-GPU figures hold only while the task's GPUs work together
-    (ZeRO stages over several GPUs, tensor-parallel inference): placement must then give the task
-    `gpus` connected GPUs, never MIG slices. `offloaded_bytes` is the host RAM the task's
-    offloaded states and activations need, job-wide.
-    """
-
-    gpus: int
-    per_gpu: MemoryBreakdown
-    sharded: bool
-    notes: tuple[Message, ...] = ()
-    formulas: dict[str, Message] = field(default_factory=dict)  # component -> formula
-    offloaded_bytes: int = 0
 
 
 @dataclass(frozen=True)
@@ -224,26 +170,6 @@ class Dims:
     @property
     def kv_width(self) -> int:
         return self.kv_heads * self.head_dim
-
-
-def _params(n: float) -> Message:
-    """A parameter count as formulas show it, to 4 significant digits: 7.5B, 350M params."""
-    if n >= 1e8:
-        return msg(Code.PARAMS_BILLIONS, billions=float(f"{n / 1e9:.4g}"))
-    return msg(Code.PARAMS_MILLIONS, millions=float(f"{n / 1e6:.4g}"))
-
-
-def _count(n: float) -> Quantity:
-    return Quantity(n, Unit.COUNT)
-
-
-def _result(formula: Message, n: int) -> Message:
-    """`formula = n` with `n` in bytes."""
-    return msg(Code.FORMULA_RESULT, formula=formula, bytes=gib(n))
-
-
-def _overhead_formula() -> Message:
-    return msg(Code.FORMULA_OVERHEAD, bytes=gib(OVERHEAD_BYTES))
 
 
 def dims_of(arch: ModelArch) -> Dims:
@@ -336,13 +262,6 @@ def task_lora_params(task: Task) -> int:
     return lora_adapter_params(_arch(task), task.lora_rank, task.lora_targets)
 
 
-def compute_precision(task: Task) -> Precision:
-    """Precision of trainable weights and gradients: the task's, or bf16 for a quantized base."""
-    if task.kind in ("lora", "qlora") and task.precision not in COMPUTE_PRECISIONS:
-        return "bf16"
-    return task.precision
-
-
 def task_memory(task: Task) -> MemoryPlan:
     """Per-GPU memory of `task` on its `task.gpus` GPUs."""
     if task.kind == "fixed":
@@ -352,11 +271,11 @@ def task_memory(task: Task) -> MemoryPlan:
             per_gpu=MemoryBreakdown(overhead=stated),
             sharded=False,
             notes=(msg(Code.MEMORY_NOTE_FIXED_STATED),),
-            formulas={"overhead": _result(msg(Code.FORMULA_FIXED, vram_gib=task.vram_gib), stated)},
+            formulas={
+                "overhead": formula_result(msg(Code.FORMULA_FIXED, vram_gib=task.vram_gib), stated)
+            },
         )
     if task.arch is not None and task.arch.family == "diffusion":
-        from advisor.engine import diffusion  # diffusion.py imports this module's helpers
-
         return diffusion.task_memory(task)
     if task.kind == "inference":
         return _inference_memory(task)
@@ -376,17 +295,6 @@ class _States:
     trainable: int
     formulas: dict[str, Message]
     notes: tuple[Message, ...]
-
-
-def optimizer_bytes_per_param(task: Task) -> float:
-    """Optimizer bytes per trainable parameter: fp32 states plus the fp32 master copy in mixed
-    precision; states of the parameter's own precision without a master copy."""
-    precision = compute_precision(task)
-    if task.master_weights and precision != "fp32":
-        return OPTIMIZER_STATE_BYTES[task.optimizer] + MASTER_WEIGHT_BYTES
-    if task.optimizer == "adamw_8bit":
-        return OPTIMIZER_STATE_BYTES["adamw_8bit"]
-    return OPTIMIZER_STATES[task.optimizer] * PRECISION_BYTES[precision]
 
 
 def _bytes_param(size: float) -> float | int:
@@ -413,22 +321,22 @@ def _base_weights(task: Task, arch: ModelArch) -> tuple[int, Message, Message | 
             # weight that is not 4-bit, the embeddings and LM head included, to fp32.
             formula = msg(
                 Code.FORMULA_WEIGHTS_NF4_FP32_KEPT,
-                quantized=_params(quantized),
+                quantized=params_label(quantized),
                 bytes_per_param=nf4_per_param,
-                kept=_params(kept),
+                kept=params_label(kept),
             )
             return nf4 + kept * 4, formula, msg(Code.MEMORY_NOTE_QLORA_FP32_KEPT)
         formula = msg(
             Code.FORMULA_WEIGHTS_NF4,
-            quantized=_params(quantized),
+            quantized=params_label(quantized),
             bytes_per_param=nf4_per_param,
-            kept=_params(kept),
+            kept=params_label(kept),
         )
         return nf4 + kept * 2, formula, msg(Code.MEMORY_NOTE_QLORA_BF16)
     size = PRECISION_BYTES[task.precision]
     formula = msg(
         Code.FORMULA_WEIGHTS,
-        params=_params(arch.params),
+        params=params_label(arch.params),
         bytes_per_param=size,
         precision=task.precision,
     )
@@ -451,7 +359,7 @@ def _model_states(task: Task, arch: ModelArch) -> _States:
         w_formula = msg(
             Code.FORMULA_PLUS_ADAPTERS,
             formula=w_formula,
-            adapters=_params(trainable),
+            adapters=params_label(trainable),
             bytes_per_param=weight_size,
         )
         targets = (
@@ -464,10 +372,10 @@ def _model_states(task: Task, arch: ModelArch) -> _States:
                 Code.MEMORY_NOTE_LORA_TARGETS,
                 rank=task.lora_rank,
                 targets=msg(targets),
-                trainable=_count(trainable),
+                trainable=count_quantity(trainable),
             )
         )
-    label = _params(trainable)
+    label = params_label(trainable)
     gradients = math.ceil(trainable * weight_size)
     g_formula = msg(
         Code.FORMULA_GRADIENTS, params=label, bytes_per_param=weight_size, precision=precision
@@ -477,7 +385,9 @@ def _model_states(task: Task, arch: ModelArch) -> _States:
         # and the gradient freed, so only the largest tensor's gradient ever exists.
         gradients = math.ceil(largest * weight_size)
         g_formula = msg(
-            Code.FORMULA_GRADIENTS_FUSED_STEP, params=_params(largest), bytes_per_param=weight_size
+            Code.FORMULA_GRADIENTS_FUSED_STEP,
+            params=params_label(largest),
+            bytes_per_param=weight_size,
         )
     master = task.master_weights and precision != "fp32"
     return _States(
@@ -497,17 +407,6 @@ def _model_states(task: Task, arch: ModelArch) -> _States:
         },
         notes=tuple(notes),
     )
-
-
-def zero_divisors(task: Task) -> tuple[int, int, int]:
-    """Divisors of (weights, gradients, optimizer) under the ZeRO stage (ZeRO paper, Figure 1)."""
-    n = task.gpus
-    return {
-        "none": (1, 1, 1),
-        "zero1": (1, 1, n),
-        "zero2": (1, n, n),
-        "zero3": (n, n, n),
-    }[task.sharding]
 
 
 def _value_bytes(task: Task) -> int:
@@ -642,12 +541,15 @@ def _layer_activations(task: Task, dims: Dims) -> _Layers:
         per_layer = v * dims.hidden
         backward = max(layer + scores + mlp_gradients, softmax_backward)
         formula = msg(
-            Code.FORMULA_ACTIVATIONS_INPUTS, layers=layers, tokens=tokens, input=_count(per_layer)
+            Code.FORMULA_ACTIVATIONS_INPUTS,
+            layers=layers,
+            tokens=tokens,
+            input=count_quantity(per_layer),
         )
         backward_formula = msg(
             Code.FORMULA_RECOMPUTED_BACKWARD,
             tokens=tokens,
-            per_token=_count(backward),
+            per_token=count_quantity(backward),
             attention=_attention_label(task, recomputed=False),
         )
     else:
@@ -661,11 +563,11 @@ def _layer_activations(task: Task, dims: Dims) -> _Layers:
             Code.FORMULA_ACTIVATIONS_LAYERS,
             layers=layers,
             tokens=tokens,
-            per_token=_count(per_layer),
+            per_token=count_quantity(per_layer),
             attention=_attention_label(task, recomputed=selective),
         )
         backward_formula = msg(
-            Code.FORMULA_LAYER_BACKWARD, tokens=tokens, per_token=_count(backward)
+            Code.FORMULA_LAYER_BACKWARD, tokens=tokens, per_token=count_quantity(backward)
         )
     kept = layers
     if task.activation_offload:
@@ -688,7 +590,7 @@ def _loss(task: Task, dims: Dims, tokens: int) -> tuple[int, Message | None]:
         return tokens * per_token, msg(
             Code.FORMULA_FUSED_LOSS,
             tokens=tokens,
-            per_token=_count(per_token),
+            per_token=count_quantity(per_token),
             loss=LOSS_NAMES[task.framework],
         )
     if not dims.vocab:
@@ -715,7 +617,7 @@ def _training_activations(task: Task, arch: ModelArch) -> tuple[_Activations, li
         Code.FORMULA_PLUS_OUTSIDE_LAYERS,
         formula=layers.formula,
         tokens=tokens,
-        per_token=_count(outside),
+        per_token=count_quantity(outside),
     )
     kept = layers.kept + tokens * outside
     if task.attention == "eager" and task.activation_checkpointing != "none":
@@ -789,10 +691,12 @@ def _training_memory(task: Task) -> MemoryPlan:
     if activations.host:
         notes.append(msg(Code.MEMORY_NOTE_HOST_RAM_ACTIVATIONS, host=gib(activations.host)))
         offloaded += activations.host * task.gpus
-    formulas.update(activations=_result(activations.formula, activations.gpu), overhead=o_formula)
+    formulas.update(
+        activations=formula_result(activations.formula, activations.gpu), overhead=o_formula
+    )
     for key, value in (("weights", weights), ("gradients", gradients), ("optimizer", optimizer)):
         if value:
-            formulas[key] = _result(formulas[key], value)
+            formulas[key] = formula_result(formulas[key], value)
     return MemoryPlan(
         gpus=task.gpus,
         per_gpu=MemoryBreakdown(weights, gradients, optimizer, activations.gpu, 0, overhead),
@@ -822,7 +726,7 @@ def _gathered_unit(task: Task, arch: ModelArch) -> tuple[int, int]:
 
 
 def _training_overhead(task: Task, arch: ModelArch) -> tuple[int, Message]:
-    formula = _overhead_formula()
+    formula = overhead_formula()
     gathers = task.sharding == "zero3" and (task.gpus > 1 or task.offload == "optimizer_and_params")
     if not gathers:
         return OVERHEAD_BYTES, formula
@@ -832,7 +736,7 @@ def _training_overhead(task: Task, arch: ModelArch) -> tuple[int, Message]:
         Code.FORMULA_PLUS_ZERO3_GATHER,
         formula=formula,
         units=ZERO3_GATHERED_UNITS,
-        params=_params(params),
+        params=params_label(params),
         bytes_per_param=_per_param(unit_bytes / params if params else 0.0),
         precision="nf4" if task.kind == "qlora" and unit_bytes < 2 * params else task.precision,
     )
@@ -843,10 +747,10 @@ def _training_overhead(task: Task, arch: ModelArch) -> tuple[int, Message]:
         formula = msg(
             Code.FORMULA_PLUS_ZERO3_GRADIENT,
             formula=formula,
-            params=_params(params),
+            params=params_label(params),
             bytes_per_param=size,
         )
-    return OVERHEAD_BYTES + gathered, _result(formula, OVERHEAD_BYTES + gathered)
+    return OVERHEAD_BYTES + gathered, formula_result(formula, OVERHEAD_BYTES + gathered)
 
 
 # ---------------------------------------------------------------------------------------- inference
@@ -860,7 +764,7 @@ def _kv_cache(task: Task, arch: ModelArch) -> tuple[int, Message]:
         blocked = math.ceil(task.context_len / KV_BLOCK_TOKENS) * KV_BLOCK_TOKENS
         return per_token * blocked * sequences, msg(
             Code.FORMULA_KV_PAGED,
-            bytes_per_token=_count(per_token),
+            bytes_per_token=count_quantity(per_token),
             kv_precision=task.kv_precision,
             blocked=blocked,
             context_len=task.context_len,
@@ -871,7 +775,7 @@ def _kv_cache(task: Task, arch: ModelArch) -> tuple[int, Message]:
     # the step's inputs while the new one is built: two full copies (transformers#30536).
     return 2 * per_token * task.context_len * sequences, msg(
         Code.FORMULA_KV_CONCAT,
-        bytes_per_token=_count(per_token),
+        bytes_per_token=count_quantity(per_token),
         kv_precision=task.kv_precision,
         context_len=task.context_len,
         sequences=sequences,
@@ -892,7 +796,7 @@ def _prefill_workspace(task: Task, dims: Dims) -> tuple[int, Message]:
     formula = msg(
         Code.FORMULA_PREFILL_WORKSPACE,
         tokens=tokens,
-        per_token=_count(per_token),
+        per_token=count_quantity(per_token),
         sequences=sequences,
         vocab=dims.vocab,
         bytes_per_entry=entry,
@@ -921,27 +825,27 @@ def _inference_memory(task: Task) -> MemoryPlan:
 
     weights_formula = msg(
         Code.FORMULA_WEIGHTS,
-        params=_params(arch.params),
+        params=params_label(arch.params),
         bytes_per_param=size,
         precision=task.precision,
     )
-    formulas = {"weights": _result(split(weights_formula), weights)}
+    formulas = {"weights": formula_result(split(weights_formula), weights)}
     notes = _approximation_notes(arch)
     if arch.active_params:
         notes.append(msg(Code.MEMORY_NOTE_MOE_ALL_EXPERTS))
     whole_kv, kv_formula = _kv_cache(task, arch)
     kv = math.ceil(whole_kv / n)
-    formulas["kv_cache"] = _result(split(kv_formula), kv)
+    formulas["kv_cache"] = formula_result(split(kv_formula), kv)
     activations, a_formula = _prefill_workspace(task, dims_of(arch))
-    formulas["activations"] = _result(a_formula, activations)
-    overhead, o_formula = OVERHEAD_BYTES, _overhead_formula()
+    formulas["activations"] = formula_result(a_formula, activations)
+    overhead, o_formula = OVERHEAD_BYTES, overhead_formula()
     if task.serving == "paged":
         # vLLM sizes its KV pool inside gpu_memory_utilization of the GPU and leaves the rest
         # unused: the GPU must be the need ÷ 0.9.
         need = weights + kv + activations + overhead
         unused = math.ceil(need / GPU_MEMORY_UTILIZATION) - need
         overhead += unused
-        o_formula = _result(
+        o_formula = formula_result(
             msg(
                 Code.FORMULA_PLUS_PREALLOCATION,
                 formula=o_formula,
@@ -1032,13 +936,6 @@ def _machines(count: int, max_gpus: int) -> int:
     return count if count <= max_gpus else math.ceil(count / max_gpus) * max_gpus
 
 
-def _per_gpu(fix: Message, total: int, host: int = 0) -> Message:
-    """`fix: <total> per GPU`, with the host RAM it needs when it offloads."""
-    if host:
-        return msg(Code.FIX_PER_GPU_HOST_RAM, fix=fix, per_gpu=gib(total), host=gib(host))
-    return msg(Code.FIX_PER_GPU, fix=fix, per_gpu=gib(total))
-
-
 def _training_candidates(task: Task) -> list[tuple[Message, Task]]:
     """Single changes that need no more GPUs, those that change nothing but the code first."""
     candidates: list[tuple[Message, Task]] = []
@@ -1090,7 +987,7 @@ def _training_fixes(task: Task, capacity: int, max_gpus: int) -> list[Fix]:
         fitted, total = found
         if fitted.activation_checkpointing != variant.activation_checkpointing:
             label = msg(Code.FIX_WITH_FULL_CHECKPOINTING, fix=label)
-        fixes.append((_per_gpu(label, total, task_memory(fitted).offloaded_bytes), fitted))
+        fixes.append((per_gpu_fix(label, total, task_memory(fitted).offloaded_bytes), fitted))
     fixes.extend(_more_gpus_fix(task, capacity, max_gpus, sharding="zero3"))
     return fixes
 
@@ -1143,7 +1040,7 @@ def _more_gpus_fix(task: Task, capacity: int, max_gpus: int, **changes: Any) -> 
             machines=count // max_gpus,
             per_machine=max_gpus,
         )
-    return [(_per_gpu(what, total), variant)]
+    return [(per_gpu_fix(what, total), variant)]
 
 
 def _inference_fixes(task: Task, capacity: int, max_gpus: int) -> list[Fix]:
@@ -1162,7 +1059,7 @@ def _inference_fixes(task: Task, capacity: int, max_gpus: int) -> list[Fix]:
     for variant, label in variants:
         total = _fits(variant, capacity)
         if total is not None:
-            fixes.append((_per_gpu(label, total), variant))
+            fixes.append((per_gpu_fix(label, total), variant))
     fixes.extend(_max_sequences_fix(task, capacity))
     fixes.extend(_more_gpus_fix(task, capacity, max_gpus))
     return fixes
@@ -1203,8 +1100,6 @@ def fix_variants(task: Task, capacity_bytes_per_gpu: int, max_gpus: int = 8) -> 
         need = task_memory(task).per_gpu.total
         return [(msg(Code.FIX_BIGGER_GPU, bytes=gib(need)), None)]
     if task.arch is not None and task.arch.family == "diffusion":
-        from advisor.engine import diffusion
-
         return diffusion.fix_variants(task, capacity_bytes_per_gpu)
     if task.kind == "inference":
         return _inference_fixes(task, capacity_bytes_per_gpu, max_gpus)

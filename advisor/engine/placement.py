@@ -31,6 +31,7 @@ Rules (docs/advisor-rules.md, "Placement"; MIG: the NVIDIA MIG User Guide, docs/
 
 from __future__ import annotations
 
+import threading
 from collections import OrderedDict
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
@@ -176,20 +177,30 @@ class PlacementCache:
     """`place`, remembered per task list (`placer`) by offering signature (Placer): the advisor
     asks the same question for every offering of a kind; a placement that fits is also shared by
     the signatures of one `layout` (cards of one memory size, without MIG). The caller owns it:
-    ranking.advise makes one per call unless it is given one to keep across calls (a scenario
+    advise.advise makes one per call unless it is given one to keep across calls (a scenario
     asked again then skips placement). Bounded: past `max_entries` placements it starts again
     empty, which costs one call's placements.
 
     `deferred`: what it lets go (a store past `max_kept`, the placements past `max_entries`) is
     held until the owner calls `release`, so that freeing tens of thousands of objects is not
     paid inside the call that lets them go (the site releases after a response is sent:
-    advisor.services); at most `max_kept` such values wait, past which they are freed at once."""
+    advisor.services); at most `max_kept` such values wait, past which they are freed at once.
+
+    Threads: one cache, and the placers it hands out, may be shared by the threads of a process
+    (the site's is). Every change to what they keep (an entry stored, the placements started
+    again, a kept store let go, what waits released) is made under the cache's one `lock`, each
+    look-up-then-change whole; a look-up alone is one dict read and takes no lock. Placements are
+    worked out outside it (pure functions of frozen inputs): two threads may work out one at the
+    same time, and the first stored is the one kept and returned to both. The stores `kept` hands
+    out are filled by their callers one entry at a time (ranking's fits), which a dict allows
+    from several threads."""
 
     def __init__(
         self, max_entries: int = 20_000, max_kept: int = 12, *, deferred: bool = False
     ) -> None:
         self.max_entries = max_entries
         self.deferred = deferred
+        self.lock = threading.Lock()
         self._released: list[object] = []
         self.entries = 0
         self._placers: dict[tuple[TaskNeed, ...], Placer] = {}
@@ -205,21 +216,23 @@ class PlacementCache:
         """A store the caller's pricing keeps under `key` across calls (ranking keeps each
         scenario's fits by shape in it: what placement, time and usage give, for all of one
         scenario's tasks and terms); the `max_kept` latest keys are kept."""
-        found = self._kept.get(key)
-        if found is None:
-            found = self._kept[key] = {}
-            while len(self._kept) > self.max_kept:
-                self._let_go(self._kept.popitem(last=False)[1])
-        else:
-            self._kept.move_to_end(key)
-        return found
+        with self.lock:
+            found = self._kept.get(key)
+            if found is None:
+                found = self._kept[key] = {}
+                while len(self._kept) > self.max_kept:
+                    self._let_go(self._kept.popitem(last=False)[1])
+            else:
+                self._kept.move_to_end(key)
+            return found
 
     def placer(self, tasks: tuple[TaskNeed, ...]) -> Placer:
         """The placements of `tasks`, kept: a caller placing one task list on many offerings
         takes it once (the task list is hashed once, not per offering)."""
         found = self._placers.get(tasks)
         if found is None:
-            found = self._placers[tasks] = Placer(self, tasks)
+            with self.lock:
+                found = self._placers.setdefault(tasks, Placer(self, tasks))
         return found
 
     def place(self, offering: OfferingSpec, tasks: tuple[TaskNeed, ...]) -> Placement:
@@ -229,7 +242,9 @@ class PlacementCache:
         """The offering as placement sees it, once per signature (Placer's `key`)."""
         found = self._targets.get(key)
         if found is None:
-            found = self._targets[key] = _target(offering)
+            made = _target(offering)
+            with self.lock:
+                found = self._targets.setdefault(key, made)
         return found
 
     def missed(
@@ -238,10 +253,13 @@ class PlacementCache:
         """_missed, once per signature (`target`'s key) and missing task."""
         found = self._missed.get((key, code, task))
         if found is None:
-            found = self._missed[(key, code, task)] = _missed(target, code, task)
+            made = _missed(target, code, task)
+            with self.lock:
+                found = self._missed.setdefault((key, code, task), made)
         return found
 
     def _count(self) -> None:
+        """One more placement or verdict kept; past `max_entries`, start again. Under `lock`."""
         self.entries += 1
         if self.entries > self.max_entries:
             self.entries = 0
@@ -250,7 +268,8 @@ class PlacementCache:
             self._placers, self._targets, self._missed = {}, {}, {}
 
     def _let_go(self, value: object) -> None:
-        """`value`, no longer kept: freed now, or when the owner releases (`deferred`)."""
+        """`value`, no longer kept: freed now, or when the owner releases (`deferred`). Under
+        `lock`."""
         if not self.deferred:
             return
         if len(self._released) >= self.max_kept:
@@ -258,8 +277,11 @@ class PlacementCache:
         self._released.append(value)
 
     def release(self) -> None:
-        """Free what was let go since the last release (`deferred`); what is kept stays."""
-        self._released.clear()
+        """Free what was let go since the last release (`deferred`); what is kept stays. The
+        values are taken under `lock` and freed after it."""
+        with self.lock:
+            released, self._released = self._released, []
+        released.clear()
 
     @property
     def releasing(self) -> int:
@@ -321,17 +343,27 @@ class Placer:
             return Miss(found.reason.code, found.shortfall_bytes)
         verdict = self._verdicts.get(key, _UNKNOWN)
         if verdict is _UNKNOWN:
-            self._specs[id(offering.accelerator)] = offering.accelerator
-            target = self.cache.target(key, offering)
+            cache = self.cache
+            self._keep_spec(offering.accelerator)
+            target = cache.target(key, offering)
             missing = _missing(target, self.tasks)
-            verdict = None
+            made = None
             if missing is not None:
                 code, task = missing
                 short = task.per_gpu_bytes - target.usable if code is Code.MISS_MEMORY else None
-                verdict = Miss(code, short)
-            self._verdicts[key] = verdict
-            self.cache._count()
+                made = Miss(code, short)
+            with cache.lock:
+                verdict = self._verdicts.get(key, _UNKNOWN)
+                if verdict is _UNKNOWN:
+                    verdict = self._verdicts[key] = made
+                    cache._count()
         return verdict  # type: ignore[return-value]
+
+    def _keep_spec(self, accel: AcceleratorSpec) -> None:
+        """`accel` kept with the placements, so that no other spec takes its identity (`_key`)."""
+        if id(accel) not in self._specs:
+            with self.cache.lock:
+                self._specs[id(accel)] = accel
 
     def place(self, offering: OfferingSpec) -> Placement:
         accel = offering.accelerator
@@ -339,7 +371,7 @@ class Placer:
         found = self._found.get(key)
         if found is not None:
             return found
-        self._specs[id(accel)] = accel
+        self._keep_spec(accel)
         cache = self.cache
         target = cache.target(key, offering)
         missing = _missing(target, self.tasks)
@@ -348,14 +380,19 @@ class Placer:
             shared = layout(target)
             placement = self._layouts.get(shared)
             if placement is None:
-                placement = self._layouts[shared] = _place_layout(target, self.tasks)
+                made = _place_layout(target, self.tasks)
+                with cache.lock:
+                    placement = self._layouts.setdefault(shared, made)
         else:
             # A miss is the task's and the card's: task lists alike in that task share it (a
             # new scenario changes a task or two).
             placement = cache.missed(key, target, *missing)
-        self._found[key] = placement
-        cache._count()
-        return placement
+        with cache.lock:
+            found = self._found.get(key)
+            if found is None:
+                found = self._found[key] = placement
+                cache._count()
+        return found
 
 
 def _target(offering: OfferingSpec) -> _Target:

@@ -22,9 +22,9 @@ How (docs/advisor-rules.md, "Plans across platforms"):
   a single-platform plan, on another a plan across platforms. The shares run in turn: the plan's
   time adds them (`Plan.time_hours`).
 * Each side of a split is priced as a scenario of its own tasks over the whole catalogue by
-  ranking's own pricing (ranking._evaluate: placement, time, usage, every billing unit, storage),
-  on the whole scenario's cost basis so that the two sides add up. The budget is the plan's: it
-  is checked on the sum of the legs' busiest months, not per leg.
+  ranking's own pricing (ranking.evaluate_offering: placement, time, usage, every billing unit,
+  storage), on the whole scenario's cost basis so that the two sides add up. The budget is the
+  plan's: it is checked on the sum of the legs' busiest months, not per leg.
 * Storage: with `storage_gb`, each leg pays its own platform's storage, so the data is kept on
   both; moving it instead takes storage_gb × 8 / transfer_mbps seconds each way, stated with the
   link speed (constraints.transfer_mbps, else DEFAULT_TRANSFER_MBPS, an assumption said so).
@@ -264,12 +264,12 @@ class _Pricer:
         if index is None or index.offerings is not offerings:
             index = prune.OfferingIndex(offerings)
         self.index = index
-        self.bests: dict[tuple[int, ...], tuple[ranking._Context, dict[str, ranking._Candidate]]]
+        self.bests: dict[tuple[int, ...], tuple[ranking.Context, dict[str, ranking.Candidate]]]
         self.bests = {}
-        self.sides: dict[tuple[int, ...], tuple[ranking._Context, list[ranking._Candidate]]]
+        self.sides: dict[tuple[int, ...], tuple[ranking.Context, list[ranking.Candidate]]]
         self.sides = {}
 
-    def context(self, tasks: tuple[Task, ...]) -> ranking._Context:
+    def context(self, tasks: tuple[Task, ...]) -> ranking.Context:
         """The pricing context of a scenario of `tasks` alone, without the budget (the plan's
         budget is checked on the sum of its legs), on the whole scenario's basis."""
         c = self.scenario.constraints
@@ -279,7 +279,7 @@ class _Pricer:
             constraints=replace(c, budget_per_month=None),
             preset=None,
         )
-        ctx = ranking._Context(
+        ctx = ranking.Context(
             sub,
             self.accelerators,
             self.now,
@@ -296,7 +296,7 @@ class _Pricer:
 
     def cheapest(
         self, indices: tuple[int, ...]
-    ) -> tuple[ranking._Context, dict[str, ranking._Candidate]]:
+    ) -> tuple[ranking.Context, dict[str, ranking.Candidate]]:
         """The cheapest offering of each platform that can run the tasks `indices` alone, priced
         (prune.cheapest_per_platform: without pricing every offering); once per side."""
         found = self.bests.get(indices)
@@ -306,14 +306,14 @@ class _Pricer:
 
     def tasks_cheapest(
         self, tasks: tuple[Task, ...]
-    ) -> tuple[ranking._Context, dict[str, ranking._Candidate]]:
+    ) -> tuple[ranking.Context, dict[str, ranking.Candidate]]:
         """`cheapest` for a side given by its tasks (a share of one, `task_share`); not kept."""
         ctx = self.context(tasks)
         return ctx, prune.cheapest_per_platform(ctx, self.index)
 
     def side(
         self, indices: tuple[int, ...], offerings: Sequence[OfferingSpec] | None = None
-    ) -> tuple[ranking._Context, list[ranking._Candidate]]:
+    ) -> tuple[ranking.Context, list[ranking.Candidate]]:
         """Every offering of `offerings` (None: the catalogue, kept once per side) that can run
         the tasks `indices` alone, priced."""
         if offerings is None:
@@ -325,7 +325,7 @@ class _Pricer:
 
     def tasks_side(
         self, tasks: tuple[Task, ...], offerings: Sequence[OfferingSpec] | None = None
-    ) -> tuple[ranking._Context, list[ranking._Candidate]]:
+    ) -> tuple[ranking.Context, list[ranking.Candidate]]:
         """Every offering of `offerings` (None: the catalogue) that can run `tasks` alone, priced
         in group then catalogue order (prune.OfferingIndex)."""
         ctx = self.context(tasks)
@@ -334,12 +334,12 @@ class _Pricer:
             cand
             for cells in pool.groups
             for i in sorted(i for cell in cells for i in cell.members)
-            if (cand := ranking._evaluate(ctx, pool.offerings[i])) is not None
+            if (cand := ranking.evaluate_offering(ctx, pool.offerings[i])) is not None
         ]
         return ctx, candidates
 
-    def leg(self, ctx: ranking._Context, c: ranking._Candidate) -> Leg:
-        cost, monthly = ranking._exact(ctx, c)
+    def leg(self, ctx: ranking.Context, c: ranking.Candidate) -> Leg:
+        cost, monthly = ranking.exact_costs(ctx, c)
         off = c.offering
         month = c.fit.month
         busy = sum(u.hours * n for u, n in month.groups) if month is not None else 0.0
@@ -352,7 +352,7 @@ class _Pricer:
             accelerator=off.accelerator.slug,
             instances=c.fit.placement.instances,
             gpus_per_instance=off.gpu_count,
-            plan=ranking._billing_choice(ctx, c, cost, monthly),
+            plan=ranking.billing_choice(ctx, c, cost, monthly),
             tasks=tuple(t.name for t in ctx.tasks),
             cost=cost,
             monthly_cost=monthly,
@@ -360,12 +360,12 @@ class _Pricer:
             time_hours=c.time,
             placement=c.fit.placement,
             price_source_kind=oldest.source_kind,
-            vendor_claim=ranking._vendor_claim(c),
+            vendor_claim=ranking.is_vendor_claim(c),
             gpu_hours=busy * off.gpu_count,
             stale=c.stale,
             price_age_days=(ctx.now - oldest.observed_at).days,
             price_source=oldest.source,
-            warnings=ranking._rec_warnings(ctx, c),
+            warnings=ranking.rec_warnings(ctx, c),
             months=c.fit.months,
         )
 
@@ -744,7 +744,7 @@ def price_legs(
     storage_prices: Sequence[StoragePriceSpec] = (),
     stale_after_days: int = 30,
     placements: PlacementCache | None = None,
-) -> tuple[Plan | None, tuple[ranking._Context, ...]]:
+) -> tuple[Plan | None, tuple[ranking.Context, ...]]:
     """A given plan: each leg's tasks (indices) on the cheapest of its offerings. None when a
     leg cannot run (its context says why: rejections and the closest miss)."""
     pricer = _Pricer(
@@ -815,7 +815,7 @@ class _ShareBase:
     offering, where the whole task takes `candidate.time` hours; `fraction` of the work."""
 
     index: int
-    candidate: ranking._Candidate
+    candidate: ranking.Candidate
     unit: BillingUnit
     periods: int
     fraction: float
@@ -924,18 +924,18 @@ def _share_plans(
 # ----------------------------------------------------------------------------------- helpers
 
 
-def _top(candidates: Iterable[ranking._Candidate]) -> list[ranking._Candidate]:
+def _top(candidates: Iterable[ranking.Candidate]) -> list[ranking.Candidate]:
     """The cheapest single offering (a list of one, or none)."""
     best = min(candidates, key=lambda c: (round(c.cost_key, 2), c.stale, c.time_key), default=None)
     return [] if best is None else [best]
 
 
 def _best_pair(
-    a: Mapping[str, ranking._Candidate], b: Mapping[str, ranking._Candidate]
-) -> tuple[ranking._Candidate, ranking._Candidate] | None:
+    a: Mapping[str, ranking.Candidate], b: Mapping[str, ranking.Candidate]
+) -> tuple[ranking.Candidate, ranking.Candidate] | None:
     """The cheapest (a, b) on two different platforms: the two cheapest of each side hold it."""
 
-    def ordered(side: Mapping[str, ranking._Candidate]) -> list[ranking._Candidate]:
+    def ordered(side: Mapping[str, ranking.Candidate]) -> list[ranking.Candidate]:
         return sorted(side.values(), key=lambda c: (round(c.cost_key, 2), c.stale))[:2]
 
     pairs = [

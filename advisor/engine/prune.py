@@ -1,19 +1,19 @@
 """Offerings grouped by hardware shape, so that an advice does per-offering work only where it must.
 
 An OfferingIndex, built once per catalogue (advisor.services keeps it with the catalogue's engine
-inputs), groups the offerings by ranking's fit key (ranking._fit_key: accelerator, GPU count,
+inputs), groups the offerings by ranking's fit key (ranking.fit_key: accelerator, GPU count,
 sharing mode, MIG profile, pooled slice, interconnect and the platform's multi-task granularity),
 and within a group into cells of offerings alike in everything a constraint reads
-(ranking._constraint_miss: platform, physical exclusivity, spot, the card itself).
+(ranking.constraint_miss: platform, physical exclusivity, spot, the card itself).
 
 Per advice, `evaluate` checks each cell's constraints once, and each group's fit, placement and
 time once (with its first eligible offering, as the offering-by-offering loop did); a group that
 cannot hold the tasks is rejected whole, and only offerings of groups that fit are priced, in
-catalogue order, by ranking's own code (ranking._evaluate). `select` then ranks without sorting
-every candidate: the first `limit` (after folding regional duplicates, which can only be offerings
-of one platform at one cost and time) from a bounded heap, the Pareto front from one candidate per
-time (a candidate can only join the front ahead of every slower-or-equal one with its time), and
-the rank of a front member further down by counting what comes before it.
+catalogue order, by ranking's own code (ranking.evaluate_offering). `select` then ranks without
+sorting every candidate: the first `limit` (after folding regional duplicates, which can only be
+offerings of one platform at one cost and time) from a bounded heap, the Pareto front from one
+candidate per time (a candidate can only join the front ahead of every slower-or-equal one with its
+time), and the rank of a front member further down by counting what comes before it.
 
 Within a group that fits, offerings differ only in their prices, and on one price kind (unit,
 metering, start-up billing, currency) the cost of the busiest instance is the amount times the
@@ -56,10 +56,10 @@ _FAILING_KEPT = 32
 class _Cell:
     members: list[int] = field(default_factory=list)  # catalogue positions, ascending
     unpriced: int = 0  # members without any price
-    # What a constraint reads of the members (ranking._constraint_miss; the interconnect is the
+    # What a constraint reads of the members (ranking.constraint_miss; the interconnect is the
     # group's): the key its verdict is remembered under (`_miss`).
     key: tuple[Any, ...] = ()
-    # The members' prices by kind (what the billed units depend on: ranking._Bill.units_for),
+    # The members' prices by kind (what the billed units depend on: ranking.Bill.units_for),
     # each kind's (amount, position) ascending, with one price of the kind to read its units:
     # built on first use (`by_kind`).
     kinds: _Kinds | None = None
@@ -73,7 +73,7 @@ class _Cell:
 # Prices by kind: (the kind's number, one price of it, each one's (amount, catalogue position)
 # ascending).
 _Kinds = list[tuple[int, PriceSpec, list[tuple[float, int]]]]
-# A number for each price kind (what the billed units depend on: ranking._Bill.units_for, and the
+# A number for each price kind (what the billed units depend on: ranking.Bill.units_for, and the
 # currency) met in this process, and one price of each: a bill's factors are a list by number
 # (_Bounds). Kinds are few (units, granularities, start-up billing, currencies).
 _KIND_NUMBERS: dict[tuple[Any, ...], int] = {}
@@ -170,7 +170,7 @@ class _Platform:
 
 
 class OfferingIndex:
-    """`offerings` grouped by shape (ranking._fit_key), then by what a constraint reads; groups and
+    """`offerings` grouped by shape (ranking.fit_key), then by what a constraint reads; groups and
     cells in the order of their first offering."""
 
     def __init__(self, offerings: Sequence[OfferingSpec]) -> None:
@@ -178,7 +178,7 @@ class OfferingIndex:
         groups: dict[tuple[Any, ...], dict[tuple[Any, ...], _Cell]] = {}
         platforms: dict[str, _Platform] = {}
         for i, off in enumerate(offerings):
-            cells = groups.setdefault(ranking._fit_key(off), {})
+            cells = groups.setdefault(ranking.fit_key(off), {})
             cell_key = (
                 off.platform,
                 off.physically_exclusive,
@@ -214,7 +214,7 @@ class OfferingIndex:
         self._twinned: frozenset[int] | None = None
         self._observed: list[datetime] | None = None
         # cheapest_per_platform's answers by everything they are made of (`_pricing_terms`).
-        self._cheapest: dict[tuple[Any, ...], dict[str, ranking._Candidate]] = {}
+        self._cheapest: dict[tuple[Any, ...], dict[str, ranking.Candidate]] = {}
         # The groups in the order of a full month's bound (_by_floor), by what it reads.
         self._by_floor: dict[tuple[Any, ...], list[int]] = {}
         # rank's answers, with the rejections they leave (rank).
@@ -231,11 +231,11 @@ class OfferingIndex:
                     self._cell_keys.setdefault(cell.key, cell)
         return self._cell_keys
 
-    def failing(self, ctx: ranking._Context) -> _Failing:
+    def failing(self, ctx: ranking.Context) -> _Failing:
         """The cell keys (_Cell.key) a constraint of `ctx` leaves out, with the constraint
-        (ranking._constraint_miss), found once per set of constraints: the sides of the plans
+        (ranking.constraint_miss), found once per set of constraints: the sides of the plans
         across platforms and a scenario asked again read them from here."""
-        terms = ranking._constraint_terms(ctx)
+        terms = ranking.constraint_terms(ctx)
         try:
             found = self._failing.get(terms)
         except TypeError:  # a term that cannot be hashed: found for this call only
@@ -245,10 +245,10 @@ class OfferingIndex:
             _keep(self._failing, terms, found, _FAILING_KEPT)
         return found
 
-    def _find_failing(self, ctx: ranking._Context) -> _Failing:
+    def _find_failing(self, ctx: ranking.Context) -> _Failing:
         out = {}
         for key, cell in self.cell_keys().items():
-            reason = ranking._constraint_miss(ctx, self.offerings[cell.members[0]])
+            reason = ranking.constraint_miss(ctx, self.offerings[cell.members[0]])
             if reason is not None:
                 out[key] = reason
         return _Failing(out)
@@ -266,7 +266,7 @@ class OfferingIndex:
 
     def twinned(self) -> frozenset[int]:
         """The positions of regional offerings that another offering could be folded with
-        (ranking._fold_regions): alike in everything the fold compares but the price and the
+        (ranking.fold_regions): alike in everything the fold compares but the price and the
         figures priced from it. An offering outside this set is never folded."""
         if self._twinned is None:
             alike: dict[tuple[Any, ...], list[int]] = {}
@@ -322,15 +322,15 @@ class OfferingIndex:
 
 
 def unpriced_platforms(
-    ctx: ranking._Context, index: OfferingIndex, platforms: Mapping[str, str]
+    ctx: ranking.Context, index: OfferingIndex, platforms: Mapping[str, str]
 ) -> tuple[tuple[str, str], ...]:
-    """ranking._unpriced_platforms over a few offerings per platform instead of all of them: its
+    """ranking.unpriced_platforms_of over a few offerings per platform instead of all of them: its
     first (for the name), one with a price and the one with the newest unflagged price (with
     `fresh_only`, the platform has a current price if and only if that one has)."""
     chosen: list[OfferingSpec] = []
     for known in index.platforms.values():
         chosen.extend(o for o in (known.first, known.priced, known.freshest) if o is not None)
-    return ranking._unpriced_platforms(ctx, chosen, platforms)
+    return ranking.unpriced_platforms_of(ctx, chosen, platforms)
 
 
 def _tally(tallies: dict[Code, list[int]], reason: Code, count: int, first: int) -> None:
@@ -350,7 +350,7 @@ class _Fitting:
     group: int
     kept: list[list[int]]
     cells: list[_Cell]
-    fit: ranking._Fit
+    fit: ranking.Fit
     first: int  # the first eligible member in catalogue order
     count: int  # eligible members
     # Its prices are the group's (OfferingIndex.by_platform): no cell is left out but for having
@@ -359,7 +359,7 @@ class _Fitting:
 
 
 def _grouped(
-    ctx: ranking._Context, index: OfferingIndex, tallies: dict[Code, list[int]]
+    ctx: ranking.Context, index: OfferingIndex, tallies: dict[Code, list[int]]
 ) -> list[_Fitting]:
     """The groups that fit, each with the members no constraint leaves out and that have a price;
     what is left out is counted (in `tallies`, or in `ctx` for shapes that do not fit, with their
@@ -373,7 +373,7 @@ def _grouped(
     fits = ctx.fits
     placer = ctx.placer
 
-    def fit_of(gi: int, first: int, count: int) -> ranking._Fit | None:
+    def fit_of(gi: int, first: int, count: int) -> ranking.Fit | None:
         """The group's fit, or None with the group counted in `unfit`: a shape that does not
         fit is told by placement's verdict, its placement built only for the closest miss."""
         fit = fits.get(index.fit_keys[gi])
@@ -381,12 +381,12 @@ def _grouped(
             miss = placer.miss(offerings[first])
             if miss is not None:
                 short = miss.shortfall_bytes
-                unfit.append((first, count, ranking._INF if short is None else short))
+                unfit.append((first, count, ranking.INF if short is None else short))
                 return None
-            fit = ranking._fit(ctx, offerings[first])
+            fit = ranking.shape_fit(ctx, offerings[first])
         if fit.bill is None or fit.month is None:
             short = fit.placement.shortfall_bytes
-            unfit.append((first, count, ranking._INF if short is None else short))
+            unfit.append((first, count, ranking.INF if short is None else short))
             return None
         return fit
 
@@ -412,7 +412,7 @@ def _grouped(
                 whole = False
                 continue
             if fresh_only:
-                kept = [i for i in members if ranking._current(ctx, offerings[i].prices)]
+                kept = [i for i in members if ranking.current_prices(ctx, offerings[i].prices)]
             elif cell.unpriced:
                 kept = [i for i in members if offerings[i].prices]
             else:
@@ -446,7 +446,7 @@ def _grouped(
     return fitting
 
 
-def _count(ctx: ranking._Context, tallies: dict[Code, list[int]]) -> None:
+def _count(ctx: ranking.Context, tallies: dict[Code, list[int]]) -> None:
     """The loop's counts and order in `ctx.rejected`: each reason where it first met an offering."""
     counts = Counter(ctx.rejected)
     for reason, (count, _first) in tallies.items():
@@ -456,8 +456,8 @@ def _count(ctx: ranking._Context, tallies: dict[Code, list[int]]) -> None:
         ctx.rejected[reason] = counts[reason]
 
 
-def evaluate(ctx: ranking._Context, index: OfferingIndex) -> list[ranking._Candidate]:
-    """The candidates (in catalogue order) that ranking._evaluate would return, offering by
+def evaluate(ctx: ranking.Context, index: OfferingIndex) -> list[ranking.Candidate]:
+    """The candidates (in catalogue order) that ranking.evaluate_offering would return, offering by
     offering, leaving `ctx.rejected` and `ctx.misses` as it would: the same counts in the order
     each reason first met an offering, the same closest miss of each reason."""
     offerings = index.offerings
@@ -469,7 +469,7 @@ def evaluate(ctx: ranking._Context, index: OfferingIndex) -> list[ranking._Candi
     earlier = set(ctx.rejected)
     known = len(ctx.rejected)
     for i in sorted(chain.from_iterable(kept for f in fitting for kept in f.kept)):
-        candidate = ranking._evaluate(ctx, offerings[i])
+        candidate = ranking.evaluate_offering(ctx, offerings[i])
         if candidate is not None:
             candidates.append(candidate)
         if len(ctx.rejected) != known:
@@ -504,16 +504,15 @@ def _keep(store: dict[Any, Any], key: Any, value: Any, most: int) -> None:
     store[key] = value
 
 
-def _pricing_terms(ctx: ranking._Context, index: OfferingIndex) -> tuple[Any, ...] | None:
-    """Everything of `ctx` that pricing an offering of `index` reads (ranking._evaluate): the
-    scenario, its cost basis, the storage prices, the exchange rates usable at `ctx.now`, the
+def _pricing_terms(ctx: ranking.Context, index: OfferingIndex) -> tuple[Any, ...] | None:
+    """Everything of `ctx` that pricing an offering of `index` reads (ranking.evaluate_offering):
+    the scenario, its cost basis, the storage prices, the exchange rates usable at `ctx.now`, the
     accelerator specs and which prices are stale; None where one cannot be hashed."""
-    now = ctx.now
     terms = (
         ctx.scenario,
         ctx.basis,
         tuple(ctx.storage_prices),
-        tuple(r for r in ctx.rates if r.as_of <= now),
+        ctx.usable_rates,
         tuple(ctx.accelerators.values()),
         index.stale_epoch(ctx.stale_before),
     )
@@ -525,8 +524,8 @@ def _pricing_terms(ctx: ranking._Context, index: OfferingIndex) -> tuple[Any, ..
 
 
 def cheapest_per_platform(
-    ctx: ranking._Context, index: OfferingIndex
-) -> dict[str, ranking._Candidate]:
+    ctx: ranking.Context, index: OfferingIndex
+) -> dict[str, ranking.Candidate]:
     """The cheapest candidate of each platform (`_cheapest_per_platform`), kept by the index
     under everything it is made of (`_pricing_terms`): the sides of the plans across platforms
     of a scenario asked again are not searched again while the catalogue holds."""
@@ -541,27 +540,27 @@ def cheapest_per_platform(
 
 
 # Offerings priced past the cheapest found, for exact ties to the cent: a lower bound above the
-# cheapest by more than this cannot tie it (ranking._ranking compares costs to the cent).
+# cheapest by more than this cannot tie it (ranking.ranking_key compares costs to the cent).
 _TIE_MARGIN = 0.02
 
 
 def _cheapest_per_platform(
-    ctx: ranking._Context, index: OfferingIndex
-) -> dict[str, ranking._Candidate]:
+    ctx: ranking.Context, index: OfferingIndex
+) -> dict[str, ranking.Candidate]:
     """The cheapest candidate of each platform, as pricing every offering and keeping, per
     platform, the first of the least (cost to the cent, fresh before stale, time) in group then
     catalogue order would find, without pricing every offering. Budgets are not applied (the
     caller's context has none).
 
     A lower bound orders the offerings of a group that fits: every plan bills at least its
-    busiest usage group (ranking._Bill, group 0), and on one price that group costs at least
+    busiest usage group (ranking.Bill, group 0), and on one price that group costs at least
     amount x units x rate (a minimum charge only raises it; keeping an instance from release only
     adds), so per price kind the offerings' amounts, sorted once per catalogue, give the bounds
-    in order. Offerings are priced exactly (ranking._evaluate) in bound order until the bound
-    passes the cheapest found by more than a tie."""
+    in order. Offerings are priced exactly (ranking.evaluate_offering) in bound order until the
+    bound passes the cheapest found by more than a tie."""
     offerings = index.offerings
     deadline = ctx.c.deadline_hours
-    best: dict[str, tuple[tuple[Any, ...], ranking._Candidate]] = {}
+    best: dict[str, tuple[tuple[Any, ...], ranking.Candidate]] = {}
     # The cell keys a constraint leaves out: a group none of whose cells has one passes whole
     # (a set operation instead of a verdict per cell).
     failing = index.failing(ctx) if ctx.filtering else None
@@ -594,7 +593,7 @@ def _cheapest_per_platform(
                 continue  # no fit to build: nothing of the group is anyone's cheapest
             if full is not None and _passes(least, by_platform, best, full, bounds):
                 continue  # the check below, on a floor every bill of the scenario is above
-            fit = ranking._fit(ctx, first)
+            fit = ranking.shape_fit(ctx, first)
         bill = fit.bill
         if bill is None or fit.month is None:
             continue
@@ -645,7 +644,7 @@ def _cheapest_per_platform(
                 if i in seen:
                     continue
                 seen.add(i)
-                candidate = ranking._evaluate(ctx, offerings[i])
+                candidate = ranking.evaluate_offering(ctx, offerings[i])
                 if candidate is None:
                     continue
                 key = (round(candidate.cost_key, 2), candidate.stale, candidate.time_key, gi, i)
@@ -654,12 +653,12 @@ def _cheapest_per_platform(
     return {platform: candidate for platform, (_key, candidate) in best.items()}
 
 
-def _full_month_bill(ctx: ranking._Context) -> ranking._Bill | None:
+def _full_month_bill(ctx: ranking.Context) -> ranking.Bill | None:
     """A bill every bill of `ctx`'s scenario costs at least as much as, on every price, whatever
     the shape: where the scenario is costed by the month and a task is a service busy the whole
     month, the instance that runs it is busy every hour of the month, started once
     (usage.instance_usage: busy hours capped at the month, one run when never idle), so each
-    plan's busiest usage group (ranking._Bill, group 0, what a bound prices) is that usage, on at
+    plan's busiest usage group (ranking.Bill, group 0, what a bound prices) is that usage, on at
     least one instance, and its storage that usage's. None where no such task is."""
     if ctx.basis is not CostBasis.MONTH:
         return None
@@ -670,8 +669,8 @@ def _full_month_bill(ctx: ranking._Context) -> ranking._Bill | None:
         if alone.month_hours < HOURS_PER_MONTH:
             continue
         busiest, _month = usage.instance_usage([(When(t.when), alone)], ctx.basis)
-        kept = ranking._kept_on(busiest, ctx.c.startup_minutes)
-        return ranking._Bill(((kept, 1),), (0,), startup_minutes=ctx.c.startup_minutes)
+        kept = ranking.kept_on(busiest, ctx.c.startup_minutes)
+        return ranking.Bill(((kept, 1),), (0,), startup_minutes=ctx.c.startup_minutes)
     return None
 
 
@@ -679,21 +678,20 @@ def _least_bound(least: list[tuple[int, PriceSpec, float]], factors: _Factors) -
     """The least of a group's least amounts (OfferingIndex.least) times their kinds' factors on
     a bill: a lower bound of any of its offerings' costs there, before storage (infinite for a
     group without a price)."""
-    return min((a * factors[k] for k, _sample, a in least), default=ranking._INF)
+    return min((a * factors[k] for k, _sample, a in least), default=ranking.INF)
 
 
 def _by_floor(
-    ctx: ranking._Context, index: OfferingIndex, full: ranking._Bill, bounds: _Bounds
+    ctx: ranking.Context, index: OfferingIndex, full: ranking.Bill, bounds: _Bounds
 ) -> list[int]:
     """The groups by their least bound on `full` (_full_month_bill), kept by the index under
     what the bound reads (the full month's usage and start-up time, the currency and the rates
     usable now): the sides of the plans, and other scenarios, share it."""
-    now = ctx.now
     terms = (
         full.groups,
         full.startup_minutes,
         ctx.c.currency,
-        tuple(r for r in ctx.rates if r.as_of <= now),
+        ctx.usable_rates,
     )
     found = index._by_floor.get(terms)
     if found is None:
@@ -713,8 +711,8 @@ def _by_floor(
 def _passes(
     least: list[tuple[int, PriceSpec, float]],
     by_platform: dict[str, _Kinds],
-    best: dict[str, tuple[tuple[Any, ...], ranking._Candidate]],
-    full: ranking._Bill,
+    best: dict[str, tuple[tuple[Any, ...], ranking.Candidate]],
+    full: ranking.Bill,
     bounds: _Bounds,
 ) -> bool:
     """Whether _cheapest_per_platform's whole-group check passes a group over on the floor of
@@ -741,22 +739,22 @@ class Ranked:
     """What advise needs of the ranked, folded candidates: the shown ones with their positions
     (the first `limit`, and the Pareto front wherever it ranks), the front, the first."""
 
-    shown: list[tuple[int, ranking._Candidate]]
+    shown: list[tuple[int, ranking.Candidate]]
     front: set[int]  # ids of the candidates on the front
-    pareto: list[ranking._Candidate]  # the front in rank order
-    first: ranking._Candidate
+    pareto: list[ranking.Candidate]  # the front in rank order
+    first: ranking.Candidate
 
 
 def select(
-    candidates: list[ranking._Candidate],
+    candidates: list[ranking.Candidate],
     objective: str,
     limit: int,
     stats: tuple[Sequence[float], float] | None = None,
 ) -> Ranked:
-    """ranking._rank, _fold_regions and _pareto over `candidates` (in catalogue order), for the
+    """ranking._rank, fold_regions and pareto_ids over `candidates` (in catalogue order), for the
     candidates advise shows, without sorting them all. Scores are set on every candidate.
-    `stats`: as ranking._ranking takes them, when `candidates` are only some (`rank`)."""
-    key = ranking._ranking(candidates, objective, stats)
+    `stats`: as ranking.ranking_key takes them, when `candidates` are only some (`rank`)."""
+    key = ranking.ranking_key(candidates, objective, stats)
     # (key, position): the order of the stable sort.
     keys = [(key(c), i) for i, c in enumerate(candidates)]
     # Regional duplicates share the platform, cost and time: fold each such bucket on its own.
@@ -771,7 +769,7 @@ def select(
             only.regions = [only.offering.region]
             continue
         members.sort(key=keys.__getitem__)
-        leads = {id(c) for c in ranking._fold_regions([candidates[i] for i in members])}
+        leads = {id(c) for c in ranking.fold_regions([candidates[i] for i in members])}
         folded.update(i for i in members if id(candidates[i]) not in leads)
     leads_keys = [k for k in keys if k[1] not in folded] if folded else keys
     top = heapq.nsmallest(limit, leads_keys)
@@ -784,7 +782,7 @@ def select(
         if best is None or (c.cost_key, k) < best:
             by_time[c.time_key] = (c.cost_key, k)
     reps = [candidates[k[1]] for _cost, k in sorted(by_time.values(), key=lambda e: e[1])]
-    front = ranking._pareto(reps)
+    front = ranking.pareto_ids(reps)
     on_front = [k for _cost, k in sorted(by_time.values(), key=lambda e: e[1])]
     on_front = [k for k in on_front if id(candidates[k[1]]) in front]
     shown = [(rank, candidates[k[1]]) for rank, k in enumerate(top)]
@@ -813,7 +811,7 @@ def _below(bound: float) -> float:
 
 
 def rank(
-    ctx: ranking._Context, index: OfferingIndex, objective: str, limit: int
+    ctx: ranking.Context, index: OfferingIndex, objective: str, limit: int
 ) -> tuple[Ranked | None, int] | None:
     """`_rank`, kept by the index under everything it is made of (`_pricing_terms`, the
     objective and the limit) with what it leaves in `ctx.rejected` and `ctx.misses`: a scenario
@@ -842,7 +840,7 @@ def rank(
 
 
 def _rank(
-    ctx: ranking._Context, index: OfferingIndex, objective: str, limit: int
+    ctx: ranking.Context, index: OfferingIndex, objective: str, limit: int
 ) -> tuple[Ranked | None, int] | None:
     """What evaluate and select give advise (the ranked shown candidates and how many fit, with
     `ctx.rejected` and `ctx.misses` as they leave them), pricing only the offerings that can be
@@ -851,7 +849,7 @@ def _rank(
     touched. (None, 0) when nothing fits.
 
     Each price kind of a platform's offerings in a group that fits gives lower bounds in order
-    (cheapest_per_platform), and so lower bounds of the objective's key (ranking._ranking: the
+    (cheapest_per_platform), and so lower bounds of the objective's key (ranking.ranking_key: the
     cost to the cent, the time, or the balanced score, each non-decreasing in the cost at one
     time). Offerings are priced in the order of their bounds: for the balanced score's least
     cost first; then, for the Pareto front, each time's cheapest; then in the key's order until
@@ -893,14 +891,14 @@ def _rank(
 
     # Streams: the amounts of one price kind of one platform in one group, ascending, with what
     # turns an amount into a lower bound of the cost (units x instances x rate, storage).
-    streams: list[tuple[list[tuple[float, int]], float, float, float, ranking._Bill]] = []
+    streams: list[tuple[list[tuple[float, int]], float, float, float, ranking.Bill]] = []
     firsts: list[float] = []  # each stream's first bound
     by_time: dict[float, list[int]] = {}
     bounds = _Bounds(ctx)
     for f in fitting:
         bill = f.fit.bill
         assert bill is not None
-        time_key = ranking._INF if f.fit.time is None else f.fit.time
+        time_key = ranking.INF if f.fit.time is None else f.fit.time
         if f.whole or len(f.cells) == len(index.groups[f.group]):
             by_platform = index.by_platform(f.group)
         else:
@@ -926,12 +924,12 @@ def _rank(
         for a, b in pairwise(sids):
             after[a] = b
 
-    priced: dict[int, ranking._Candidate] = {}
+    priced: dict[int, ranking.Candidate] = {}
 
-    def price(i: int) -> ranking._Candidate:
+    def price(i: int) -> ranking.Candidate:
         found = priced.get(i)
         if found is None:
-            found = ranking._evaluate(ctx, offerings[i])
+            found = ranking.evaluate_offering(ctx, offerings[i])
             if found is None:  # cannot happen without a budget or fresh-only prices
                 raise _Unranked
             priced[i] = found
@@ -945,7 +943,7 @@ def _rank(
         """Price the offerings of one time's streams (from `head`, its first) in bound order up
         to their least cost; that cost."""
         heap = [(firsts[head], head, 0)]
-        least = ranking._INF
+        least = ranking.INF
         while heap and heap[0][0] <= least:
             _bound, sid, at = heapq.heappop(heap)
             amounts = streams[sid][0]
@@ -969,7 +967,7 @@ def _rank(
             heapq.heappush(heap, (key_of(firsts[nxt], time_key), nxt, 0))
         return entry
 
-    times = [t for t in by_time if t < ranking._INF]
+    times = [t for t in by_time if t < ranking.INF]
     try:
         # Each time's cheapest: the Pareto front's candidates; the least of them, the balanced
         # score's least cost.
@@ -990,7 +988,7 @@ def _rank(
 
         advance(None, limit)
         stats = (times, best_cost)
-        key = ranking._ranking([], objective, stats)
+        key = ranking.ranking_key([], objective, stats)
         while True:
             ranked = select([priced[i] for i in sorted(priced)], objective, limit, stats)
             top = [c for r, c in ranked.shown if r < limit]
@@ -1052,7 +1050,7 @@ class _Factors(dict[int, float]):
     """A bill's factors by price kind (_Bounds), each found on first use: a kind's currency is
     converted only where an offering has a price of it."""
 
-    def __init__(self, bill: ranking._Bill, ctx: ranking._Context) -> None:
+    def __init__(self, bill: ranking.Bill, ctx: ranking.Context) -> None:
         super().__init__()
         self.bill = bill
         self.ctx = ctx
@@ -1071,14 +1069,14 @@ class _Bounds:
     start-up time; the storage its usage alone), so bills alike in it share them (most shapes'
     busiest instance runs every hour of the month); each bill's are found once by identity."""
 
-    def __init__(self, ctx: ranking._Context) -> None:
+    def __init__(self, ctx: ranking.Context) -> None:
         self.ctx = ctx
         self._factors: dict[int, _Factors] = {}
         self._bases: dict[int, _Bases] = {}
         self._factors_alike: dict[tuple[Any, ...], _Factors] = {}
         self._bases_alike: dict[Any, _Bases] = {}
 
-    def factors(self, bill: ranking._Bill) -> _Factors:
+    def factors(self, bill: ranking.Bill) -> _Factors:
         """`bill`'s factor of each price kind, by the kind's number (_kind_number)."""
         found = self._factors.get(id(bill))
         if found is None:
@@ -1090,12 +1088,12 @@ class _Bounds:
             self._factors[id(bill)] = found
         return found
 
-    def base(self, bill: ranking._Bill, platform: str) -> float:
+    def base(self, bill: ranking.Bill, platform: str) -> float:
         """The storage `bill`'s busiest instance costs on `platform`, as a float (0 where the
         scenario keeps no data)."""
         return self.bases(bill)[platform]
 
-    def bases(self, bill: ranking._Bill) -> _Bases:
+    def bases(self, bill: ranking.Bill) -> _Bases:
         """`bill`'s storage by platform (`base`)."""
         found = self._bases.get(id(bill))
         if found is None:
@@ -1109,7 +1107,7 @@ class _Bounds:
 class _Bases(dict[str, float]):
     """A bill's storage by platform (_Bounds.base), each found on first use."""
 
-    def __init__(self, bill: ranking._Bill, ctx: ranking._Context) -> None:
+    def __init__(self, bill: ranking.Bill, ctx: ranking.Context) -> None:
         super().__init__()
         self.bill = bill
         self.ctx = ctx
@@ -1117,7 +1115,7 @@ class _Bases(dict[str, float]):
     def __missing__(self, platform: str) -> float:
         found = 0.0
         if self.ctx.storing:
-            found = float(ranking._bill_storage(self.ctx, platform, self.bill)[0] or 0)
+            found = float(ranking.bill_storage(self.ctx, platform, self.bill)[0] or 0)
         self[platform] = found
         return found
 
@@ -1125,7 +1123,7 @@ class _Bases(dict[str, float]):
 def _bound_key(
     objective: str, times: Sequence[float], best_cost: float, stale: bool = False
 ) -> Callable[[float, float], tuple[Any, ...]]:
-    """The least key (ranking._ranking) a candidate of cost at least `bound` and time `time_key`
+    """The least key (ranking.ranking_key) a candidate of cost at least `bound` and time `time_key`
     can have: fresh, and its cost at the bound; with `stale`, the greatest a candidate of cost at
     most `bound` can have."""
     if objective == "time" and times:
@@ -1137,16 +1135,16 @@ def _bound_key(
     scale = 1 / best_cost if best_cost > 0 else 1.0
 
     def balanced(bound: float, time_key: float) -> tuple[Any, ...]:
-        t = time_key / best_time if time_key < ranking._INF else slowest
+        t = time_key / best_time if time_key < ranking.INF else slowest
         return (bound * scale + t, stale, bound)
 
     return balanced
 
 
 def _cost_range(
-    ctx: ranking._Context, off: OfferingSpec, bill: ranking._Bill, base: float, twinned: bool
+    ctx: ranking.Context, off: OfferingSpec, bill: ranking.Bill, base: float, twinned: bool
 ) -> tuple[float, float | None]:
-    """(a lower bound, an upper bound or None) of what ranking._evaluate prices `off` at on
+    """(a lower bound, an upper bound or None) of what ranking.evaluate_offering prices `off` at on
     `bill`, with `base` its storage, at a few multiplications a price instead of the plan search.
 
     Below: every plan (one price for all instances, or one per usage group) costs each group at
@@ -1156,8 +1154,8 @@ def _cost_range(
     candidate be folded away: keeping an instance from release, an offering `twinned` with
     another of another region (OfferingIndex.twinned)."""
     groups = bill.groups
-    lows = [ranking._INF] * len(groups)
-    high = ranking._INF
+    lows = [ranking.INF] * len(groups)
+    high = ranking.INF
     for p in off.prices:
         rate = ctx.float_rate(p.currency)
         amount = p.amount_float
@@ -1166,11 +1164,11 @@ def _cost_range(
             cost = amount * units * rate * groups[g][1]
             if cost < lows[g]:
                 lows[g] = cost
-        high = min(high, ranking._price_cost(ctx, p, bill))
+        high = min(high, ranking.price_cost(ctx, p, bill))
     # Sums in another order than ranking's: the bounds are widened past float rounding.
     low = sum(lows) + base
     low -= abs(low) * 1e-9 + 1e-9
-    if twinned or (ctx.storing and ranking._may_release(off)):
+    if twinned or (ctx.storing and ranking.may_release(off)):
         return low, None
     high += base
     return low, high + abs(high) * 1e-9 + 1e-9

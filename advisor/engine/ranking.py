@@ -39,7 +39,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from advisor.engine import hosts, idle, needs, timing, usage, vocab
 from advisor.engine.billing import (
@@ -53,7 +53,7 @@ from advisor.engine.billing import (
     job_cost,
     storage_cost,
 )
-from advisor.engine.errors import AdvisorError, ClosestMiss, NoFit
+from advisor.engine.errors import AdvisorError, ClosestMiss
 from advisor.engine.estimate import slice_spec
 from advisor.engine.hardware import resolve_accelerator
 from advisor.engine.idle import IdleTime
@@ -94,15 +94,12 @@ from advisor.engine.vocab import (
     When,
 )
 
-if TYPE_CHECKING:
-    from advisor.engine import prune
-
 # PCIe scaling and MFU above 60 % are flagged by timing.training_time (its warnings are passed on).
 DEFAULT_LIMIT = 20
 # Two recommendations within 2 % of each other on the objective are called tied: closer than
 # that, the estimate's own spread (time ranges, rounding, a price seen a week ago) decides.
 TIE_FRACTION = 0.02
-_INF = float("inf")
+INF = float("inf")
 BEST_BY = {
     Objective.COST: Code.REASON_BEST_BY_COST,
     Objective.TIME: Code.REASON_BEST_BY_TIME,
@@ -226,7 +223,7 @@ def unpriced_message(platforms: Sequence[tuple[str, str]]) -> Message | None:
 
 
 @dataclass
-class _Bill:
+class Bill:
     """(usage, instances) groups of one offering kind, with their billed units per price kind."""
 
     groups: tuple[tuple[Usage, int], ...]
@@ -268,12 +265,12 @@ class _Bill:
 
 
 @dataclass(frozen=True)
-class _Fit:
+class Fit:
     """What is shared by every offering with the same placement signature."""
 
     placement: Placement
-    bill: _Bill | None  # the costed period (None when the tasks do not fit)
-    month: _Bill | None  # the busiest month (`bill` itself on a monthly basis)
+    bill: Bill | None  # the costed period (None when the tasks do not fit)
+    month: Bill | None  # the busiest month (`bill` itself on a monthly basis)
     time: float | None
     efficiency: float | None
     time_warnings: tuple[Message, ...]
@@ -286,20 +283,20 @@ class _Fit:
 
 
 @dataclass(slots=True)
-class _Candidate:
+class Candidate:
     """An offering that fits. Its cost is ranked as a float; the exact Decimal total is computed
-    only for the recommendations shown (`_exact`)."""
+    only for the recommendations shown (`exact_costs`)."""
 
     time: float | None
     offering: OfferingSpec
-    fit: _Fit
-    bill: _Bill
+    fit: Fit
+    bill: Bill
     prices: tuple[PriceSpec, ...]  # per usage group
     storage: Decimal | None
     storage_assumed: bool
     stale: bool
     cost_key: float = 0.0  # ranked cost in the target currency, for ranking only
-    time_key: float = _INF  # time or infinity, for sorting only
+    time_key: float = INF  # time or infinity, for sorting only
     score: float = 0.0  # the objective's figure (cost, time or the balanced sum)
     regions: list[str] = field(default_factory=list)
     # Keeping the instance on between runs so that its platform does not release it (idle.py),
@@ -307,7 +304,7 @@ class _Candidate:
     keep: float = 0.0
 
 
-class _Context:
+class Context:
     """Per-call state: inputs, caches, counters."""
 
     def __init__(
@@ -326,6 +323,10 @@ class _Context:
         self.basis = usage.basis(scenario.tasks)
         self.now = now
         self.rates = rates
+        # The rates usable at `now`: billing.find_rate reads no other, so what is kept across
+        # calls after converting money is kept under these, never under `rates`, and a rate
+        # dated later applies once its date comes.
+        self.usable_rates = tuple(r for r in rates if r.as_of <= now)
         self.storage_prices = storage_prices
         self.storage_platforms = tuple(dict.fromkeys(s.platform for s in storage_prices))
         self.stale_before = vocab.stale_before(now, stale_after_days)
@@ -340,16 +341,16 @@ class _Context:
         self.no_interruptible = not self.c.allow_interruptible and any(
             not usage.is_job(t) and t.when == When.ALWAYS for t in scenario.tasks
         )
-        self._fits: dict[tuple[Any, ...], _Fit] | None = None
+        self._fits: dict[tuple[Any, ...], Fit] | None = None
         self.accelerators = accelerators
         # (bill, busiest month's bill, usage warnings, each task's busy hours in that month) by
         # where the tasks run and for how long (_compute_fit).
         self.bills: dict[
-            tuple[Any, ...], tuple[_Bill, _Bill, tuple[Message, ...], tuple[float, ...]]
+            tuple[Any, ...], tuple[Bill, Bill, tuple[Message, ...], tuple[float, ...]]
         ] = {}
         self.times: dict[tuple[Any, ...], timing.TimeEstimate | AdvisorError] = {}
         # Fits by placement and what timing reads of the offering (_compute_fit).
-        self.placed_fits: dict[tuple[Any, ...], _Fit] = {}
+        self.placed_fits: dict[tuple[Any, ...], Fit] = {}
         # The tasks that get a time on a card (_training_times): none, and a fit is its
         # placement's alone.
         self.timed = any(_is_timed(self, i, t) for i, t in enumerate(scenario.tasks))
@@ -374,12 +375,12 @@ class _Context:
         self.sequence_bytes: dict[int, int] = {}
 
     @property
-    def fits(self) -> dict[tuple[Any, ...], _Fit]:
-        """Fits by shape (_fit_key), kept by the placement cache across calls under everything a
-        fit is made of (the tasks, the cost basis, start-ups; storage terms, prices and rates
-        for the storage its bills remember; the accelerator specs), so that a scenario asked
-        again, or with other constraints, skips placement, timing and usage per shape. Taken on
-        first use: a caller may set the cost basis before (plans.py)."""
+    def fits(self) -> dict[tuple[Any, ...], Fit]:
+        """Fits by shape (fit_key), kept by the placement cache across calls under everything a
+        fit is made of (the tasks, the cost basis, start-ups; storage terms, prices and the rates
+        usable at `now` for the storage its bills remember, converted; the accelerator specs), so
+        that a scenario asked again, or with other constraints, skips placement, timing and usage
+        per shape. Taken on first use: a caller may set the cost basis before (plans.py)."""
         if self._fits is None:
             c = self.c
             terms = (
@@ -389,7 +390,7 @@ class _Context:
                 c.storage_gb,
                 c.currency,
                 tuple(self.storage_prices),
-                tuple(self.rates),
+                self.usable_rates,
                 tuple(self.accelerators.values()),
             )
             try:
@@ -411,7 +412,7 @@ class _Context:
     def reject(
         self,
         reason: Code,
-        closeness: float = _INF,
+        closeness: float = INF,
         offering: OfferingSpec | None = None,
         detail: Param | Callable[[], Param] = None,
     ) -> None:
@@ -440,74 +441,8 @@ class _Context:
         return found
 
 
-def advise(
-    scenario: Scenario,
-    offerings: Sequence[OfferingSpec],
-    accelerators: Mapping[str, AcceleratorSpec],
-    *,
-    now: datetime,
-    rates: Sequence[ExchangeRateSpec] = (),
-    storage_prices: Sequence[StoragePriceSpec] = (),
-    stale_after_days: int = 30,
-    limit: int = DEFAULT_LIMIT,
-    placements: PlacementCache | None = None,
-    platforms: Mapping[str, str] | None = None,
-    index: prune.OfferingIndex | None = None,
-) -> Advice:
-    """Ranked recommendations for `scenario` over `offerings`; NoFit names the closest miss.
-
-    `placements`: a cache the caller keeps across calls; without one, each call starts cold.
-    `index`: `offerings` grouped by shape (prune.OfferingIndex), kept by the caller with the
-    catalogue; without one (or one of other offerings) it is built here. Only offerings of shapes
-    that fit are priced, and only what is shown is ranked in full (prune.py).
-    `platforms`: the catalogue's platforms (slug -> name), so that one without any offering is
-    reported as unpriced too; both the advice and NoFit list the platforms in scope that have no
-    current price (`unpriced_platforms`) instead of leaving them out silently.
-    """
-    # Imported here: prune builds on this module's functions.
-    from advisor.engine import prune
-
-    ctx = _Context(scenario, accelerators, now, rates, storage_prices, stale_after_days, placements)
-    pool = index if index is not None and index.offerings is offerings else None
-    pool = pool or prune.OfferingIndex(offerings)
-    unpriced = prune.unpriced_platforms(ctx, pool, platforms or {})
-    lazily = prune.rank(ctx, pool, scenario.objective, limit)
-    if lazily is None:  # every offering priced (a budget, fresh-only prices)
-        args = (scenario, accelerators, now, rates, storage_prices, stale_after_days, placements)
-        ctx = _Context(*args)
-        candidates = prune.evaluate(ctx, pool)
-        ranked = prune.select(candidates, scenario.objective, limit) if candidates else None
-        fitting = len(candidates)
-    else:
-        ranked, fitting = lazily
-    if ranked is None:
-        error = NoFit(_no_fit_message(ctx, len(offerings)))
-        error.unpriced_platforms = unpriced
-        error.closest_miss = closest_miss(ctx)
-        error.rejected = tuple(ctx.rejected.most_common())
-        raise error
-    front, shown = ranked.front, ranked.shown
-    first = _exact(ctx, ranked.first)[0]
-    recs = tuple(
-        _recommend(ctx, c, i + 1, id(c) in front, [ranked.first], first, fitting) for i, c in shown
-    )
-    return Advice(
-        recommendations=recs,
-        pareto=tuple(c.offering.id for c in ranked.pareto),
-        rejected=dict(ctx.rejected),
-        considered=len(offerings),
-        fitting=fitting,
-        currency=ctx.c.currency,
-        objective=scenario.objective,
-        as_of=now,
-        cost_basis=ctx.basis,
-        unpriced_platforms=unpriced,
-        oldest_price_at=min((p.observed_at for _, c in shown for p in c.prices), default=None),
-    )
-
-
-def _unpriced_platforms(
-    ctx: _Context, offerings: Sequence[OfferingSpec], platforms: Mapping[str, str]
+def unpriced_platforms_of(
+    ctx: Context, offerings: Sequence[OfferingSpec], platforms: Mapping[str, str]
 ) -> tuple[tuple[str, str], ...]:
     """Platforms in scope (the chosen ones, else all) none of whose offerings has a current price
     (with `fresh_only`, a price that is not stale), by name."""
@@ -516,7 +451,7 @@ def _unpriced_platforms(
     for off in offerings:
         names.setdefault(off.platform, off.platform_name)
         if off.platform not in priced and (
-            _current(ctx, off.prices) if ctx.c.fresh_only else off.prices
+            current_prices(ctx, off.prices) if ctx.c.fresh_only else off.prices
         ):
             priced.add(off.platform)
     chosen = set(ctx.c.platforms)
@@ -531,22 +466,22 @@ def _unpriced_platforms(
 # ------------------------------------------------------------------------------------ per offering
 
 
-def _evaluate(ctx: _Context, off: OfferingSpec) -> _Candidate | None:
+def evaluate_offering(ctx: Context, off: OfferingSpec) -> Candidate | None:
     if ctx.filtering:
-        reason = _constraint_miss(ctx, off)
+        reason = constraint_miss(ctx, off)
         if reason is not None:
             ctx.reject(reason)
             return None
-    prices = _current(ctx, off.prices) if ctx.c.fresh_only else off.prices
+    prices = current_prices(ctx, off.prices) if ctx.c.fresh_only else off.prices
     if not prices:
         ctx.reject(Code.REJECT_NO_CURRENT_PRICE)
         return None
-    fit = _fit(ctx, off)
+    fit = shape_fit(ctx, off)
     if fit.bill is None or fit.month is None:
         shortfall = fit.placement.shortfall_bytes
         ctx.reject(
             Code.REJECT_DOES_NOT_FIT,
-            _INF if shortfall is None else shortfall,
+            INF if shortfall is None else shortfall,
             off,
             fit.placement.reason,
         )
@@ -558,18 +493,18 @@ def _evaluate(ctx: _Context, off: OfferingSpec) -> _Candidate | None:
         return None
     plan_total, chosen = _cheapest(ctx, prices, fit.bill)
     keep = 0.0
-    if ctx.storing and _may_release(off):
+    if ctx.storing and may_release(off):
         plan_total, chosen, keep = _cheapest_kept(ctx, off, prices, fit.bill, plan_total, chosen)
-    storage, assumed = _bill_storage(ctx, off.platform, fit.bill) if ctx.storing else (None, False)
+    storage, assumed = bill_storage(ctx, off.platform, fit.bill) if ctx.storing else (None, False)
     total = plan_total if storage is None else plan_total + float(storage)
     total += keep
-    time_key = _INF if fit.time is None else fit.time
+    time_key = INF if fit.time is None else fit.time
     stale = False
     for p in chosen:
         if p.stale or p.observed_at < ctx.stale_before:
             stale = True
             break
-    candidate = _Candidate(
+    candidate = Candidate(
         fit.time, off, fit, fit.bill, chosen, storage, assumed, stale, total, time_key
     )
     candidate.keep = keep
@@ -578,7 +513,7 @@ def _evaluate(ctx: _Context, off: OfferingSpec) -> _Candidate | None:
     return candidate
 
 
-def _over_budget(ctx: _Context, c: _Candidate) -> bool:
+def _over_budget(ctx: Context, c: Candidate) -> bool:
     """The budget is per month: the cost of the busiest month. Floats decide clear cases; within a
     cent of the budget the exact Decimal total decides."""
     budget, exact_budget = ctx.budget, ctx.c.budget_per_month
@@ -588,13 +523,13 @@ def _over_budget(ctx: _Context, c: _Candidate) -> bool:
     if month is c.bill:
         total = c.cost_key
     else:
-        storage = _bill_storage(ctx, c.offering.platform, month)[0]
+        storage = bill_storage(ctx, c.offering.platform, month)[0]
         total = _plan_cost(ctx, c.prices, month) + float(storage or 0)
         if c.keep:
             total += _keep_float(ctx, c.offering, c.prices, month)
     if total <= budget - 0.01:
         return False
-    if total <= budget + 0.01 and _exact(ctx, c)[1] <= exact_budget:
+    if total <= budget + 0.01 and exact_costs(ctx, c)[1] <= exact_budget:
         return False
     ccy = ctx.c.currency
     ctx.reject(
@@ -606,14 +541,14 @@ def _over_budget(ctx: _Context, c: _Candidate) -> bool:
     return True
 
 
-def _current(ctx: _Context, prices: tuple[PriceSpec, ...]) -> tuple[PriceSpec, ...]:
+def current_prices(ctx: Context, prices: tuple[PriceSpec, ...]) -> tuple[PriceSpec, ...]:
     for p in prices:
         if _stale(ctx, p):
             return tuple(p for p in prices if not _stale(ctx, p))
     return prices
 
 
-def _constraint_miss(ctx: _Context, off: OfferingSpec) -> Code | None:
+def constraint_miss(ctx: Context, off: OfferingSpec) -> Code | None:
     c = ctx.c
     if c.platforms and off.platform not in c.platforms:
         return Code.REJECT_NOT_ON_PLATFORMS
@@ -635,8 +570,8 @@ def _constraint_miss(ctx: _Context, off: OfferingSpec) -> Code | None:
     return None
 
 
-def _constraint_terms(ctx: _Context) -> tuple[Any, ...]:
-    """Everything of `ctx` that _constraint_miss reads: contexts alike in it leave the same
+def constraint_terms(ctx: Context) -> tuple[Any, ...]:
+    """Everything of `ctx` that constraint_miss reads: contexts alike in it leave the same
     offerings out."""
     c = ctx.c
     return (
@@ -650,13 +585,13 @@ def _constraint_terms(ctx: _Context) -> tuple[Any, ...]:
     )
 
 
-def _stale(ctx: _Context, price: PriceSpec) -> bool:
+def _stale(ctx: Context, price: PriceSpec) -> bool:
     """The staleness rule (vocab.is_stale), or the flag the loader set with the same rule."""
     return price.stale or price.observed_at < ctx.stale_before
 
 
-def _fit_key(off: OfferingSpec) -> tuple[Any, ...]:
-    """What placement, timing and usage see of an offering: offerings alike in it share one _Fit
+def fit_key(off: OfferingSpec) -> tuple[Any, ...]:
+    """What placement, timing and usage see of an offering: offerings alike in it share one Fit
     (and one group of prune.OfferingIndex)."""
     return (
         off.accelerator.slug,
@@ -669,17 +604,17 @@ def _fit_key(off: OfferingSpec) -> tuple[Any, ...]:
     )
 
 
-def _fit(ctx: _Context, off: OfferingSpec) -> _Fit:
+def shape_fit(ctx: Context, off: OfferingSpec) -> Fit:
     # A cheap exact key first; offerings that differ only in what placement ignores (e.g. the
     # platform's granularity on a card without MIG) then share one placement (PlacementCache).
-    key = _fit_key(off)
+    key = fit_key(off)
     fit = ctx.fits.get(key)
     if fit is None:
         fit = ctx.fits[key] = _compute_fit(ctx, off)
     return fit
 
 
-def _compute_fit(ctx: _Context, off: OfferingSpec) -> _Fit:
+def _compute_fit(ctx: Context, off: OfferingSpec) -> Fit:
     placement = ctx.placer.place(off)
     # Shapes that place alike (PlacementCache shares one placement between them) and that timing
     # sees alike share the fit: _training_times reads the card, its interconnect, cards per
@@ -703,9 +638,9 @@ def _compute_fit(ctx: _Context, off: OfferingSpec) -> _Fit:
     return fit
 
 
-def _placed_fit(ctx: _Context, off: OfferingSpec, placement: Placement) -> _Fit:
+def _placed_fit(ctx: Context, off: OfferingSpec, placement: Placement) -> Fit:
     if not placement.fits:
-        return _Fit(placement, None, None, None, None, ())
+        return Fit(placement, None, None, None, None, ())
     per_task, ranges, efficiency, warnings = _training_times(ctx, off, placement)
     timed = [h for h in per_task if h is not None]
     spans = [r for r in ranges if r is not None]
@@ -719,7 +654,7 @@ def _placed_fit(ctx: _Context, off: OfferingSpec, placement: Placement) -> _Fit:
         month_hours = tuple(u.month_hours for u in uses)
         found = ctx.bills[key] = (bill, month, _usage_warnings(ctx.tasks, uses), month_hours)
     bill, month, usage_warnings, month_hours = found
-    return _Fit(
+    return Fit(
         placement,
         bill,
         month,
@@ -740,7 +675,7 @@ def _bills(
     uses: Sequence[TaskUsage],
     basis: CostBasis,
     startup_minutes: float = 0.0,
-) -> tuple[_Bill, _Bill]:
+) -> tuple[Bill, Bill]:
     """(costed period, busiest month) bills: each instance's usage, grouped alike in both, so
     that a plan chosen per group of one prices the same instances in the other."""
     slots: list[list[tuple[When, TaskUsage]]] = [[] for _ in range(placement.instances)]
@@ -749,22 +684,22 @@ def _bills(
     keys = []
     for s in slots:
         over, busiest = usage.instance_usage(s, basis)
-        kept = _kept_on(over, startup_minutes)
-        keys.append((kept, kept if busiest is over else _kept_on(busiest, startup_minutes)))
+        kept = kept_on(over, startup_minutes)
+        keys.append((kept, kept if busiest is over else kept_on(busiest, startup_minutes)))
     counted = Counter(keys)
     groups = sorted(
         counted.items(), key=lambda g: (g[0][0].hours, g[0][0].held_hours), reverse=True
     )
     index = {key: i for i, (key, _) in enumerate(groups)}
     of = tuple(index[k] for k in keys)
-    period = _Bill(tuple((p, n) for (p, _), n in groups), of, startup_minutes=startup_minutes)
+    period = Bill(tuple((p, n) for (p, _), n in groups), of, startup_minutes=startup_minutes)
     if basis is CostBasis.MONTH:
         return period, period
-    month = _Bill(tuple((m, n) for (_, m), n in groups), of, startup_minutes=startup_minutes)
+    month = Bill(tuple((m, n) for (_, m), n in groups), of, startup_minutes=startup_minutes)
     return period, month
 
 
-def _kept_on(use: Usage, startup_minutes: float) -> Usage:
+def kept_on(use: Usage, startup_minutes: float) -> Usage:
     """`use`, or, when the time between its runs is shorter than a start-up, the instance kept on
     for all its held hours in one run: stopped between runs it could not start again before its
     next busy hour (a service busy 719 h of a 720 h month is idle 2 minutes a day)."""
@@ -800,7 +735,7 @@ def _usage_warnings(tasks: Sequence[Task], uses: Sequence[TaskUsage]) -> tuple[M
 
 
 def _training_times(
-    ctx: _Context, off: OfferingSpec, placement: Placement
+    ctx: Context, off: OfferingSpec, placement: Placement
 ) -> tuple[list[float | None], list[tuple[float, float] | None], float | None, tuple[Message, ...]]:
     """Each training task's time on this offering (None: not a timed job, or no estimate) and
     its (low, high) range; the scaling efficiency of the longest; the time warnings."""
@@ -844,7 +779,7 @@ def _training_times(
     return out, ranges, efficiency, tuple(warnings)
 
 
-def _is_timed(ctx: _Context, index: int, task: Task) -> bool:
+def _is_timed(ctx: Context, index: int, task: Task) -> bool:
     """Whether task `index` gets a time on a card: a training job with tokens, or a fixed task
     with frames (its time scaled from its reference card)."""
     return index in ctx.references or (task.kind in TRAINING_KINDS and bool(task.tokens))
@@ -857,7 +792,7 @@ _KEPT_TIMES: dict[tuple[Any, ...], timing.TimeEstimate] = {}
 
 
 def _task_time(
-    ctx: _Context, index: int, task: Task, off: OfferingSpec, gpus: int
+    ctx: Context, index: int, task: Task, off: OfferingSpec, gpus: int
 ) -> timing.TimeEstimate:
     """training_time, once per (task, card, GPU count, interconnect, machine and network): many
     offerings share them. A machine is the offering's instance; placement keeps a task inside
@@ -909,24 +844,24 @@ def _compute_share(off: OfferingSpec, a: Assignment) -> float:
 
 
 def _cheapest(
-    ctx: _Context, prices: Sequence[PriceSpec], bill: _Bill
+    ctx: Context, prices: Sequence[PriceSpec], bill: Bill
 ) -> tuple[float, tuple[PriceSpec, ...]]:
     """Cheapest plan (converted, as a float for ranking): one unit for all instances, or the best
     unit per usage group. Of equal costs the fresh price wins."""
     groups = len(bill.groups)
     if len(prices) == 1:
-        return _price_cost(ctx, prices[0], bill), (prices[0],) * groups
+        return price_cost(ctx, prices[0], bill), (prices[0],) * groups
     if groups == 1:  # the common case: one usage group, the cheapest single price wins
-        best_cost, best_price = _INF, prices[0]
+        best_cost, best_price = INF, prices[0]
         for p in prices:
-            cost = _price_cost(ctx, p, bill)
+            cost = price_cost(ctx, p, bill)
             if cost < best_cost or (cost == best_cost and _stale(ctx, best_price)):
                 best_cost, best_price = cost, p
         return best_cost, (best_price,)
     # Metered prices are all linear in the busy hours, so the cheapest is cheapest for every
     # group; only a prepaid plan next to another plan can make a mixed plan worth it.
     if not any(p.unit in PREPAID_UNITS for p in prices):
-        totals = [_price_cost(ctx, p, bill) for p in prices]
+        totals = [price_cost(ctx, p, bill) for p in prices]
         best = min(range(len(prices)), key=totals.__getitem__)
         return totals[best], (prices[best],) * groups
     costs = [_group_costs(ctx, p, bill) for p in prices]
@@ -939,7 +874,7 @@ def _cheapest(
     return totals[best], (prices[best],) * groups
 
 
-def _price_cost(ctx: _Context, price: PriceSpec, bill: _Bill) -> float:
+def price_cost(ctx: Context, price: PriceSpec, bill: Bill) -> float:
     """One plan for every instance, converted. Without a minimum charge the cost is linear in the
     units, so one multiplication prices all instances."""
     if price.min_charge:
@@ -948,7 +883,7 @@ def _price_cost(ctx: _Context, price: PriceSpec, bill: _Bill) -> float:
     return price.amount_float * units * ctx.float_rate(price.currency) if units else 0.0
 
 
-def _group_costs(ctx: _Context, price: PriceSpec, bill: _Bill) -> list[float]:
+def _group_costs(ctx: Context, price: PriceSpec, bill: Bill) -> list[float]:
     """Each group's cost on `price`, converted: its units, the minimum charge per run."""
     rate = ctx.float_rate(price.currency)
     return [
@@ -957,14 +892,14 @@ def _group_costs(ctx: _Context, price: PriceSpec, bill: _Bill) -> list[float]:
     ]
 
 
-def _plan_cost(ctx: _Context, prices: Sequence[PriceSpec], bill: _Bill) -> float:
+def _plan_cost(ctx: Context, prices: Sequence[PriceSpec], bill: Bill) -> float:
     """A chosen plan (one price per group) priced for `bill`'s usage, as a float: each group's
     cost from _group_costs, which reads the bill's cached units."""
     return sum(_group_costs(ctx, p, bill)[g] for g, p in enumerate(prices))
 
 
 def _exact_plan(
-    ctx: _Context, prices: Sequence[PriceSpec], bill: _Bill
+    ctx: Context, prices: Sequence[PriceSpec], bill: Bill
 ) -> list[tuple[PriceSpec, Decimal, int]]:
     """(price, its charge per instance in its own currency, instances) per group, exactly: each
     run metered on its own, with its billed start-up time (idle.run_units, run_charge)."""
@@ -974,12 +909,12 @@ def _exact_plan(
     ]
 
 
-def _exact(ctx: _Context, c: _Candidate) -> tuple[Decimal, Decimal]:
+def exact_costs(ctx: Context, c: Candidate) -> tuple[Decimal, Decimal]:
     """(ranked cost, busiest month's cost) of the chosen plan in exact money, storage included."""
     month = c.fit.month
     assert month is not None
 
-    def converted(bill: _Bill) -> Decimal:
+    def converted(bill: Bill) -> Decimal:
         plan = _exact_plan(ctx, c.prices, bill)
         return sum((ctx.convert(amount, p.currency) * n for p, amount, n in plan), ZERO)
 
@@ -990,7 +925,7 @@ def _exact(ctx: _Context, c: _Candidate) -> tuple[Decimal, Decimal]:
     return period, converted(month) + storage + _keep(ctx, c, month)
 
 
-def _bill_storage(ctx: _Context, platform: str, bill: _Bill) -> tuple[Decimal | None, bool]:
+def bill_storage(ctx: Context, platform: str, bill: Bill) -> tuple[Decimal | None, bool]:
     """_storage for the busiest instance of `bill`, remembered on the bill (offerings of one kind
     share it), so that the usage is not hashed again for every offering."""
     found = bill.storage.get(platform)
@@ -999,7 +934,7 @@ def _bill_storage(ctx: _Context, platform: str, bill: _Bill) -> tuple[Decimal | 
     return found
 
 
-def _storage(ctx: _Context, platform: str, use: Usage) -> tuple[Decimal | None, bool]:
+def _storage(ctx: Context, platform: str, use: Usage) -> tuple[Decimal | None, bool]:
     """Storage for the scenario's data while the busiest instance is used (`use`): the platform's
     cheapest storage price, or, when it has none, the median of the platforms that have one
     (flagged as assumed). None when no platform has a storage price or no data is kept."""
@@ -1019,7 +954,7 @@ def _storage(ctx: _Context, platform: str, use: Usage) -> tuple[Decimal | None, 
     return assumed, assumed is not None
 
 
-def _platform_storage(ctx: _Context, platform: str, use: Usage) -> Decimal | None:
+def _platform_storage(ctx: Context, platform: str, use: Usage) -> Decimal | None:
     key = (platform, use)
     if key not in ctx.storage_of:
         options = [
@@ -1034,18 +969,16 @@ def _platform_storage(ctx: _Context, platform: str, use: Usage) -> Decimal | Non
 # --------------------------------------------------------------------------- time between runs
 
 
-def _may_release(off: OfferingSpec) -> bool:
+def may_release(off: OfferingSpec) -> bool:
     """The offering's platform releases an instance stopped for some days (idle.py)."""
     rules = off.billing_rules
     return rules is not None and rules.release_after_stopped_days is not None
 
 
-def _keep_float(
-    ctx: _Context, off: OfferingSpec, prices: Sequence[PriceSpec], bill: _Bill
-) -> float:
+def _keep_float(ctx: Context, off: OfferingSpec, prices: Sequence[PriceSpec], bill: Bill) -> float:
     """What keeping `bill`'s instances on past their platform's release window costs, converted,
     as a float for ranking: only when the scenario keeps data on the platform (idle.keep_cost)."""
-    if not ctx.storing or not _may_release(off):
+    if not ctx.storing or not may_release(off):
         return 0.0
     rules, minutes = off.billing_rules, ctx.c.startup_minutes
     return sum(
@@ -1055,10 +988,10 @@ def _keep_float(
 
 
 def _cheapest_kept(
-    ctx: _Context,
+    ctx: Context,
     off: OfferingSpec,
     prices: Sequence[PriceSpec],
-    bill: _Bill,
+    bill: Bill,
     plan_total: float,
     chosen: tuple[PriceSpec, ...],
 ) -> tuple[float, tuple[PriceSpec, ...], float]:
@@ -1076,16 +1009,16 @@ def _cheapest_kept(
 
 
 def _keep_cost(
-    ctx: _Context, off: OfferingSpec, price: PriceSpec, use: Usage
+    ctx: Context, off: OfferingSpec, price: PriceSpec, use: Usage
 ) -> tuple[vocab.IdleWay, Decimal, float]:
     startup = idle.startup_seconds(price, ctx.c.startup_minutes)
     return idle.keep_cost(price, use, off.billing_rules, ctx.convert, ctx.float_rate, startup)
 
 
-def _keep(ctx: _Context, c: _Candidate, bill: _Bill) -> Decimal:
+def _keep(ctx: Context, c: Candidate, bill: Bill) -> Decimal:
     """The cost of keeping `c`'s instances from release over `bill`, exactly (0 unless the
     ranking counted one)."""
-    if not ctx.storing or not _may_release(c.offering):
+    if not ctx.storing or not may_release(c.offering):
         return ZERO
     return sum(
         (
@@ -1105,7 +1038,7 @@ def _count(n: float) -> Quantity:
     return Quantity(n, Unit.COUNT, 0 if float(n).is_integer() else 1)
 
 
-def _idle_time(ctx: _Context, c: _Candidate) -> tuple[idle.IdleTime | None, tuple[Message, ...]]:
+def _idle_time(ctx: Context, c: Candidate) -> tuple[idle.IdleTime | None, tuple[Message, ...]]:
     """The recommendation's time between runs (idle.IdleTime: how it is spent, what it costs, the
     start-ups billed) and its warnings: runs further apart than the platform keeps a stopped
     instance, and the release of a prepaid instance after its plan expires."""
@@ -1201,7 +1134,7 @@ def _idle_time(ctx: _Context, c: _Candidate) -> tuple[idle.IdleTime | None, tupl
 _Group = tuple[PriceSpec, Usage, int, float]  # price, usage, instances, start-up seconds per run
 
 
-def _startups(ctx: _Context, c: _Candidate, groups: Sequence[_Group]) -> tuple[float, Decimal]:
+def _startups(ctx: Context, c: Candidate, groups: Sequence[_Group]) -> tuple[float, Decimal]:
     """(start-up hours billed, what they add to the plan, converted) over the costed period."""
     total_hours, total = 0.0, ZERO
     for p, u, n, startup in groups:
@@ -1216,8 +1149,8 @@ def _startups(ctx: _Context, c: _Candidate, groups: Sequence[_Group]) -> tuple[f
 
 
 def _startup_notes(
-    ctx: _Context,
-    c: _Candidate,
+    ctx: Context,
+    c: Candidate,
     groups: Sequence[_Group],
     startup_hours: float,
     startup_cost: Decimal,
@@ -1251,24 +1184,24 @@ def _startup_notes(
 # ---------------------------------------------------------------------------------- rank and front
 
 
-def _rank(candidates: list[_Candidate], objective: str) -> list[_Candidate]:
-    """Order by the objective (_ranking); a stable sort, so equals keep the catalogue's order."""
-    return sorted(candidates, key=_ranking(candidates, objective))
+def _rank(candidates: list[Candidate], objective: str) -> list[Candidate]:
+    """Order by the objective (ranking_key); a stable sort, so equals keep the catalogue's order."""
+    return sorted(candidates, key=ranking_key(candidates, objective))
 
 
-def _ranking(
-    candidates: Sequence[_Candidate],
+def ranking_key(
+    candidates: Sequence[Candidate],
     objective: str,
     stats: tuple[Sequence[float], float] | None = None,
-) -> Callable[[_Candidate], tuple[Any, ...]]:
+) -> Callable[[Candidate], tuple[Any, ...]]:
     """The objective's sort key (module docstring), once each candidate's `score` keeps its
     objective figure. Costs compare to the cent, so that stale prices rank after fresh ones at
-    equal cost. Within one _Fit (one time) the key never decreases as the cost grows.
+    equal cost. Within one Fit (one time) the key never decreases as the cost grows.
 
     `stats`: (the finite times, the least cost) of all the candidates when `candidates` are only
     some of them (prune.rank); else they are read from `candidates`."""
     if stats is None:
-        times: Sequence[float] = [c.time_key for c in candidates if c.time_key < _INF]
+        times: Sequence[float] = [c.time_key for c in candidates if c.time_key < INF]
     else:
         times = stats[0]
     if objective == "time" and times:
@@ -1285,13 +1218,13 @@ def _ranking(
     slowest = max(times) / best_time
     cost_scale = 1 / best_cost if best_cost > 0 else 1.0
     for c in candidates:
-        t = c.time_key / best_time if c.time_key < _INF else slowest
+        t = c.time_key / best_time if c.time_key < INF else slowest
         c.score = c.cost_key * cost_scale + t
     return lambda c: (c.score, c.stale, c.cost_key)
 
 
 def regional_offer(off: OfferingSpec) -> tuple[Any, ...]:
-    """What _fold_regions compares of a regional offering besides its plan and the figures priced
+    """What fold_regions compares of a regional offering besides its plan and the figures priced
     from it: the same offer sold in another region is alike in all of it."""
     return (
         off.platform,
@@ -1307,11 +1240,11 @@ def regional_offer(off: OfferingSpec) -> tuple[Any, ...]:
     )
 
 
-def _fold_regions(ordered: list[_Candidate]) -> list[_Candidate]:
+def fold_regions(ordered: list[Candidate]) -> list[Candidate]:
     """The same offer (platform, instance, price) sold in several regions: one candidate, the
     first in rank order, listing the regions. Catalogues name regional offers after their
     region ("p5.48xlarge (us-east-1)"), so names compare without it."""
-    leads: dict[tuple[Any, ...], _Candidate] = {}
+    leads: dict[tuple[Any, ...], Candidate] = {}
     out = []
     for c in ordered:
         off = c.offering
@@ -1334,18 +1267,18 @@ def _fold_regions(ordered: list[_Candidate]) -> list[_Candidate]:
     return out
 
 
-def _pareto(ordered: Sequence[_Candidate]) -> set[int]:
+def pareto_ids(ordered: Sequence[Candidate]) -> set[int]:
     """ids of the candidates on the cost/time front (vocab.pareto_front); of exact duplicates the
     first in rank order is kept (the sort is stable)."""
     front = vocab.pareto_front(ordered, lambda c: c.cost_key, lambda c: c.time_key)
     return {id(c) for c in front}
 
 
-def _tied(c: _Candidate, first: _Candidate) -> bool:
+def _tied(c: Candidate, first: Candidate) -> bool:
     a, b = c.score, first.score
     if a == b:
         return True
-    if b in (_INF, 0.0) or a == _INF:
+    if b in (INF, 0.0) or a == INF:
         return False
     return abs(a - b) <= TIE_FRACTION * abs(b)
 
@@ -1353,18 +1286,18 @@ def _tied(c: _Candidate, first: _Candidate) -> bool:
 # ------------------------------------------------------------------------------ recommendation
 
 
-def _recommend(
-    ctx: _Context,
-    c: _Candidate,
+def recommend(
+    ctx: Context,
+    c: Candidate,
     rank: int,
     on_front: bool,
-    ordered: Sequence[_Candidate],
+    ordered: Sequence[Candidate],
     first_cost: Decimal,
     fitting: int,
 ) -> Recommendation:
     off, placement = c.offering, c.fit.placement
-    cost, monthly = _exact(ctx, c)
-    plan = _billing_choice(ctx, c, cost, monthly)
+    cost, monthly = exact_costs(ctx, c)
+    plan = billing_choice(ctx, c, cost, monthly)
     oldest = min(c.prices, key=lambda p: p.observed_at)
     first = ordered[0]
     vs_first = None
@@ -1400,9 +1333,9 @@ def _recommend(
         price_source_kind=oldest.source_kind,
         pareto=on_front,
         reasons=_reasons(ctx, c, rank, on_front, plan, fitting, vs_first, isolation),
-        warnings=tuple(dict.fromkeys(_rec_warnings(ctx, c) + idle_warnings)),
+        warnings=tuple(dict.fromkeys(rec_warnings(ctx, c) + idle_warnings)),
         decode_tokens_per_s=tuple((s.task, s.estimate.stream_tokens_per_s) for s in serving),
-        vendor_claim=_vendor_claim(c),
+        vendor_claim=is_vendor_claim(c),
         stale=c.stale,
         storage_assumed=c.storage_assumed,
         regions=tuple(sorted(c.regions)),
@@ -1419,17 +1352,17 @@ def _recommend(
     )
 
 
-def _vendor_claim(c: _Candidate) -> bool:
+def is_vendor_claim(c: Candidate) -> bool:
     return c.offering.vendor_claim or any(p.source_kind == "vendor_claim" for p in c.prices)
 
 
-def _billing_choice(ctx: _Context, c: _Candidate, cost: Decimal, monthly: Decimal) -> BillingChoice:
+def billing_choice(ctx: Context, c: Candidate, cost: Decimal, monthly: Decimal) -> BillingChoice:
     first = c.prices[0]
     mixed = len({p.unit for p in c.prices}) > 1
     month = c.fit.month
     assert month is not None
 
-    def own(bill: _Bill) -> Decimal:
+    def own(bill: Bill) -> Decimal:
         return sum((amount * n for _, amount, n in _exact_plan(ctx, c.prices, bill)), ZERO)
 
     one_currency = len({p.currency for p in c.prices}) == 1
@@ -1457,7 +1390,7 @@ def _billing_choice(ctx: _Context, c: _Candidate, cost: Decimal, monthly: Decima
 
 
 def _job_cost_range(
-    ctx: _Context, c: _Candidate, cost: Decimal
+    ctx: Context, c: Candidate, cost: Decimal
 ) -> tuple[Decimal | None, Decimal | None]:
     """(job_cost_low, job_cost_high): the job cost at the low and high ends of the time range,
     priced the way the job cost is (the chosen plan for the run's usage on a job basis, the
@@ -1475,7 +1408,7 @@ def _job_cost_range(
     return min(low, expected), max(high, expected)
 
 
-def _plan_at(ctx: _Context, c: _Candidate, end: int) -> Decimal | None:
+def _plan_at(ctx: Context, c: Candidate, end: int) -> Decimal | None:
     """The chosen plan priced for the run with every task at one end of its time range (0: low,
     1: high), converted, storage left out."""
     ranges = c.fit.task_ranges
@@ -1494,7 +1427,7 @@ def _plan_at(ctx: _Context, c: _Candidate, end: int) -> Decimal | None:
     return sum((ctx.convert(amount, p.currency) * n for p, amount, n in plan), ZERO)
 
 
-def _job_cost(ctx: _Context, c: _Candidate, time: float | None = None) -> Decimal | None:
+def _job_cost(ctx: Context, c: Candidate, time: float | None = None) -> Decimal | None:
     """Training run to completion on a monthly basis: the instances that host training tasks,
     for the longest run (`time`, default the expected one), at the cheapest price for that run."""
     time = c.time if time is None else time
@@ -1514,7 +1447,7 @@ def _job_cost(ctx: _Context, c: _Candidate, time: float | None = None) -> Decima
     return per_instance * len(hosts)
 
 
-def _serving(ctx: _Context, c: _Candidate) -> tuple[TaskServing, ...]:
+def _serving(ctx: Context, c: Candidate) -> tuple[TaskServing, ...]:
     """Each inference task's serving figures where the placement put it (a MIG slice sees its
     share of the card) and its cost per million output tokens (TaskServing)."""
     off, placement = c.offering, c.fit.placement
@@ -1544,7 +1477,7 @@ def _serving(ctx: _Context, c: _Candidate) -> tuple[TaskServing, ...]:
 
 
 def _cost_per_million(
-    ctx: _Context, c: _Candidate, index: int, est: ServingEstimate
+    ctx: Context, c: Candidate, index: int, est: ServingEstimate
 ) -> tuple[Decimal | None, bool]:
     """(cost per million output tokens of task `index`, whether other tasks share its instance).
 
@@ -1575,8 +1508,8 @@ def _cost_per_million(
 
 
 def _reasons(
-    ctx: _Context,
-    c: _Candidate,
+    ctx: Context,
+    c: Candidate,
     rank: int,
     on_front: bool,
     plan: BillingChoice,
@@ -1602,7 +1535,7 @@ def _reasons(
     objective = Objective(ctx.scenario.objective)
     if rank == 1:
         out.append(msg(BEST_BY[objective], fitting=n, basis=ctx.basis))
-        if _vendor_claim(c):
+        if is_vendor_claim(c):
             out.append(msg(Code.REASON_RESTS_ON_VENDOR_CLAIM, platform=off.platform_name))
     if vs_first is not None:
         out.append(_versus_first(ctx, c, vs_first))
@@ -1645,7 +1578,7 @@ def _reasons(
     return tuple(out)
 
 
-def _versus_first(ctx: _Context, c: _Candidate, vs: Comparison) -> Message:
+def _versus_first(ctx: Context, c: Candidate, vs: Comparison) -> Message:
     """The difference to #1 in cost and time; a tie names what else tells them apart."""
     return versus_first(vs, ctx.c.currency, ctx.basis, _apart(c))
 
@@ -1676,10 +1609,10 @@ def versus_first(
     )
 
 
-def _apart(c: _Candidate) -> tuple[Message, ...]:
+def _apart(c: Candidate) -> tuple[Message, ...]:
     """What else may decide between tied recommendations: who states the price, its age."""
     out = []
-    if _vendor_claim(c):
+    if is_vendor_claim(c):
         out.append(msg(Code.DIFF_VENDOR_CLAIM))
     if c.offering.competitor_claim_by:
         out.append(msg(Code.DIFF_COMPETITOR_CLAIM))
@@ -1688,7 +1621,7 @@ def _apart(c: _Candidate) -> tuple[Message, ...]:
     return tuple(out)
 
 
-def _break_even_reason(c: _Candidate) -> list[Message]:
+def _break_even_reason(c: Candidate) -> list[Message]:
     prepaid = [p for p in c.offering.prices if p.unit in PREPAID_UNITS]
     metered = [p for p in c.offering.prices if p.unit not in PREPAID_UNITS]
     out = []
@@ -1710,10 +1643,10 @@ def _break_even_reason(c: _Candidate) -> list[Message]:
     return out
 
 
-def _rec_warnings(ctx: _Context, c: _Candidate) -> tuple[Message, ...]:
+def rec_warnings(ctx: Context, c: Candidate) -> tuple[Message, ...]:
     off = c.offering
     out = list(c.fit.placement.warnings)
-    if _vendor_claim(c):
+    if is_vendor_claim(c):
         out.append(msg(Code.WARN_VENDOR_CLAIM))
     if off.competitor_claim_by:
         out.append(msg(Code.WARN_COMPETITOR_CLAIM, speaker=off.competitor_claim_by))
@@ -1773,7 +1706,7 @@ def _label(off: OfferingSpec, detail: Param) -> Message:
     )
 
 
-def _no_fit_message(ctx: _Context, total: int) -> Message:
+def no_fit_message(ctx: Context, total: int) -> Message:
     if not ctx.rejected:
         return msg(Code.NO_FIT_NO_OFFERINGS, total=total)
     counts = tuple(
@@ -1787,7 +1720,7 @@ def _no_fit_message(ctx: _Context, total: int) -> Message:
     return head
 
 
-def closest_miss(ctx: _Context) -> ClosestMiss | None:
+def closest_miss(ctx: Context) -> ClosestMiss | None:
     """The nearest miss of the first reason that has one: over budget, misses the deadline,
     does not fit (the order a renter relaxes them in)."""
     for reason in (Code.REJECT_OVER_BUDGET, Code.REJECT_MISSES_DEADLINE, Code.REJECT_DOES_NOT_FIT):
@@ -1797,4 +1730,4 @@ def closest_miss(ctx: _Context) -> ClosestMiss | None:
     return None
 
 
-__all__ = ["TIE_FRACTION", "Advice", "BillingChoice", "Comparison", "Recommendation", "advise"]
+__all__ = ["TIE_FRACTION", "Advice", "BillingChoice", "Comparison", "Recommendation"]

@@ -42,13 +42,8 @@ from dataclasses import dataclass, replace
 from typing import Literal
 
 from advisor.engine.errors import InvalidWorkload
-from advisor.engine.memory import (
-    PRECISION_BYTES,
-    PREFILL_CHUNK_TOKENS,
-    dims_of,
-    kv_bytes_per_token,
-    task_memory,
-)
+from advisor.engine.memory import PREFILL_CHUNK_TOKENS, dims_of, kv_bytes_per_token, task_memory
+from advisor.engine.memory_plan import PRECISION_BYTES
 from advisor.engine.messages import Code, Message, Quantity, Unit, msg
 from advisor.engine.timing import allreduce_anchor
 from advisor.engine.types import AcceleratorSpec, Interconnect, ModelArch, Task

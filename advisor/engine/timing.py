@@ -26,12 +26,8 @@ import re
 from dataclasses import dataclass
 
 from advisor.engine.errors import InvalidWorkload
-from advisor.engine.memory import (
-    NF4_BYTES_PER_PARAM,
-    PRECISION_BYTES,
-    compute_precision,
-    lora_adapter_params,
-)
+from advisor.engine.memory import lora_adapter_params
+from advisor.engine.memory_plan import NF4_BYTES_PER_PARAM, PRECISION_BYTES, compute_precision
 from advisor.engine.messages import Code, Message, Quantity, Unit, fraction, msg
 from advisor.engine.types import AcceleratorSpec, Interconnect, ModelArch, Task
 from advisor.engine.vocab import Interconnect as Link
@@ -632,14 +628,6 @@ def training_time(
 def accel_bandwidth(accel: AcceleratorSpec) -> float:
     """Memory bandwidth in B/s (Hopper's when the table has none)."""
     return (accel.memory_bandwidth_gbps or HOPPER_ANCHOR.bandwidth_gbps) * 1e9
-
-
-def decode_tokens_per_s(task: Task, accel: AcceleratorSpec, gpus: int = 1) -> float:
-    """Upper bound on each stream's decode tokens/s; serving.decode_tokens_per_s, kept here for
-    callers of the old name (serving imports this module, hence the import inside)."""
-    from advisor.engine import serving
-
-    return serving.decode_tokens_per_s(task, accel, gpus)
 
 
 # ------------------------------------------------------------------------------- fixed tasks

@@ -8,9 +8,9 @@ from decimal import Decimal
 
 import pytest
 
+from advisor.engine.advise import advise
 from advisor.engine.errors import InvalidWorkload, NoFit
 from advisor.engine.messages import Code
-from advisor.engine.ranking import advise
 from advisor.engine.scenario import parse_scenario
 from advisor.services import accelerator_specs, advise_scenario, offering_specs
 from tests.advisor.engine.test_ranking import ACCELERATORS, fixed, offer, price, scenario

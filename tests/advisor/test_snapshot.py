@@ -4,6 +4,8 @@ price turns stale."""
 
 from __future__ import annotations
 
+import gc
+import weakref
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 
@@ -14,7 +16,7 @@ from django.utils import translation
 from rest_framework.test import APIClient
 
 from advisor import services as advisor_services
-from advisor.snapshot import Snapshots, Window, stale_window
+from advisor.snapshot import Snapshots, Window, settle, stale_window
 from platforms import services
 from tests.conftest import NOW, make_offering
 
@@ -79,6 +81,28 @@ def test_an_entry_is_rebuilt_outside_its_window_and_the_oldest_goes_first():
     kept.get("c", NOW, lambda: build("c"))  # evicts "a"
     kept.get("a", NOW, lambda: build("a"))
     assert calls == ["a", "a", "b", "c", "a"]
+
+
+class _Cyclic:
+    """An object only the collector frees once it is garbage: it refers to itself."""
+
+    def __init__(self) -> None:
+        self.me = self
+
+
+def test_what_an_earlier_settle_froze_is_collected_by_the_next_once_it_is_garbage():
+    """Each catalogue version settles (gc.freeze); an object frozen by one and garbage by the
+    next (an older catalogue's, in a cycle) is freed then, not kept in the permanent generation."""
+    kept = _Cyclic()
+    gone = weakref.ref(kept)
+    try:
+        settle()
+        assert gc.get_freeze_count() > 0
+        del kept
+        settle()
+        assert gone() is None
+    finally:
+        gc.unfreeze()
 
 
 def test_the_stale_window_ends_when_a_fresh_price_turns_stale_and_starts_after_the_last_stale():

@@ -21,12 +21,13 @@ from hypothesis import assume, event, given, settings
 from hypothesis import strategies as st
 
 from advisor.engine import usage
+from advisor.engine.advise import advise
 from advisor.engine.billing import charge, granularity, period_units
 from advisor.engine.errors import NoFit
 from advisor.engine.hardware import load_accelerators
 from advisor.engine.messages import Code
 from advisor.engine.presets import MODEL_PRESETS
-from advisor.engine.ranking import TIE_FRACTION, advise
+from advisor.engine.ranking import TIE_FRACTION
 from advisor.engine.types import (
     Constraints,
     OfferingSpec,

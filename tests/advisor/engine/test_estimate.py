@@ -10,7 +10,7 @@ from advisor.engine.capacity import usable_bytes
 from advisor.engine.errors import InvalidWorkload
 from advisor.engine.estimate import Estimate, Fit, OnResult, estimate
 from advisor.engine.hardware import load_accelerators
-from advisor.engine.memory import MemoryBreakdown
+from advisor.engine.memory_plan import MemoryBreakdown
 from advisor.engine.messages import Code, Message, gib, msg
 from advisor.engine.scenario import parse_scenario
 from advisor.engine.types import GiB

@@ -10,11 +10,11 @@ from typing import Any
 
 import pytest
 
+from advisor.engine.advise import advise
 from advisor.engine.errors import AdvisorError
 from advisor.engine.estimate import estimate
 from advisor.engine.hardware import load_accelerators
 from advisor.engine.messages import Code
-from advisor.engine.ranking import advise
 from advisor.engine.scenario import parse_scenario, scenario_to_dict
 from advisor.engine.timing import fixed_task_time
 from advisor.engine.types import OfferingSpec, PriceSpec, Task

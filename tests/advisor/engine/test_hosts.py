@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+from advisor.engine.advise import advise
 from advisor.engine.hosts import card_counts, host_reason, host_variants, per_card
 from advisor.engine.messages import Code
-from advisor.engine.ranking import advise
 from advisor.engine.scenario import parse_scenario
 from advisor.engine.types import Task
 from advisor.engine.vocab import Interconnect, SharingMode

@@ -32,10 +32,10 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from advisor.engine import idle, usage
+from advisor.engine.advise import advise
 from advisor.engine.hardware import load_accelerators
 from advisor.engine.messages import Code
 from advisor.engine.presets import MODEL_PRESETS
-from advisor.engine.ranking import advise
 from advisor.engine.types import (
     BillingRulesSpec,
     Constraints,

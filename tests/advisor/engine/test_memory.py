@@ -8,9 +8,6 @@ import pytest
 
 from advisor.engine.capacity import usable_bytes
 from advisor.engine.memory import (
-    NF4_BYTES_PER_PARAM,
-    OVERHEAD_BYTES,
-    MemoryPlan,
     dims_of,
     eager_score_bytes,
     kv_bytes_per_token,
@@ -19,6 +16,7 @@ from advisor.engine.memory import (
     suggest_fixes,
     task_memory,
 )
+from advisor.engine.memory_plan import NF4_BYTES_PER_PARAM, OVERHEAD_BYTES, MemoryPlan
 from advisor.engine.messages import Code, Message, Quantity, Unit, gib, msg
 from advisor.engine.presets import MODEL_PRESETS
 from advisor.engine.types import GB, GiB, ModelArch, Task

@@ -18,13 +18,8 @@ from dataclasses import replace
 import pytest
 
 from advisor.engine.capacity import usable_bytes
-from advisor.engine.memory import (
-    NF4_BYTES_PER_PARAM,
-    MemoryPlan,
-    kv_bytes_per_token,
-    suggest_fixes,
-    task_memory,
-)
+from advisor.engine.memory import kv_bytes_per_token, suggest_fixes, task_memory
+from advisor.engine.memory_plan import NF4_BYTES_PER_PARAM, MemoryPlan
 from advisor.engine.messages import Code
 from advisor.engine.presets import MODEL_PRESETS
 from advisor.engine.scenario import parse_task

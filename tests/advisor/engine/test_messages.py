@@ -17,7 +17,8 @@ from advisor.engine.messages import TEMPLATES, Code, Message, Param, render
 from advisor.engine.mig import profile
 from advisor.engine.presets import MODEL_PRESETS
 from advisor.engine.scenario import parse_scenario
-from advisor.engine.timing import allreduce_anchor, decode_tokens_per_s, training_time
+from advisor.engine.serving import decode_tokens_per_s
+from advisor.engine.timing import allreduce_anchor, training_time
 from advisor.engine.types import ModelArch, Task
 from advisor.engine.vocab import TaskKind
 

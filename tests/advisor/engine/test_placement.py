@@ -4,23 +4,31 @@ MIG User Guide, and the multi-task table and Q2/Q3 of the vendor article
 
 from __future__ import annotations
 
+import sys
+import threading
+import time
 import weakref
 from dataclasses import replace
+from datetime import datetime
+from decimal import Decimal
 from random import Random
 
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from advisor.engine import ranking
+from advisor.engine.advise import advise
 from advisor.engine.capacity import usable_bytes
 from advisor.engine.hardware import load_accelerators
 from advisor.engine.messages import Code, Message
 from advisor.engine.mig import find_layout
 from advisor.engine.placement import PlacementCache, TaskNeed, place
-from advisor.engine.types import GiB, OfferingSpec
+from advisor.engine.types import Constraints, GiB, OfferingSpec, PriceSpec, Scenario, Task
 from advisor.engine.vocab import Isolation, When
 
 ACCELERATORS = load_accelerators()
+NOW = datetime(2026, 10, 2)
 
 
 def codes(messages: tuple[Message, ...]) -> set[Code]:
@@ -341,3 +349,83 @@ def test_placements_past_the_bound_wait_for_release_when_deferred() -> None:
     assert cache.releasing == 0
     for off in shapes:
         assert cache.place(off, tasks) == place(off, tasks)
+
+
+def test_threads_sharing_one_cache_get_what_a_fresh_cache_gives() -> None:
+    """The site shares one PlacementCache between a process's threads (advisor.services). Eight
+    threads use one small cache (most calls let placements or kept stores go; some threads
+    release what waits) for a bounded time, with varied task lists, offerings and scenarios:
+    nothing raises, and every placement, verdict and advice is what a fresh cache gives."""
+    hourly = (PriceSpec("hour", Decimal("2"), "CNY", NOW, "test"),)
+    catalogue = [
+        replace(offering(slug, gpus, multi_task=multi), id=f"{slug}-{gpus}-{multi}", prices=hourly)
+        for slug in ("rtx-4090-24gb", "a100-80gb", "h100-sxm-80gb")
+        for gpus in (1, 2, 8)
+        for multi in ("instance", "mig", "pooled")
+    ]
+    sizes = [(5,), (7, 16), (20,), (30, 5), (70,), (10, 10, 10), (40, 40)]
+    task_lists = [
+        tuple(TaskNeed(f"t{i}", gib * GiB, isolation=iso) for i, gib in enumerate(size))
+        for size in sizes
+        for iso in (Isolation.HARD, Isolation.SOFT)
+    ]
+    scenarios = [
+        Scenario(
+            tasks=tuple(
+                Task(name=f"t{i}", kind="fixed", vram_gib=gib, isolation=iso)
+                for i, gib in enumerate(size)
+            ),
+            constraints=Constraints(),
+        )
+        for size in sizes
+        for iso in ("hard", "soft")
+    ]
+
+    def ask(s: Scenario, cache: PlacementCache) -> ranking.Advice:
+        return advise(s, catalogue, ACCELERATORS, now=NOW, placements=cache)
+
+    placed = {(t, o.id): place(o, t) for t in task_lists for o in catalogue}
+    verdicts = {
+        (t, o.id): PlacementCache().placer(t).miss(o) for t in task_lists for o in catalogue
+    }
+    advised = [ask(s, PlacementCache()) for s in scenarios]
+    shared = PlacementCache(max_entries=6, max_kept=1, deferred=True)
+    errors: list[BaseException] = []
+    wrong: list[object] = []
+    calls = [0] * 8
+    deadline = time.monotonic() + 2.0
+
+    def work(n: int) -> None:
+        rng = Random(n)
+        try:
+            while time.monotonic() < deadline:
+                tasks, off = rng.choice(task_lists), rng.choice(catalogue)
+                for _ in range(100):
+                    shared.kept(rng.choice(task_lists))[off.id] = tasks
+                if shared.place(off, tasks) != placed[(tasks, off.id)]:
+                    wrong.append((tasks, off.id))
+                if shared.placer(tasks).miss(off) != verdicts[(tasks, off.id)]:
+                    wrong.append((tasks, off.id))
+                if rng.random() < 0.05:
+                    i = rng.randrange(len(scenarios))
+                    if ask(scenarios[i], shared) != advised[i]:
+                        wrong.append(scenarios[i])
+                if n % 2 and rng.random() < 0.2:
+                    shared.release()
+                calls[n] += 1
+        except BaseException as error:
+            errors.append(error)
+
+    threads = [threading.Thread(target=work, args=(n,)) for n in range(8)]
+    # Threads switched every microsecond instead of every 5 ms, so that a race shows in time.
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        sys.setswitchinterval(interval)
+    assert errors == [] and wrong == []
+    assert all(calls)

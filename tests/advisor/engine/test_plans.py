@@ -16,12 +16,12 @@ from typing import Any
 import pytest
 
 from advisor.engine import plans, verdict
+from advisor.engine.advise import advise
 from advisor.engine.billing import cents
 from advisor.engine.errors import NoFit
 from advisor.engine.estimate import estimate
 from advisor.engine.hardware import load_accelerators
 from advisor.engine.messages import Code
-from advisor.engine.ranking import advise
 from advisor.engine.scenario import parse_scenario, scenario_to_dict
 from advisor.engine.suggest import what_would_fit
 from advisor.engine.types import (

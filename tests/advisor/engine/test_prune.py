@@ -14,8 +14,8 @@ from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 from advisor.engine import prune, ranking, usage
+from advisor.engine.advise import advise
 from advisor.engine.errors import NoFit
-from advisor.engine.ranking import advise
 from advisor.engine.types import (
     BillingRulesSpec,
     Constraints,
@@ -122,15 +122,15 @@ scenarios = st.builds(
 
 
 def everything(scenario: Scenario, offerings: list[OfferingSpec], limit: int):
-    """The reference: every offering priced (ranking._evaluate) and every candidate sorted."""
-    ctx = ranking._Context(scenario, ACCELERATORS, NOW, RATES, STORAGE, 30)
-    unpriced = ranking._unpriced_platforms(ctx, offerings, {})
-    candidates = [c for off in offerings if (c := ranking._evaluate(ctx, off)) is not None]
+    """The reference: every offering priced (ranking.evaluate_offering), every candidate sorted."""
+    ctx = ranking.Context(scenario, ACCELERATORS, NOW, RATES, STORAGE, 30)
+    unpriced = ranking.unpriced_platforms_of(ctx, offerings, {})
+    candidates = [c for off in offerings if (c := ranking.evaluate_offering(ctx, off)) is not None]
     rejected = list(ctx.rejected.items())
     if not candidates:
         return ("no fit", rejected, dict(ctx.misses), unpriced)
-    ordered = ranking._fold_regions(ranking._rank(candidates, scenario.objective))
-    front = ranking._pareto(ordered)
+    ordered = ranking.fold_regions(ranking._rank(candidates, scenario.objective))
+    front = ranking.pareto_ids(ordered)
     shown = [
         (i + 1, c.offering.id, tuple(sorted(c.regions)), id(c) in front, c.score)
         for i, c in enumerate(ordered)
@@ -141,7 +141,7 @@ def everything(scenario: Scenario, offerings: list[OfferingSpec], limit: int):
 
 
 def pruned(scenario: Scenario, offerings: list[OfferingSpec], limit: int):
-    ctx = ranking._Context(scenario, ACCELERATORS, NOW, RATES, STORAGE, 30)
+    ctx = ranking.Context(scenario, ACCELERATORS, NOW, RATES, STORAGE, 30)
     index = prune.OfferingIndex(offerings)
     unpriced = prune.unpriced_platforms(ctx, index, {})
     candidates = prune.evaluate(ctx, index)
@@ -160,7 +160,7 @@ def pruned(scenario: Scenario, offerings: list[OfferingSpec], limit: int):
 def ranked_by_bounds(scenario: Scenario, offerings: list[OfferingSpec], limit: int):
     """prune.rank as advise uses it: only what can be shown priced; where it cannot tell (a budget,
     fresh-only prices) None, and advise prices everything (`pruned`)."""
-    ctx = ranking._Context(scenario, ACCELERATORS, NOW, RATES, STORAGE, 30)
+    ctx = ranking.Context(scenario, ACCELERATORS, NOW, RATES, STORAGE, 30)
     index = prune.OfferingIndex(offerings)
     unpriced = prune.unpriced_platforms(ctx, index, {})
     lazily = prune.rank(ctx, index, scenario.objective, limit)
@@ -239,14 +239,14 @@ def test_an_index_of_other_offerings_is_not_used():
     assert [r.offering_id for r in advice.recommendations] == [1]
 
 
-def cheapest_of_every_offering(ctx: ranking._Context, offerings: list[OfferingSpec]):
+def cheapest_of_every_offering(ctx: ranking.Context, offerings: list[OfferingSpec]):
     """The reference for prune.cheapest_per_platform: every offering priced, per platform the
     least (cost to the cent, fresh before stale, time), the first in group then catalogue order."""
     index = prune.OfferingIndex(offerings)
     best: dict[str, tuple] = {}
     for cells in index.groups:
         for i in sorted(i for cell in cells for i in cell.members):
-            c = ranking._evaluate(ctx, offerings[i])
+            c = ranking.evaluate_offering(ctx, offerings[i])
             if c is None:
                 continue
             key = (round(c.cost_key, 2), c.stale, c.time_key)
@@ -265,9 +265,9 @@ def test_the_cheapest_per_platform_is_that_of_pricing_every_offering(scenario, o
     deadlines and platform choices, each platform's cheapest is the exhaustive one (budgets are
     the plan's, so none applies here)."""
     scenario = replace(scenario, constraints=replace(scenario.constraints, budget_per_month=None))
-    ctx = ranking._Context(scenario, ACCELERATORS, NOW, RATES, STORAGE, 30)
+    ctx = ranking.Context(scenario, ACCELERATORS, NOW, RATES, STORAGE, 30)
     expected = cheapest_of_every_offering(ctx, offerings)
-    ctx = ranking._Context(scenario, ACCELERATORS, NOW, RATES, STORAGE, 30)
+    ctx = ranking.Context(scenario, ACCELERATORS, NOW, RATES, STORAGE, 30)
     found = prune.cheapest_per_platform(ctx, prune.OfferingIndex(offerings))
     event(f"{len(expected)} platforms")
     assert {p: (c.offering.id, c.cost_key) for p, c in found.items()} == expected
@@ -279,7 +279,7 @@ OTHER_STORAGE = (StoragePriceSpec("a", "gb_day", Decimal("0.0100"), "CNY", NOW),
 @settings(max_examples=150, deadline=None)
 @given(scenarios, scenarios, catalogue(), st.booleans())
 def test_fits_kept_across_calls_answer_as_fresh_ones(first, then, offerings, other_storage):
-    """A placement cache kept across calls keeps each scenario's fits (ranking._Context.fits),
+    """A placement cache kept across calls keeps each scenario's fits (ranking.Context.fits),
     and an index kept with the catalogue the cells each scenario's constraints leave out
     (OfferingIndex.failing): an advice after another scenario's, or after the same tasks under
     other constraints or other storage prices, is the advice of a fresh cache and index."""
@@ -312,7 +312,7 @@ def test_fits_kept_across_calls_answer_as_fresh_ones(first, then, offerings, oth
 def test_a_front_member_far_down_counts_regional_twins_once():
     """Ranked by time, the cheap slow card is on the front below the fast ones; before it come
     the cheapest fast offering and one offer sold in two regions, which folds into one
-    candidate (ranking._fold_regions). Its rank counts the pair once although neither twin had
+    candidate (ranking.fold_regions). Its rank counts the pair once although neither twin had
     to be priced for the first place: the same ranks as pricing every offering."""
     from tests.advisor.engine.test_advice_properties import job
 
@@ -339,7 +339,7 @@ def test_a_front_member_far_down_counts_regional_twins_once():
     scenario = Scenario(tasks=(job(2e8, None, 2.0),), objective="time")
     expected = everything(scenario, offerings, 1)
     assert [(rank, oid) for rank, oid, *_ in expected[2]] == [(1, 0), (4, 4)]
-    ctx = ranking._Context(scenario, ACCELERATORS, NOW, RATES, STORAGE, 30)
+    ctx = ranking.Context(scenario, ACCELERATORS, NOW, RATES, STORAGE, 30)
     ranked, _fitting = prune.rank(ctx, prune.OfferingIndex(offerings), "time", 1)
     assert [(rank + 1, c.offering.id) for rank, c in ranked.shown] == [(1, 0), (4, 4)]
 
@@ -359,7 +359,7 @@ def test_the_cheapest_per_platform_kept_by_the_index_is_a_fresh_ones(
     later = NOW + timedelta(days=days_later)
 
     def cheapest(scenario, now, index):
-        ctx = ranking._Context(scenario, ACCELERATORS, now, RATES, STORAGE, 30)
+        ctx = ranking.Context(scenario, ACCELERATORS, now, RATES, STORAGE, 30)
         found = prune.cheapest_per_platform(ctx, index)
         return {p: (c.offering.id, c.cost_key, c.stale) for p, c in found.items()}
 
@@ -395,15 +395,15 @@ def test_the_ranking_kept_by_the_index_answers_as_a_fresh_one(first, then, offer
 @given(scenarios, catalogue(), st.lists(st.sampled_from([None, "roce", "ib"]), min_size=40))
 def test_a_fit_shared_by_placement_is_the_fit_of_each_offering_alone(scenario, offerings, networks):
     """ranking._compute_fit shares one fit between offerings that place alike and that timing
-    sees alike (ranking._Context.placed_fits): each offering's is what its own fresh context
+    sees alike (ranking.Context.placed_fits): each offering's is what its own fresh context
     computes for it alone, whatever the offerings asked before in the shared one."""
     offerings = [
         replace(o, network=n, network_gbps=None if n is None else 100)
         for o, n in zip(offerings, networks, strict=False)
     ]
-    shared = ranking._Context(scenario, ACCELERATORS, NOW, RATES, STORAGE, 30)
+    shared = ranking.Context(scenario, ACCELERATORS, NOW, RATES, STORAGE, 30)
     for offering in offerings:
-        alone = ranking._Context(scenario, ACCELERATORS, NOW, RATES, STORAGE, 30)
+        alone = ranking.Context(scenario, ACCELERATORS, NOW, RATES, STORAGE, 30)
         fresh = ranking._placed_fit(alone, offering, alone.placer.place(offering))
         assert ranking._compute_fit(shared, offering) == fresh
 
@@ -417,7 +417,7 @@ def test_a_scenario_with_a_full_month_service_bills_every_shape_the_full_month_a
     before fitting them: costed by the month with a service busy all month, every shape's bill
     has that usage as its busiest group (on one instance or more) and its storage, so on every
     price its bound is at least the floor's; otherwise there is no such floor."""
-    ctx = ranking._Context(scenario, ACCELERATORS, NOW, RATES, STORAGE, 30)
+    ctx = ranking.Context(scenario, ACCELERATORS, NOW, RATES, STORAGE, 30)
     full = prune._full_month_bill(ctx)
     whole_month = ctx.basis is CostBasis.MONTH and any(
         not usage.is_job(t) and usage.task_usage(t, None).month_hours >= 720 for t in scenario.tasks
@@ -427,13 +427,13 @@ def test_a_scenario_with_a_full_month_service_bills_every_shape_the_full_month_a
     if full is None:
         return
     for off in offerings:
-        fit = ranking._fit(ctx, off)
+        fit = ranking.shape_fit(ctx, off)
         if fit.bill is None:
             continue
         assert fit.bill.busiest == full.busiest
         assert fit.bill.groups[0][1] >= 1
         if ctx.storing:
-            assert ranking._bill_storage(ctx, off.platform, fit.bill) == ranking._bill_storage(
+            assert ranking.bill_storage(ctx, off.platform, fit.bill) == ranking.bill_storage(
                 ctx, off.platform, full
             )
         for p in off.prices:
@@ -450,7 +450,7 @@ usages = st.builds(
     runs=st.sampled_from([1.0, 30.0]),
 )
 bills = st.builds(
-    lambda groups, startup: ranking._Bill(
+    lambda groups, startup: ranking.Bill(
         tuple(groups), tuple(range(len(groups))), startup_minutes=startup
     ),
     st.lists(st.tuples(usages, st.integers(1, 3)), min_size=1, max_size=3),
@@ -467,7 +467,7 @@ def test_bounds_shared_by_bills_alike_in_their_busiest_group_are_each_bills_own(
     scenario = Scenario(
         tasks=(Task(name="svc", kind="fixed", vram_gib=4),), constraints=Constraints(storage_gb=300)
     )
-    ctx = ranking._Context(scenario, ACCELERATORS, NOW, RATES, STORAGE, 30)
+    ctx = ranking.Context(scenario, ACCELERATORS, NOW, RATES, STORAGE, 30)
     shared = prune._Bounds(ctx)
     for bill in bill_list:
         alone = prune._Bounds(ctx)
@@ -510,10 +510,10 @@ def test_a_price_without_a_rate_on_a_platform_left_out_is_not_needed():
         tasks=(Task(name="svc", kind="fixed", vram_gib=8),),  # busy the whole month
         constraints=Constraints(platforms=("a",), currency="CNY"),
     )
-    ctx = ranking._Context(scenario, ACCELERATORS, NOW, (), (), 30)
+    ctx = ranking.Context(scenario, ACCELERATORS, NOW, (), (), 30)
     assert prune._full_month_bill(ctx) is not None
     expected = cheapest_of_every_offering(ctx, offerings)
-    ctx = ranking._Context(scenario, ACCELERATORS, NOW, (), (), 30)
+    ctx = ranking.Context(scenario, ACCELERATORS, NOW, (), (), 30)
     found = prune.cheapest_per_platform(ctx, prune.OfferingIndex(offerings))
     assert {p: (c.offering.id, c.cost_key) for p, c in found.items()} == expected
     assert set(found) == {"a"} and found["a"].offering.id == 2

@@ -10,10 +10,11 @@ from typing import Any
 import pytest
 
 from advisor.engine import placement, ranking
+from advisor.engine.advise import advise
 from advisor.engine.errors import NoFit
 from advisor.engine.hardware import load_accelerators
 from advisor.engine.messages import Code
-from advisor.engine.ranking import advise
+from advisor.engine.prune import OfferingIndex
 from advisor.engine.scenario import parse_scenario
 from advisor.engine.types import (
     Constraints,
@@ -379,3 +380,32 @@ def test_the_exact_monthly_cost_is_shown_even_for_prices_floats_cannot_hold() ->
     )
     assert advice.recommendations[0].monthly_cost == Decimal("72.0")
     assert str(advice.recommendations[0].plan.converted) in {"72.0", "72.00"}
+
+
+@pytest.mark.parametrize("index_kept", [False, True])
+def test_a_rate_dated_tomorrow_applies_once_its_date_comes_to_kept_fits_and_fresh_ones(
+    index_kept: bool,
+) -> None:
+    """The storage a kept fit's bills remember is converted at the rate usable when it was kept:
+    a rate that becomes usable later applies to the kept fits (and to a kept index's answers)
+    as to fresh ones."""
+    disk = StoragePriceSpec("p", "gb_month", Decimal("1"), "USD", FRESH)
+    offerings = [offer("o", "rtx-4090-24gb", price("month", "1000"))]
+    s = scenario(fixed("api", 20), storage_gb=100)
+    tomorrow = datetime(2026, 10, 3)
+    rates = [
+        ExchangeRateSpec("USD", "CNY", Decimal("7"), FRESH, "test"),
+        ExchangeRateSpec("USD", "CNY", Decimal("14"), tomorrow, "test"),
+    ]
+    kept = placement.PlacementCache()
+    index = OfferingIndex(offerings) if index_kept else None
+
+    def storage(now: datetime, cache: placement.PlacementCache, **kw: Any) -> Decimal | None:
+        args = {"now": now, "rates": rates, "storage_prices": [disk], "placements": cache}
+        advice = advise(s, offerings, ACCELERATORS, **args, **kw)  # type: ignore[arg-type]
+        return advice.recommendations[0].storage_cost
+
+    assert storage(NOW, kept, index=index) == Decimal("700")
+    later = datetime(2026, 10, 4)
+    fresh = storage(later, placement.PlacementCache())
+    assert storage(later, kept, index=index) == fresh == Decimal("1400")

@@ -22,7 +22,8 @@ from decimal import Decimal
 from advisor.engine.billing import break_even_hours, cents, job_cost, monthly_cost
 from advisor.engine.capacity import usable_bytes
 from advisor.engine.hardware import load_accelerators
-from advisor.engine.memory import MemoryBreakdown, task_memory
+from advisor.engine.memory import task_memory
+from advisor.engine.memory_plan import MemoryBreakdown
 from advisor.engine.placement import TaskNeed, place
 from advisor.engine.scenario import parse_scenario
 from advisor.engine.types import BILLING_UNIT_SECONDS, OfferingSpec, PriceSpec

@@ -12,6 +12,7 @@ from decimal import Decimal
 import pytest
 
 from advisor.engine import serving
+from advisor.engine.advise import advise
 from advisor.engine.capacity import usable_bytes
 from advisor.engine.errors import InvalidWorkload
 from advisor.engine.estimate import estimate
@@ -19,7 +20,6 @@ from advisor.engine.hardware import load_accelerators
 from advisor.engine.memory import dims_of, kv_bytes_per_token, task_memory
 from advisor.engine.messages import Code
 from advisor.engine.presets import MODEL_PRESETS
-from advisor.engine.ranking import advise
 from advisor.engine.scenario import parse_scenario
 from advisor.engine.timing import allreduce_anchor
 from advisor.engine.types import OfferingSpec, PriceSpec, Scenario, Task

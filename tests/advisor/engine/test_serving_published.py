@@ -28,7 +28,8 @@ import pytest
 from advisor.engine import serving
 from advisor.engine.capacity import usable_bytes
 from advisor.engine.hardware import load_accelerators
-from advisor.engine.memory import OVERHEAD_BYTES, kv_bytes_per_token, task_memory
+from advisor.engine.memory import kv_bytes_per_token, task_memory
+from advisor.engine.memory_plan import OVERHEAD_BYTES
 from advisor.engine.presets import MODEL_PRESETS
 from advisor.engine.types import Task
 from advisor.engine.vocab import Interconnect

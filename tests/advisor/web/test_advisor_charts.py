@@ -10,11 +10,11 @@ import pytest
 from django.utils import translation
 
 from advisor import charts, views
+from advisor.engine.advise import advise
 from advisor.engine.billing import cents
 from advisor.engine.estimate import Estimate, Fit, OnResult, TaskEstimate
-from advisor.engine.memory import MemoryBreakdown, MemoryPlan
+from advisor.engine.memory_plan import MemoryBreakdown, MemoryPlan
 from advisor.engine.messages import Code, msg
-from advisor.engine.ranking import advise
 from advisor.engine.scenario import parse_scenario
 from advisor.engine.types import AcceleratorSpec, ExchangeRateSpec, GiB, OfferingSpec, PriceSpec
 from advisor.engine.vocab import CostBasis, TaskKind
