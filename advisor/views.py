@@ -26,7 +26,7 @@ from advisor import charts, explain, forms, messages, posted, presets, results, 
 from advisor.engine.billing import cents
 from advisor.engine.errors import AdvisorError
 from advisor.engine.estimate import Estimate
-from advisor.engine.legs import Leg
+from advisor.engine.legs import Leg, TaskServing
 from advisor.engine.messages import Code, msg
 from advisor.engine.plans import legs_of, single_plan
 from advisor.engine.ranking import (
@@ -34,7 +34,6 @@ from advisor.engine.ranking import (
     Advice,
     Comparison,
     Recommendation,
-    TaskServing,
     unpriced_message,
 )
 from advisor.engine.serving import ServingEstimate

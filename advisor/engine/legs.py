@@ -14,6 +14,7 @@ from decimal import Decimal
 
 from advisor.engine.messages import Code, Message, hours, msg
 from advisor.engine.placement import Placement
+from advisor.engine.serving import ServingEstimate
 from advisor.engine.vocab import BillingUnit, CostBasis
 
 
@@ -34,6 +35,22 @@ class BillingChoice:
     rate: Decimal | None
     rate_date: datetime | None
     rate_source: str = ""
+
+
+@dataclass(frozen=True)
+class TaskServing:
+    """An inference task on a recommendation: what it serves where placement put it, and what its
+    output costs: the busiest month's charge of its instance (its GPU-hours' share of it, when
+    the instance runs other tasks too) ÷ the output tokens it generates in its busy hours that
+    month (hourly plans: price per hour ÷ tokens per hour; prepaid plans: the plan ÷ the tokens
+    of the busy hours)."""
+
+    task: str
+    estimate: ServingEstimate
+    cost_per_million_tokens: Decimal | None  # target currency; None when nothing is generated
+    currency: str
+    # Other tasks run on the same instance: its charge is split among them by GPU-hours.
+    instance_shared: bool
 
 
 @dataclass(frozen=True)
@@ -66,6 +83,14 @@ class Leg:
     price_source: str = ""
     warnings: tuple[Message, ...] = ()
     months: int = 1
+    # The range of `time_hours` (timing.TimeEstimate), and what its inference tasks serve here.
+    time_low_hours: float | None = None
+    time_high_hours: float | None = None
+    serving: tuple[TaskServing, ...] = ()
+    # Training run to completion on this leg, and its range (ranking.job_costs).
+    job_cost: Decimal | None = None
+    job_cost_low: Decimal | None = None
+    job_cost_high: Decimal | None = None
 
     @property
     def gpus(self) -> int:

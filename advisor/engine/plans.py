@@ -172,6 +172,12 @@ def leg_of(rec: Recommendation) -> Leg:
         price_source=rec.price_source,
         warnings=rec.warnings,
         months=rec.months,
+        time_low_hours=rec.time_low_hours,
+        time_high_hours=rec.time_high_hours,
+        serving=rec.serving,
+        job_cost=rec.job_cost,
+        job_cost_low=rec.job_cost_low,
+        job_cost_high=rec.job_cost_high,
     )
 
 
@@ -340,6 +346,7 @@ class _Pricer:
 
     def leg(self, ctx: ranking.Context, c: ranking.Candidate) -> Leg:
         cost, monthly = ranking.exact_costs(ctx, c)
+        job, job_low, job_high = ranking.job_costs(ctx, c, cost)
         off = c.offering
         month = c.fit.month
         busy = sum(u.hours * n for u, n in month.groups) if month is not None else 0.0
@@ -367,6 +374,12 @@ class _Pricer:
             price_source=oldest.source,
             warnings=ranking.rec_warnings(ctx, c),
             months=c.fit.months,
+            time_low_hours=c.fit.time_low,
+            time_high_hours=c.fit.time_high,
+            serving=ranking.task_serving(ctx, c),
+            job_cost=job,
+            job_cost_low=job_low,
+            job_cost_high=job_high,
         )
 
     def plan(self, legs: Sequence[Leg]) -> Plan:
@@ -559,6 +572,7 @@ def plan_recommendation(plan: Plan) -> Recommendation:
     ]
     oldest = max(plan.legs, key=lambda leg: leg.price_age_days)
     stored = sum(known, ZERO) if known else None
+    serving = tuple(s for leg in plan.legs for s in leg.serving)
     isolation = tuple(
         dict.fromkeys(PlacementMode(a.mode) for leg in plan.legs for a in leg.placement.assignments)
     )
@@ -574,6 +588,16 @@ def plan_recommendation(plan: Plan) -> Recommendation:
             for leg in plan.legs
         ),
     ]
+    time, low, high = plan.time_hours, _plan_time(plan, "low"), _plan_time(plan, "high")
+    if time is not None:
+        reasons.append(
+            msg(
+                Code.REASON_TRAINING_TIME,
+                hours=hours(time),
+                low=hours(low if low is not None else time),
+                high=hours(high if high is not None else time),
+            )
+        )
     return Recommendation(
         rank=0,
         offering_id=first.offering_id,
@@ -595,7 +619,7 @@ def plan_recommendation(plan: Plan) -> Recommendation:
         ),
         monthly_cost=plan.monthly_cost,
         storage_cost=stored,
-        job_cost=plan.cost - (stored or ZERO) if plan.basis is CostBasis.JOB else None,
+        job_cost=_leg_sum(plan, "job_cost"),
         time_hours=plan.time_hours,
         placement=first.placement,
         headroom_bytes=min(headrooms) if headrooms else None,
@@ -609,7 +633,43 @@ def plan_recommendation(plan: Plan) -> Recommendation:
         vendor_claim=any(leg.vendor_claim for leg in plan.legs),
         stale=any(leg.stale for leg in plan.legs),
         legs=plan.legs,
+        serving=serving,
+        decode_tokens_per_s=tuple((s.task, s.estimate.stream_tokens_per_s) for s in serving),
+        time_low_hours=low,
+        time_high_hours=high,
+        job_cost_low=_leg_sum(plan, "job_cost_low"),
+        job_cost_high=_leg_sum(plan, "job_cost_high"),
     )
+
+
+def _leg_sum(plan: Plan, name: str) -> Decimal | None:
+    """The legs' job costs (or an end of their range) added, over the legs that run a job; None
+    when none does, or when one that does lacks the figure."""
+    running = [leg for leg in plan.legs if leg.job_cost is not None]
+    values = [getattr(leg, name) for leg in running]
+    if not running or any(v is None for v in values):
+        return None
+    return sum(values, ZERO)
+
+
+def _plan_time(plan: Plan, end: str) -> float | None:
+    """The low or high end of a plan's time, as Plan.time_hours adds its legs: the slowest leg,
+    a task's shares one after the other. None when a leg with a time has no range."""
+    ends: list[float] = []
+    shared: dict[str, float] = {}
+    for leg in plan.legs:
+        if leg.time_hours is None:
+            continue
+        value = leg.time_low_hours if end == "low" else leg.time_high_hours
+        if value is None:
+            return None
+        ends.append(value)
+        for share in leg.shares:
+            # A share's hours scale with the leg's range as its whole time does.
+            scaled = share.hours * value / leg.time_hours if leg.time_hours else 0.0
+            shared[share.task] = shared.get(share.task, 0.0) + scaled
+    ends.extend(shared.values())
+    return max(ends) if ends else None
 
 
 def ranked_plans(advice: Advice, search: PlanSearch | None, scenario: Scenario) -> Advice:

@@ -57,7 +57,7 @@ from advisor.engine.errors import AdvisorError, ClosestMiss
 from advisor.engine.estimate import slice_spec
 from advisor.engine.hardware import resolve_accelerator
 from advisor.engine.idle import IdleTime
-from advisor.engine.legs import BillingChoice, Leg
+from advisor.engine.legs import BillingChoice, Leg, TaskServing
 from advisor.engine.memory import task_memory
 from advisor.engine.messages import (
     Code,
@@ -168,22 +168,6 @@ class Recommendation:
     # fields above describe; cost, time and warnings are the whole plan's. (): the offering
     # alone, a plan of one leg (plans.leg_of).
     legs: tuple[Leg, ...] = ()
-
-
-@dataclass(frozen=True)
-class TaskServing:
-    """An inference task on a recommendation: what it serves where placement put it, and what its
-    output costs: the busiest month's charge of its instance (its GPU-hours' share of it, when
-    the instance runs other tasks too) ÷ the output tokens it generates in its busy hours that
-    month (hourly plans: price per hour ÷ tokens per hour; prepaid plans: the plan ÷ the tokens
-    of the busy hours)."""
-
-    task: str
-    estimate: ServingEstimate
-    cost_per_million_tokens: Decimal | None  # target currency; None when nothing is generated
-    currency: str
-    # Other tasks run on the same instance: its charge is split among them by GPU-hours.
-    instance_shared: bool
 
 
 @dataclass(frozen=True)
@@ -1305,8 +1289,8 @@ def recommend(
         delta_time = None if c.time is None or first.time is None else c.time - first.time
         vs_first = Comparison(cost - first_cost, delta_time, _tied(c, first))
     isolation = tuple(dict.fromkeys(PlacementMode(a.mode) for a in placement.assignments))
-    serving = _serving(ctx, c)
-    job_low, job_high = _job_cost_range(ctx, c, cost)
+    serving = task_serving(ctx, c)
+    job, job_low, job_high = job_costs(ctx, c, cost)
     between, idle_warnings = _idle_time(ctx, c)
     return Recommendation(
         rank=rank,
@@ -1323,7 +1307,7 @@ def recommend(
         months=c.fit.months,
         monthly_cost=monthly,
         storage_cost=c.storage,
-        job_cost=cost - (c.storage or ZERO) if ctx.basis is CostBasis.JOB else _job_cost(ctx, c),
+        job_cost=job,
         time_hours=c.time,
         placement=placement,
         headroom_bytes=placement.min_headroom_bytes,
@@ -1389,6 +1373,18 @@ def billing_choice(ctx: Context, c: Candidate, cost: Decimal, monthly: Decimal) 
     )
 
 
+def job_costs(
+    ctx: Context, c: Candidate, cost: Decimal
+) -> tuple[Decimal | None, Decimal | None, Decimal | None]:
+    """(job cost, its low, its high) as a recommendation states them, `cost` being its ranked
+    cost: on a job basis the cost less storage, on a monthly basis the training run to
+    completion (_job_cost); the range from the time's (_job_cost_range)."""
+    low, high = _job_cost_range(ctx, c, cost)
+    if ctx.basis is CostBasis.JOB:
+        return cost - (c.storage or ZERO), low, high
+    return _job_cost(ctx, c), low, high
+
+
 def _job_cost_range(
     ctx: Context, c: Candidate, cost: Decimal
 ) -> tuple[Decimal | None, Decimal | None]:
@@ -1447,7 +1443,7 @@ def _job_cost(ctx: Context, c: Candidate, time: float | None = None) -> Decimal 
     return per_instance * len(hosts)
 
 
-def _serving(ctx: Context, c: Candidate) -> tuple[TaskServing, ...]:
+def task_serving(ctx: Context, c: Candidate) -> tuple[TaskServing, ...]:
     """Each inference task's serving figures where the placement put it (a MIG slice sees its
     share of the card) and its cost per million output tokens (TaskServing)."""
     off, placement = c.offering, c.fit.placement
