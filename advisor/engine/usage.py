@@ -105,8 +105,9 @@ class Usage:
     """What one instance is billed for over the costed period (a month, or the whole run).
 
     `hours`: busy hours in the period; `months`: whole months it spans; `active_days`: days the busy
-    hours are spread over (None: packed into whole days); `held_hours`: how long data is kept;
-    `runs`: how often the instance is started in the period (the time between runs is idle).
+    hours are spread over (None: not stated); `held_hours`: how long data is kept;
+    `runs`: how often the instance is started in the period (the time between runs is idle),
+    spread evenly over `held_hours`: daily and weekly plans cover them (billing.prepaid_cover).
     """
 
     hours: float

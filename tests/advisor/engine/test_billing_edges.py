@@ -1,0 +1,82 @@
+"""Billing at the edges: prepaid periods cover the calendar the instance is held, recurring runs
+that do not fit one instance's month, a deadline against offerings without a time estimate, and
+the metering of hourly prices (docs/billing-rules.md)."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from advisor.engine import usage
+from advisor.engine.billing import monthly_cost, prepaid_cover
+from advisor.engine.idle import run_units
+from advisor.engine.ranking import advise
+from advisor.engine.types import Task
+from tests.advisor.engine.test_ranking import ACCELERATORS, NOW, fixed, offer, price, scenario
+
+# 优云智算 RTX 4090 48GB, compshare.cn/price-list (2026-09-10): ¥3.30 an hour, ¥72.60 a day,
+# ¥1,980 a month.
+CS_HOUR, CS_DAY, CS_MONTH = "3.30", "72.60", "1980"
+
+
+# --- prepaid periods cover the days the instance is held -----------------------------------------
+
+
+def test_a_service_busy_12_hours_a_day_needs_a_day_plan_for_each_of_the_30_days() -> None:
+    """A service busy 360 h a month runs once a day of the 30-day month (usage.py), 12 h each:
+    a day plan reserves the card for its day, used or not, so 30 of them (¥72.60 × 30 = ¥2,178),
+    not the 15 of its busy hours packed into whole days (¥1,089); a week plan covers 7 of the
+    days, ceil(30 / 7) = 5 weeks."""
+    use = usage.task_usage(fixed("svc", 40, hours_per_month=360, when="day"), None)
+    assert use.runs == 30
+    assert prepaid_cover(24, 360, use.runs, 720) == 30
+    assert prepaid_cover(168, 360, use.runs, 720) == 5
+    assert monthly_cost(price("day", CS_DAY), 360, sessions=30) == Decimal("2178.00")
+
+
+def test_the_hourly_price_wins_over_thirty_day_plans_for_a_12_hour_day() -> None:
+    """优云智算 4090 48GB (compshare.cn/price-list, 2026-09-10), 12 h a day: by the hour
+    360 × ¥3.30 = ¥1,188; 30 day plans ¥2,178; the month ¥1,980. The hourly price wins."""
+    off = offer(
+        "cs-4090-48g",
+        "rtx-4090-48gb",
+        price("hour", CS_HOUR),
+        price("day", CS_DAY),
+        price("month", CS_MONTH),
+    )
+    advice = advise(
+        scenario(fixed("svc", 40, hours_per_month=360, when="day")), [off], ACCELERATORS, now=NOW
+    )
+    (rec,) = advice.recommendations
+    assert (rec.plan.unit, rec.cost) == ("hour", Decimal("1188.00"))
+
+
+def test_day_plans_win_only_when_every_day_is_busy_enough() -> None:
+    """The day plan beats ¥3.30 an hour above ¥72.60 / ¥3.30 = 22 h of a day (the break-even
+    per day, billing.break_even_hours): at 23 h a day, 30 day plans (¥2,178) cost less than
+    690 h by the hour (¥2,277)."""
+    off = offer("cs", "rtx-4090-48gb", price("hour", CS_HOUR), price("day", CS_DAY))
+    advice = advise(
+        scenario(fixed("svc", 40, hours_per_month=690, when="day")), [off], ACCELERATORS, now=NOW
+    )
+    (rec,) = advice.recommendations
+    assert (rec.plan.unit, rec.cost) == ("day", Decimal("2178.00"))
+
+
+def test_a_recurring_job_needs_a_prepaid_period_for_each_run_apart() -> None:
+    """4 runs a month of 3 h are 180 h apart (720 / 4): each run needs its own day plan (4, not
+    the 1 of 12 h packed) and its own week plan (4: a week does not reach the next run)."""
+    held = usage.Usage(hours=12.0, runs=4.0)
+    assert run_units("day", 1, held) == Decimal(4)
+    assert run_units("week", 1, held) == Decimal(4)
+    assert run_units("month", 1, held) == Decimal(1)
+
+
+def test_a_windowed_one_off_job_needs_a_day_plan_for_each_day_it_is_spread_over() -> None:
+    """A one-off run of 100 h in a window of 360 h a month (12 h a day) takes 200 h of the
+    calendar, ceil(200 / 24) = 9 days: 9 day plans, 2 week plans."""
+    task = Task(name="ft", kind="lora", model="m", tokens=1e9, hours_per_month=360)
+    task_use = usage.task_usage(task, 100.0)
+    period, _month = usage.instance_usage([("always", task_use)], usage.basis([task]))  # type: ignore[list-item]
+    assert (task_use.active_days, period.runs) == (9, 9.0)
+    assert run_units("day", 1, period) == Decimal(9)
+    assert run_units("week", 1, period) == Decimal(2)
