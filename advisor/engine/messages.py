@@ -326,6 +326,7 @@ class Code(StrEnum):
     REJECT_NO_CURRENT_PRICE = "reject_no_current_price"
     REJECT_DOES_NOT_FIT = "reject_does_not_fit"
     REJECT_MISSES_DEADLINE = "reject_misses_deadline"
+    REJECT_NO_TIME_ESTIMATE = "reject_no_time_estimate"
     REJECT_OVER_BUDGET = "reject_over_budget"
     REJECT_COUNT = "reject_count"
     NO_FIT = "no_fit"
@@ -956,6 +957,7 @@ TEMPLATES: dict[Code, str] = {
     Code.REJECT_NO_CURRENT_PRICE: gettext_noop("no current price"),
     Code.REJECT_DOES_NOT_FIT: gettext_noop("does not fit"),
     Code.REJECT_MISSES_DEADLINE: gettext_noop("misses the deadline"),
+    Code.REJECT_NO_TIME_ESTIMATE: gettext_noop("no time estimate to hold to the deadline"),
     Code.REJECT_OVER_BUDGET: gettext_noop("over budget"),
     Code.REJECT_INTERRUPTIBLE_SERVICE: gettext_noop(
         "interruptible (spot) capacity for an always-on service"

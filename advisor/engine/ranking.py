@@ -297,6 +297,9 @@ class _Fit:
     time_high: float | None = None
     # Each task's (low, high) hours, None for a task without a time: to price the range.
     task_ranges: tuple[tuple[float, float] | None, ...] = ()
+    # A task that gets a time on a card (_is_timed) has no estimate here: whether it meets a
+    # deadline cannot be told (_misses_deadline).
+    untimed: bool = False
 
 
 @dataclass(slots=True)
@@ -565,10 +568,14 @@ def _evaluate(ctx: _Context, off: OfferingSpec) -> _Candidate | None:
             fit.placement.reason,
         )
         return None
-    deadline = ctx.c.deadline_hours
-    if deadline is not None and fit.time is not None and fit.time > deadline:
+    late = _misses_deadline(ctx, fit)
+    if late is Code.REJECT_NO_TIME_ESTIMATE:
+        ctx.reject(late)
+        return None
+    if late is not None:
         time = fit.time
-        ctx.reject(Code.REJECT_MISSES_DEADLINE, time, off, lambda: hours(time))
+        assert time is not None
+        ctx.reject(late, time, off, lambda: hours(time))
         return None
     plan_total, chosen = _cheapest(ctx, prices, fit.bill)
     keep = 0.0
@@ -745,7 +752,26 @@ def _placed_fit(ctx: _Context, off: OfferingSpec, placement: Placement) -> _Fit:
         time_low=max(r[0] for r in spans) if spans else None,
         time_high=max(r[1] for r in spans) if spans else None,
         task_ranges=tuple(ranges),
+        untimed=any(
+            h is None and _is_timed(ctx, i, t)
+            for i, (t, h) in enumerate(zip(ctx.tasks, per_task, strict=True))
+        ),
     )
+
+
+def _misses_deadline(ctx: _Context, fit: _Fit) -> Code | None:
+    """Why `fit` cannot be kept under the scenario's deadline: its time is past it, or a task
+    that gets a time on a card has none here (no figure to estimate it from), so that it cannot
+    be said to meet it; None without a deadline or when it meets it. The lazy path
+    (prune.py) asks the same."""
+    deadline = ctx.c.deadline_hours
+    if deadline is None:
+        return None
+    if fit.untimed:
+        return Code.REJECT_NO_TIME_ESTIMATE
+    if fit.time is not None and fit.time > deadline:
+        return Code.REJECT_MISSES_DEADLINE
+    return None
 
 
 def _bills(

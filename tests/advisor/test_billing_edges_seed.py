@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+from advisor.engine.messages import Code
 from advisor.services import advise_scenario
 from tests.conftest import NOW
 
@@ -29,3 +30,29 @@ def test_a_12_hour_a_day_service_on_compshare_pays_the_hour_not_15_day_plans(see
     )
     rec = _by_offering(report)["cs-4090-48g"]
     assert (rec.plan.unit, rec.cost) == ("hour", Decimal("1188.00"))
+
+
+def test_a_half_hour_deadline_leaves_out_the_card_with_no_time_estimate(seed, frozen):
+    """A LoRA of Qwen2.5-7B on 5e7 tokens by half an hour: 142 offerings train too slowly, and
+    Paperspace's Quadro P6000 has no time estimate (its NVIDIA datasheet states FP32 only, no
+    BF16 figure). It was kept before, costed as a full month and badged Pareto; now nothing is
+    left, and it is counted as "no time estimate"."""
+    report = advise_scenario(
+        {
+            "tasks": [
+                {
+                    "name": "lora",
+                    "kind": "lora",
+                    "model": "qwen2.5-7b",
+                    "activation_checkpointing": "full",
+                    "tokens": 5e7,
+                }
+            ],
+            "constraints": {"deadline_hours": 0.5},
+        },
+        now=NOW,
+    )
+    assert report.no_fit is not None
+    rejected = dict(report.no_fit.rejected)
+    assert rejected[Code.REJECT_NO_TIME_ESTIMATE] == 1
+    assert rejected[Code.REJECT_MISSES_DEADLINE] == 142

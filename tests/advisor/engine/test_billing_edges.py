@@ -6,11 +6,13 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from advisor.engine import usage
+from advisor.engine import prune, ranking, usage
 from advisor.engine.billing import monthly_cost, prepaid_cover
 from advisor.engine.idle import run_units
+from advisor.engine.messages import Code
+from advisor.engine.presets import MODEL_PRESETS
 from advisor.engine.ranking import advise
-from advisor.engine.types import Task
+from advisor.engine.types import Constraints, Scenario, Task
 from tests.advisor.engine.test_ranking import ACCELERATORS, NOW, fixed, offer, price, scenario
 
 # 优云智算 RTX 4090 48GB, compshare.cn/price-list (2026-09-10): ¥3.30 an hour, ¥72.60 a day,
@@ -80,3 +82,56 @@ def test_a_windowed_one_off_job_needs_a_day_plan_for_each_day_it_is_spread_over(
     assert (task_use.active_days, period.runs) == (9, 9.0)
     assert run_units("day", 1, period) == Decimal(9)
     assert run_units("week", 1, period) == Decimal(2)
+
+
+# --- a deadline leaves out what has no time estimate ----------------------------------------------
+
+LORA = Task(
+    name="lora",
+    kind="lora",
+    model="llama-2-7b",
+    arch=MODEL_PRESETS["llama-2-7b"],
+    activation_checkpointing="full",
+    tokens=5e7,
+)
+
+
+def _untimed_and_timed() -> list:
+    """A Quadro P6000 (NVIDIA Quadro P6000 datasheet: 12 TFLOPS FP32, no tensor cores, so no
+    BF16 figure): no time estimate for training; an RTX 4090 (165.2 BF16 TFLOPS with FP32
+    accumulate) has one."""
+    return [
+        offer("p6000", "quadro-p6000-24gb", price("hour", "1.00")),
+        offer("4090", "rtx-4090-24gb", price("hour", "1.98")),
+    ]
+
+
+def test_a_deadline_leaves_out_an_offering_whose_time_cannot_be_estimated() -> None:
+    """Without a deadline the P6000 is ranked, with a warning and no time; with a deadline the
+    time cannot be held to it, so it is left out and counted as "no time estimate", whichever
+    way the advice is found (the lazy prune.rank of advise, and every offering priced by
+    ranking._evaluate)."""
+    offerings = _untimed_and_timed()
+    free = advise(scenario(LORA), offerings, ACCELERATORS, now=NOW)
+    times = {r.offering_id: r.time_hours for r in free.recommendations}
+    assert times["p6000"] is None and times["4090"] is not None
+    bound = Scenario(tasks=(LORA,), constraints=Constraints(deadline_hours=times["4090"] * 2))
+    advice = advise(bound, offerings, ACCELERATORS, now=NOW)
+    assert [r.offering_id for r in advice.recommendations] == ["4090"]
+    assert advice.rejected == {Code.REJECT_NO_TIME_ESTIMATE: 1}
+    ctx = ranking._Context(bound, ACCELERATORS, NOW, (), (), 30)
+    kept = [c for off in offerings if (c := ranking._evaluate(ctx, off)) is not None]
+    assert [c.offering.id for c in kept] == ["4090"]
+    assert dict(ctx.rejected) == {Code.REJECT_NO_TIME_ESTIMATE: 1}
+    lazy = ranking._Context(bound, ACCELERATORS, NOW, (), (), 30)
+    ranked = prune.rank(lazy, prune.OfferingIndex(offerings), "cost", 20)
+    assert ranked is not None and dict(lazy.rejected) == {Code.REJECT_NO_TIME_ESTIMATE: 1}
+
+
+def test_a_deadline_keeps_offerings_for_tasks_that_get_no_time() -> None:
+    """A service has no training time on any card: a deadline does not leave it out."""
+    offerings = _untimed_and_timed()
+    bound = scenario(fixed("svc", 10), deadline_hours=1.0)
+    advice = advise(bound, offerings, ACCELERATORS, now=NOW)
+    assert {r.offering_id for r in advice.recommendations} == {"p6000", "4090"}
+    assert advice.rejected == {}
