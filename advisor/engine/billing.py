@@ -4,7 +4,9 @@ and currency conversion. Mixed plans (a reserved base plus on-demand bursts) are
 Billing rules (docs/billing-rules.md, with the platforms' billing pages they come from):
 * Pay-as-you-go hourly prices on AutoDL, 恒源云 and the AutoDL clones are metered per second and
   settled hourly, with a minimum charge of ¥0.01; so an hourly price defaults to per-second
-  metering. A platform that charges per started hour sets `PriceSpec.granularity_seconds = 3600`.
+  metering where its platform states no step (an assumption the advice states,
+  ranking: warn_metering_assumed). A platform that charges per started hour (智星云's
+  "按小时计费") sets `PriceSpec.granularity_seconds = 3600`.
 * 包日/包周/包月 plans are prepaid whole units that reserve the GPU for the calendar period,
   used or not (AutoDL's billing documentation; 恒源云's price page). A monthly plan costs one
   month whatever the hours; daily (weekly) plans must cover the calendar the instance is held

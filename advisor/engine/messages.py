@@ -292,6 +292,7 @@ class Code(StrEnum):
     WARN_JOB_SPANS_MONTHS = "warn_job_spans_months"
     WARN_JOBS_OVER_WINDOW = "warn_jobs_over_window"
     WARN_STORAGE_ASSUMED = "warn_storage_assumed"
+    WARN_METERING_ASSUMED = "warn_metering_assumed"
     # ranking: the time between runs (idle.py)
     IDLE_STOPPED = "idle_stopped"
     IDLE_STOPPED_STORAGE = "idle_stopped_storage"
@@ -874,6 +875,10 @@ TEMPLATES: dict[Code, str] = {
     ),
     Code.WARN_JOBS_OVER_WINDOW: gettext_noop(
         "%(jobs)s runs a month need %(hours)s, more than the window of %(window)s a month"
+    ),
+    Code.WARN_METERING_ASSUMED: gettext_noop(
+        "%(platform)s does not state how it meters pay-as-you-go time: assumed per second; "
+        "billed per started hour, this plan would cost %(more)s more"
     ),
     Code.WARN_STORAGE_ASSUMED: gettext_noop(
         "No storage price recorded for %(platform)s; assumed %(cost)s, the median of "

@@ -267,6 +267,10 @@ class _Bill:
             found = self.units[key] = (per_group, total)
         return found
 
+    def units_for_each(self, prices: Sequence[PriceSpec]) -> tuple[Decimal, ...]:
+        """Units per instance of each group on its own price (a plan: one price per group)."""
+        return tuple(self.units_for(p)[0][g] for g, p in enumerate(prices))
+
     def float_units_for(self, price: PriceSpec) -> tuple[tuple[float, ...], float]:
         """units_for as floats, for ranking only (exact Decimal money is kept for what is shown)."""
         key = (price.unit, price.granularity_seconds or 0, price.startup_billed)
@@ -1769,9 +1773,41 @@ def _rec_warnings(ctx: _Context, c: _Candidate) -> tuple[Message, ...]:
                 platforms=len(ctx.storage_platforms),
             )
         )
+    more = _metering_assumed_extra(ctx, c)
+    if more is not None:
+        per = BillingUnit.MONTH if ctx.basis is CostBasis.MONTH else ""
+        out.append(
+            msg(
+                Code.WARN_METERING_ASSUMED,
+                platform=off.platform_name,
+                more=Money(cents(more), ctx.c.currency, per=per),
+            )
+        )
     out.extend(c.fit.time_warnings)
     out.extend(needs.unstated(ctx.card_needs, off.accelerator))
     return tuple(dict.fromkeys(out))
+
+
+def _metering_assumed_extra(ctx: _Context, c: _Candidate) -> Decimal | None:
+    """Where a chosen pay-as-you-go price's platform does not state its metering step (no
+    `granularity_seconds`: billed per second, billing.DEFAULT_GRANULARITY_SECONDS,
+    docs/billing-rules.md), what the plan's billed time would cost more, in the target currency
+    on the ranked basis, were each run billed per started hour instead; None where no chosen
+    price assumes its metering, or the assumption changes nothing (whole hours)."""
+    extra = ZERO
+    assumed = False
+    for p, (use, n), units in zip(
+        c.prices, c.bill.groups, c.bill.units_for_each(c.prices), strict=True
+    ):
+        if p.unit not in vocab.METERED_UNITS or p.granularity_seconds is not None:
+            continue
+        assumed = True
+        startup = idle.startup_seconds(p, ctx.c.startup_minutes)
+        hourly = idle.run_units(p.unit, 3600, use, startup)
+        if hourly > units:
+            more = idle.run_charge(p, hourly, use.runs) - idle.run_charge(p, units, use.runs)
+            extra += ctx.convert(more, p.currency) * n
+    return extra if assumed and extra > 0 else None
 
 
 # ----------------------------------------------------------------------------------- helpers

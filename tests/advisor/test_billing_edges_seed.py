@@ -56,3 +56,57 @@ def test_a_half_hour_deadline_leaves_out_the_card_with_no_time_estimate(seed, fr
     rejected = dict(report.no_fit.rejected)
     assert rejected[Code.REJECT_NO_TIME_ESTIMATE] == 1
     assert rejected[Code.REJECT_MISSES_DEADLINE] == 142
+
+
+def _specs():
+    from advisor.services import accelerator_specs, offering_specs
+    from platforms.models import Offering
+
+    keys = dict(Offering.objects.values_list("pk", "external_id"))
+    return {keys[s.id]: s for s in offering_specs(accelerator_specs(), now=NOW)}
+
+
+def test_the_platforms_stated_metering_reaches_their_hourly_prices(seed):
+    """智星云 bills "按小时计费" (the seed article, 智星云 on itself): each started hour.
+    矩池云 "支持按秒计费" (the same article on its competitors): per second. 优云智算 states
+    no step: none is set, and the engine assumes per second and says so."""
+    specs = _specs()
+    (zxy,) = specs["zxy-4090-vm"].prices
+    assert (zxy.unit, zxy.granularity_seconds) == ("hour", 3600)
+    (matpool,) = specs["mp-4090"].prices
+    assert (matpool.unit, matpool.granularity_seconds) == ("hour", 1)
+    compshare = {p.unit: p for p in specs["cs-4090-48g"].prices}
+    assert compshare["hour"].granularity_seconds is None
+
+
+def test_zhixingyun_bills_each_started_hour_of_a_short_daily_service(seed, frozen):
+    """智星云 RTX 4090 cloud VM at ¥1.50 an hour (the seed article), a service busy 15 h a month:
+    30 daily runs of 30 minutes, 30 started hours, ¥45 (¥22.50 per second, before)."""
+    report = advise_scenario(
+        {
+            "tasks": [{"name": "dev", "kind": "fixed", "vram_gib": 10, "hours_per_month": 15}],
+            "constraints": {"platforms": ["zhixingyun"]},
+        },
+        now=NOW,
+    )
+    rec = _by_offering(report)["zxy-4090-vm"]
+    assert (rec.plan.unit, rec.cost) == ("hour", Decimal("45.00"))
+    assert Code.WARN_METERING_ASSUMED not in {w.code for w in rec.warnings}
+
+
+def test_an_unknown_metering_is_stated_on_the_seeded_advice(seed, frozen):
+    """优云智算 states no metering step (fixtures/catalogue.json, its billing rules): its RTX
+    4090 48GB at ¥3.30 an hour (compshare.cn/price-list) for 15 h a month is billed per second,
+    15 × ¥3.30 = ¥49.50, and the advice says per started hour would add 15 × ¥3.30 = ¥49.50."""
+    report = advise_scenario(
+        {
+            "tasks": [{"name": "dev", "kind": "fixed", "vram_gib": 40, "hours_per_month": 15}],
+            "constraints": {"platforms": ["compshare"]},
+        },
+        now=NOW,
+    )
+    rec = _by_offering(report)["cs-4090-48g"]
+    assert (rec.plan.unit, rec.cost) == ("hour", Decimal("49.50"))
+    (note,) = [w for w in rec.warnings if w.code is Code.WARN_METERING_ASSUMED]
+    assert note.params["platform"] == "优云智算 (Compshare, UCloud)"
+    assert note.params["more"].amount == Decimal("49.50")

@@ -135,3 +135,49 @@ def test_a_deadline_keeps_offerings_for_tasks_that_get_no_time() -> None:
     advice = advise(bound, offerings, ACCELERATORS, now=NOW)
     assert {r.offering_id for r in advice.recommendations} == {"p6000", "4090"}
     assert advice.rejected == {}
+
+
+# --- metering: a platform's hourly rule bills started hours; unknown metering is stated ----------
+
+# 智星云 RTX 4090 cloud VM: 时租 ¥1.50 (the seed article, 智星云 on itself, 2026-05-26).
+ZXY_HOUR = "1.50"
+
+
+def test_sixty_quarter_hour_runs_bill_sixty_started_hours_on_an_hourly_meter() -> None:
+    """60 runs of 15 minutes at ¥1.50 an hour: per second 15 h, ¥22.50; per started hour
+    (智星云's "按小时计费", the seed article) 60 h, ¥90."""
+    use = usage.Usage(hours=15.0, runs=60.0)
+    assert run_units("hour", 1, use) * Decimal(ZXY_HOUR) == Decimal("22.50")
+    assert run_units("hour", 3600, use) * Decimal(ZXY_HOUR) == Decimal("90.00")
+
+
+def _svc_on(granularity: int | None):
+    off = offer("zxy", "rtx-4090-24gb", price("hour", ZXY_HOUR, granularity_seconds=granularity))
+    svc = fixed("svc", 10, hours_per_month=15, when="day")
+    (rec,) = advise(scenario(svc), [off], ACCELERATORS, now=NOW).recommendations
+    return rec
+
+
+def test_unknown_metering_is_assumed_per_second_and_the_answer_says_what_hours_would_cost() -> None:
+    """A service busy 15 h a month runs 30 times, 30 minutes each (usage.py): per second
+    15 × ¥1.50 = ¥22.50; per started hour 30 × ¥1.50 = ¥45. A platform that states its step is
+    billed by it without a word; one that does not is billed per second, and the advice says so
+    with the ¥22.50 that per-started-hour billing would add."""
+    assert _svc_on(3600).cost == Decimal("45.00")
+    stated = _svc_on(1)
+    assert stated.cost == Decimal("22.50")
+    assert Code.WARN_METERING_ASSUMED not in {w.code for w in stated.warnings}
+    assumed = _svc_on(None)
+    assert assumed.cost == Decimal("22.50")
+    (note,) = [w for w in assumed.warnings if w.code is Code.WARN_METERING_ASSUMED]
+    assert note.english() == (
+        "P does not state how it meters pay-as-you-go time: assumed per second; billed per "
+        "started hour, this plan would cost 22.50 CNY/month more"
+    )
+
+
+def test_unknown_metering_is_not_mentioned_where_runs_are_whole_hours() -> None:
+    """A service always on is one run of 720 h: per second and per started hour bill alike."""
+    off = offer("x", "rtx-4090-24gb", price("hour", ZXY_HOUR))
+    (rec,) = advise(scenario(fixed("svc", 10)), [off], ACCELERATORS, now=NOW).recommendations
+    assert Code.WARN_METERING_ASSUMED not in {w.code for w in rec.warnings}
