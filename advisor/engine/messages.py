@@ -290,7 +290,7 @@ class Code(StrEnum):
     DIFF_VENDOR_CLAIM = "diff_vendor_claim"
     DIFF_STALE_PRICE = "diff_stale_price"
     WARN_JOB_SPANS_MONTHS = "warn_job_spans_months"
-    WARN_JOBS_OVER_WINDOW = "warn_jobs_over_window"
+    WARN_JOBS_ON_PARALLEL_INSTANCES = "warn_jobs_on_parallel_instances"
     WARN_STORAGE_ASSUMED = "warn_storage_assumed"
     WARN_METERING_ASSUMED = "warn_metering_assumed"
     # ranking: the time between runs (idle.py)
@@ -873,8 +873,9 @@ TEMPLATES: dict[Code, str] = {
         "needs %(hours)s, more than its window of %(window)s a month: it spans %(months)s months "
         "and is costed for all of them"
     ),
-    Code.WARN_JOBS_OVER_WINDOW: gettext_noop(
-        "%(jobs)s runs a month need %(hours)s, more than the window of %(window)s a month"
+    Code.WARN_JOBS_ON_PARALLEL_INSTANCES: gettext_noop(
+        "%(jobs)s runs a month need %(hours)s, more than one instance's window of %(window)s a "
+        "month: costed on %(instances)s instances side by side"
     ),
     Code.WARN_METERING_ASSUMED: gettext_noop(
         "%(platform)s does not state how it meters pay-as-you-go time: assumed per second; "

@@ -284,6 +284,12 @@ class _Bill:
     def busiest(self) -> Usage:
         return self.groups[0][0]
 
+    @property
+    def instances(self) -> int:
+        """Instances billed: the placement's, and the copies that run recurring runs beyond one
+        instance's window side by side (_bills)."""
+        return sum(n for _, n in self.groups)
+
 
 @dataclass(frozen=True)
 class _Fit:
@@ -790,6 +796,11 @@ def _bills(
     slots: list[list[tuple[When, TaskUsage]]] = [[] for _ in range(placement.instances)]
     for t, a, u in zip(tasks, placement.assignments, uses, strict=True):
         slots[a.instance].append((When(t.when), u))
+    # Recurring runs beyond one instance's window run on copies of their instance, after the
+    # placement's own (usage.TaskUsage.parallel): copy j holds the tasks with more than j.
+    for s in list(slots):
+        for j in range(1, max((u.parallel for _, u in s), default=1)):
+            slots.append([(w, u) for w, u in s if u.parallel > j])
     keys = []
     for s in slots:
         over, busiest = usage.instance_usage(s, basis)
@@ -834,10 +845,11 @@ def _usage_warnings(tasks: Sequence[Task], uses: Sequence[TaskUsage]) -> tuple[M
             )
         else:
             spans = msg(
-                Code.WARN_JOBS_OVER_WINDOW,
+                Code.WARN_JOBS_ON_PARALLEL_INSTANCES,
                 jobs=Quantity(t.jobs_per_month, Unit.COUNT),
-                hours=hours(u.total_hours),
+                hours=hours(u.total_hours * u.parallel),
                 window=window,
+                instances=Quantity(u.parallel, Unit.COUNT),
             )
         out.append(msg(Code.WARN_TASK, task=t.name, message=spans))
     return tuple(out)
@@ -1426,7 +1438,7 @@ def _recommend(
         platform=off.platform,
         platform_name=off.platform_name,
         accelerator=off.accelerator.slug,
-        instances=placement.instances,
+        instances=c.bill.instances,
         gpus_per_instance=off.gpu_count,
         plan=plan,
         cost=cost,

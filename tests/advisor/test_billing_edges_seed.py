@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+from advisor.engine.billing import cents
 from advisor.engine.messages import Code
 from advisor.services import advise_scenario
 from tests.conftest import NOW
@@ -110,3 +111,33 @@ def test_an_unknown_metering_is_stated_on_the_seeded_advice(seed, frozen):
     (note,) = [w for w in rec.warnings if w.code is Code.WARN_METERING_ASSUMED]
     assert note.params["platform"] == "优云智算 (Compshare, UCloud)"
     assert note.params["more"].amount == Decimal("49.50")
+
+
+def test_a_thousand_runs_of_32_5_hours_are_costed_on_46_instances(seed, frozen):
+    """1,000 renders a month of 117,000 frames at 1 s a frame on an RTX 4090 (32.5 h a run, timed
+    on its own card): 32,500 h a month, on ceil(32,500 / 720) = 46 instances, each busy 706.5 h.
+    AutoDL's RTX 4090 month plan, ¥1,052 (AutoDL market listing, autumn 2026), beats 706.5 h at
+    ¥1.98 an hour (¥1,398.91): 46 × ¥1,052 = ¥48,392 a month (one month plan, ¥1,052, before)."""
+    report = advise_scenario(
+        {
+            "tasks": [
+                {
+                    "name": "render",
+                    "kind": "fixed",
+                    "vram_gib": 10,
+                    "frames": 117000,
+                    "seconds_per_frame": 1,
+                    "reference_accelerator": "rtx-4090-24gb",
+                    "jobs_per_month": 1000,
+                }
+            ],
+            "constraints": {"platforms": ["autodl"]},
+        },
+        now=NOW,
+    )
+    rec = _by_offering(report)["adl-4090"]
+    assert rec.time_hours == 32.5
+    assert (rec.plan.unit, rec.instances) == ("month", 46)
+    assert cents(rec.cost) == Decimal("48392.00")
+    codes = {w.params["message"].code for w in rec.warnings if w.code is Code.WARN_TASK}
+    assert Code.WARN_JOBS_ON_PARALLEL_INSTANCES in codes

@@ -7,7 +7,7 @@ from __future__ import annotations
 from decimal import Decimal
 
 from advisor.engine import prune, ranking, usage
-from advisor.engine.billing import monthly_cost, prepaid_cover
+from advisor.engine.billing import cents, monthly_cost, prepaid_cover
 from advisor.engine.idle import run_units
 from advisor.engine.messages import Code
 from advisor.engine.presets import MODEL_PRESETS
@@ -181,3 +181,63 @@ def test_unknown_metering_is_not_mentioned_where_runs_are_whole_hours() -> None:
     off = offer("x", "rtx-4090-24gb", price("hour", ZXY_HOUR))
     (rec,) = advise(scenario(fixed("svc", 10)), [off], ACCELERATORS, now=NOW).recommendations
     assert Code.WARN_METERING_ASSUMED not in {w.code for w in rec.warnings}
+
+
+# --- recurring runs that do not fit one instance's month ------------------------------------------
+
+
+def _render(runs: float, hours_per_run: float, window: float | None = None) -> Task:
+    """A render job timed on its own card (reference = the offering's card: speed-up 1), so each
+    run takes exactly frames × seconds per frame."""
+    return Task(
+        name="render",
+        kind="fixed",
+        vram_gib=10,
+        frames=hours_per_run * 3600,
+        seconds_per_frame=1.0,
+        reference_accelerator="rtx-4090-24gb",
+        jobs_per_month=runs,
+        hours_per_month=window,
+    )
+
+
+def test_runs_beyond_one_instances_month_are_costed_on_parallel_instances() -> None:
+    """1,000 runs a month of 32.5 h need 32,500 h, 45 × the 720 h month of one instance: they
+    run side by side on ceil(32,500 / 720) = 46 instances, each billed. AutoDL's RTX 4090 at
+    ¥1.98 an hour (AutoDL market listing, autumn 2026): 32,500 × ¥1.98 = ¥64,350 a month, not
+    the ¥1,425.60 of one instance's 720 h. The advice says so."""
+    off = offer("4090", "rtx-4090-24gb", price("hour", "1.98"))
+    advice = advise(scenario(_render(1000, 32.5)), [off], ACCELERATORS, now=NOW)
+    (rec,) = advice.recommendations
+    assert rec.time_hours == 32.5
+    assert rec.instances == 46
+    assert cents(rec.cost) == Decimal("64350.00")
+    (note,) = [
+        w.params["message"]
+        for w in rec.warnings
+        if w.code is Code.WARN_TASK
+        and w.params["message"].code is Code.WARN_JOBS_ON_PARALLEL_INSTANCES
+    ]
+    assert note.params["instances"].value == 46
+    assert note.english() == (
+        "1,000 runs a month need 32,500 h, more than one instance's window of 720 h a month: "
+        "costed on 46 instances side by side"
+    )
+
+
+def test_runs_beyond_a_window_share_instances_each_inside_it() -> None:
+    """10 runs of 30 h inside a 240 h a month window (8 h a day) need 300 h: 2 instances, each
+    busy 150 h. A month plan (¥1,052, AutoDL's 4090 listing) is bought for each: ¥2,104."""
+    use = usage.task_usage(_render(10, 30, 240), 30.0)
+    assert (use.parallel, use.month_hours, use.runs) == (2, 150.0, 5.0)
+    off = offer("4090", "rtx-4090-24gb", price("month", "1052"))
+    (rec,) = advise(scenario(_render(10, 30, 240)), [off], ACCELERATORS, now=NOW).recommendations
+    assert (rec.instances, rec.cost) == (2, Decimal("2104.00"))
+
+
+def test_runs_that_fit_one_instance_stay_on_one() -> None:
+    """20 runs of 30 h are 600 h, inside the 720 h month: one instance, 600 × ¥1.98 = ¥1,188."""
+    off = offer("4090", "rtx-4090-24gb", price("hour", "1.98"))
+    (rec,) = advise(scenario(_render(20, 30)), [off], ACCELERATORS, now=NOW).recommendations
+    assert (rec.instances, rec.cost) == (1, Decimal("1188.00"))
+    assert usage.task_usage(_render(20, 30), 30.0).parallel == 1
