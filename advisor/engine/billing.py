@@ -4,11 +4,15 @@ and currency conversion. Mixed plans (a reserved base plus on-demand bursts) are
 Billing rules (docs/billing-rules.md, with the platforms' billing pages they come from):
 * Pay-as-you-go hourly prices on AutoDL, 恒源云 and the AutoDL clones are metered per second and
   settled hourly, with a minimum charge of ¥0.01; so an hourly price defaults to per-second
-  metering. A platform that charges per started hour sets `PriceSpec.granularity_seconds = 3600`.
-* 包日/包周/包月 plans are prepaid whole units that reserve the GPU for the calendar period.
-  A monthly plan costs one month whatever the hours; a daily (weekly) plan is bought for the days
-  (weeks) the busy hours need, at least ceil(busy hours / 24 (168)), i.e. the busy hours are
-  assumed to be packed into whole days. Pass `active_days` when they are spread over more days.
+  metering where its platform states no step (an assumption the advice states,
+  ranking: warn_metering_assumed). A platform that charges per started hour (智星云's
+  "按小时计费") sets `PriceSpec.granularity_seconds = 3600`.
+* 包日/包周/包月 plans are prepaid whole units that reserve the GPU for the calendar period,
+  used or not (AutoDL's billing documentation; 恒源云's price page). A monthly plan costs one
+  month whatever the hours; daily (weekly) plans must cover the calendar the instance is held
+  through its runs (usage.py: a service busy fewer than 720 h runs once a day), not its busy
+  hours packed together: a service busy 12 h a day for 30 days needs 30 day plans, or
+  ceil(30 / 7) = 5 week plans (`prepaid_cover`).
 * A month is 30 days (types.BILLING_UNIT_SECONDS, the 包月 convention).
 
 Money is Decimal throughout. Charges are computed with ceiling rounding, so no rounding ever charges
@@ -102,14 +106,21 @@ def job_cost(price: PriceSpec, seconds: float, *, sessions: int = 1) -> Decimal:
 
 @lru_cache(maxsize=4096)
 def month_units(
-    unit: str, granularity_seconds: int, busy_hours: float, active_days: int | None = None
+    unit: str,
+    granularity_seconds: int,
+    busy_hours: float,
+    active_days: int | None = None,
+    runs: float = 1.0,
 ) -> Decimal:
-    """Units of `unit` charged for a month with `busy_hours` of use (module docstring)."""
+    """Units of `unit` charged for a month with `busy_hours` of use in `runs` runs spread over
+    the month (module docstring)."""
     if not 0 <= busy_hours <= HOURS_PER_MONTH:
         raise InvalidWorkload(
             Code.BUSY_HOURS_RANGE, "hours_per_month", high=HOURS_PER_MONTH, hours=busy_hours
         )
-    return period_units(unit, granularity_seconds, busy_hours, 1, active_days)
+    return period_units(
+        unit, granularity_seconds, busy_hours, 1, active_days, runs, float(HOURS_PER_MONTH)
+    )
 
 
 @lru_cache(maxsize=4096)
@@ -119,13 +130,16 @@ def period_units(
     busy_hours: float,
     months: int = 1,
     active_days: int | None = None,
+    runs: float = 1.0,
+    held_hours: float | None = None,
 ) -> Decimal:
     """Units of `unit` charged for `busy_hours` of use over a period of `months` months: a month
     (months=1, busy hours <= 720) or a one-off run over several (usage.py).
 
     Metered units: the busy time, rounded up to the metering step. A monthly plan: one per month
-    the period spans. Daily and weekly plans: enough whole units for the busy hours packed into
-    days, or for the `active_days` they are spread over.
+    the period spans. Daily and weekly plans: enough whole units to cover the calendar the busy
+    hours are held through: `runs` runs spread evenly over `held_hours` (prepaid_cover), at least
+    the busy hours packed into whole units, and at least the `active_days` they are spread over.
     """
     if busy_hours < 0 or math.isnan(busy_hours):
         raise InvalidWorkload(Code.TIME_NOT_NEGATIVE, "hours_per_month", seconds=busy_hours * 3600)
@@ -138,9 +152,39 @@ def period_units(
     unit_hours = BILLING_UNIT_SECONDS[unit] // 3600
     # max(1, ...): a tiny busy time can underflow the division to 0; any use buys one unit
     units = max(1, math.ceil(busy_hours / unit_hours))
+    if runs > 1 and held_hours is not None:
+        units = max(units, prepaid_cover(unit_hours, busy_hours, runs, held_hours))
     if active_days is not None:
         units = max(units, math.ceil(active_days * 24 / unit_hours))
     return Decimal(units)
+
+
+def prepaid_cover(unit_hours: int, busy_hours: float, runs: float, held_hours: float) -> int:
+    """Prepaid periods of `unit_hours` that cover `runs` runs of equal length spread evenly over
+    `held_hours` (usage.py: a service busy fewer than 720 h runs once a day of the 30-day month;
+    a recurring job `jobs_per_month` times a month): a prepaid plan reserves the GPU for its
+    calendar period, used or not, so every run must fall inside a bought period.
+
+    Periods are bought back to back from the first run not yet covered, which is the fewest that
+    cover them (a leftmost-point cover of intervals by segments of one length). A service busy
+    12 h a day: runs 24 h apart, one day plan each, 30 a month; a week plan covers 7 of them,
+    ceil(30 / 7) = 5 a month. Fractional runs count whole (a run is never split).
+    """
+    count = max(1, math.ceil(runs - 1e-9))
+    gap = held_hours / runs
+    length = busy_hours / runs
+    covered = -math.inf
+    units = 0
+    for k in range(count):
+        start = k * gap
+        end = start + length
+        if end <= covered + 1e-9:
+            continue
+        begin = max(start, covered)
+        bought = max(1, math.ceil((end - begin) / unit_hours - 1e-9))
+        covered = begin + bought * unit_hours
+        units += bought
+    return units
 
 
 def monthly_cost(
@@ -152,9 +196,12 @@ def monthly_cost(
 ) -> Decimal:
     """Cost of one instance busy `busy_hours_per_month` hours in a 30-day month (module docstring).
 
-    `sessions`: metered use is rounded up per session (per-started-hour plans charge each start).
+    `sessions`: metered use is rounded up per session (per-started-hour plans charge each start);
+    daily and weekly plans cover the sessions spread evenly over the month (prepaid_cover).
     """
-    units = month_units(price.unit, granularity(price), busy_hours_per_month, active_days)
+    units = month_units(
+        price.unit, granularity(price), busy_hours_per_month, active_days, float(sessions)
+    )
     if sessions > 1 and price.unit in METERED_UNITS:
         return job_cost(price, busy_hours_per_month * 3600, sessions=sessions)
     return charge(price, units)

@@ -90,9 +90,17 @@ def runs_decimal(runs: float) -> Decimal:
 def run_units(unit: str, granularity_seconds: int, use: Usage, startup: float = 0.0) -> Decimal:
     """Units of `unit` charged for `use` over its period: on a metered price each of its runs is
     rounded up on its own, with `startup` seconds billed per run; prepaid plans as
-    billing.period_units."""
+    billing.period_units, covering the calendar its runs are held through."""
     if unit not in METERED_UNITS or (use.runs == 1 and not startup):
-        return period_units(unit, granularity_seconds, use.hours, use.months, use.active_days)
+        return period_units(
+            unit,
+            granularity_seconds,
+            use.hours,
+            use.months,
+            use.active_days,
+            use.runs,
+            use.held_hours,
+        )
     if use.hours <= 0:
         return ZERO
     per_run = use.hours * 3600 / use.runs + startup

@@ -293,8 +293,9 @@ class Code(StrEnum):
     DIFF_VENDOR_CLAIM = "diff_vendor_claim"
     DIFF_STALE_PRICE = "diff_stale_price"
     WARN_JOB_SPANS_MONTHS = "warn_job_spans_months"
-    WARN_JOBS_OVER_WINDOW = "warn_jobs_over_window"
+    WARN_JOBS_ON_PARALLEL_INSTANCES = "warn_jobs_on_parallel_instances"
     WARN_STORAGE_ASSUMED = "warn_storage_assumed"
+    WARN_METERING_ASSUMED = "warn_metering_assumed"
     # ranking: the time between runs (idle.py)
     IDLE_STOPPED = "idle_stopped"
     IDLE_STOPPED_STORAGE = "idle_stopped_storage"
@@ -329,6 +330,7 @@ class Code(StrEnum):
     REJECT_NO_CURRENT_PRICE = "reject_no_current_price"
     REJECT_DOES_NOT_FIT = "reject_does_not_fit"
     REJECT_MISSES_DEADLINE = "reject_misses_deadline"
+    REJECT_NO_TIME_ESTIMATE = "reject_no_time_estimate"
     REJECT_OVER_BUDGET = "reject_over_budget"
     REJECT_COUNT = "reject_count"
     NO_FIT = "no_fit"
@@ -880,8 +882,13 @@ TEMPLATES: dict[Code, str] = {
         "needs %(hours)s, more than its window of %(window)s a month: it spans %(months)s months "
         "and is costed for all of them"
     ),
-    Code.WARN_JOBS_OVER_WINDOW: gettext_noop(
-        "%(jobs)s runs a month need %(hours)s, more than the window of %(window)s a month"
+    Code.WARN_JOBS_ON_PARALLEL_INSTANCES: gettext_noop(
+        "%(jobs)s runs a month need %(hours)s, more than one instance's window of %(window)s a "
+        "month: costed on %(instances)s instances side by side"
+    ),
+    Code.WARN_METERING_ASSUMED: gettext_noop(
+        "%(platform)s does not state how it meters pay-as-you-go time: assumed per second; "
+        "billed per started hour, this plan would cost %(more)s more"
     ),
     Code.WARN_STORAGE_ASSUMED: gettext_noop(
         "No storage price recorded for %(platform)s; assumed %(cost)s, the median of "
@@ -965,6 +972,7 @@ TEMPLATES: dict[Code, str] = {
     Code.REJECT_NO_CURRENT_PRICE: gettext_noop("no current price"),
     Code.REJECT_DOES_NOT_FIT: gettext_noop("does not fit"),
     Code.REJECT_MISSES_DEADLINE: gettext_noop("misses the deadline"),
+    Code.REJECT_NO_TIME_ESTIMATE: gettext_noop("no time estimate to hold to the deadline"),
     Code.REJECT_OVER_BUDGET: gettext_noop("over budget"),
     Code.REJECT_INTERRUPTIBLE_SERVICE: gettext_noop(
         "interruptible (spot) capacity for an always-on service"

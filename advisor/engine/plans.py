@@ -357,7 +357,7 @@ class _Pricer:
             offering_id=off.id,
             offering_name=off.name,
             accelerator=off.accelerator.slug,
-            instances=c.fit.placement.instances,
+            instances=c.bill.instances,
             gpus_per_instance=off.gpu_count,
             plan=ranking.billing_choice(ctx, c, cost, monthly),
             tasks=tuple(t.name for t in ctx.tasks),

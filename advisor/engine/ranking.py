@@ -234,6 +234,10 @@ class Bill:
             found = self.units[key] = (per_group, total)
         return found
 
+    def units_for_each(self, prices: Sequence[PriceSpec]) -> tuple[Decimal, ...]:
+        """Units per instance of each group on its own price (a plan: one price per group)."""
+        return tuple(self.units_for(p)[0][g] for g, p in enumerate(prices))
+
     def float_units_for(self, price: PriceSpec) -> tuple[tuple[float, ...], float]:
         """units_for as floats, for ranking only (exact Decimal money is kept for what is shown)."""
         key = (price.unit, price.granularity_seconds or 0, price.startup_billed)
@@ -246,6 +250,12 @@ class Bill:
     @property
     def busiest(self) -> Usage:
         return self.groups[0][0]
+
+    @property
+    def instances(self) -> int:
+        """Instances billed: the placement's, and the copies that run recurring runs beyond one
+        instance's window side by side (_bills)."""
+        return sum(n for _, n in self.groups)
 
 
 @dataclass(frozen=True)
@@ -264,6 +274,9 @@ class Fit:
     time_high: float | None = None
     # Each task's (low, high) hours, None for a task without a time: to price the range.
     task_ranges: tuple[tuple[float, float] | None, ...] = ()
+    # A task that gets a time on a card (_is_timed) has no estimate here: whether it meets a
+    # deadline cannot be told (_misses_deadline).
+    untimed: bool = False
 
 
 @dataclass(slots=True)
@@ -470,10 +483,14 @@ def evaluate_offering(ctx: Context, off: OfferingSpec) -> Candidate | None:
             fit.placement.reason,
         )
         return None
-    deadline = ctx.c.deadline_hours
-    if deadline is not None and fit.time is not None and fit.time > deadline:
+    late = _misses_deadline(ctx, fit)
+    if late is Code.REJECT_NO_TIME_ESTIMATE:
+        ctx.reject(late)
+        return None
+    if late is not None:
         time = fit.time
-        ctx.reject(Code.REJECT_MISSES_DEADLINE, time, off, lambda: hours(time))
+        assert time is not None
+        ctx.reject(late, time, off, lambda: hours(time))
         return None
     plan_total, chosen = _cheapest(ctx, prices, fit.bill)
     keep = 0.0
@@ -650,7 +667,26 @@ def _placed_fit(ctx: Context, off: OfferingSpec, placement: Placement) -> Fit:
         time_low=max(r[0] for r in spans) if spans else None,
         time_high=max(r[1] for r in spans) if spans else None,
         task_ranges=tuple(ranges),
+        untimed=any(
+            h is None and _is_timed(ctx, i, t)
+            for i, (t, h) in enumerate(zip(ctx.tasks, per_task, strict=True))
+        ),
     )
+
+
+def _misses_deadline(ctx: _Context, fit: _Fit) -> Code | None:
+    """Why `fit` cannot be kept under the scenario's deadline: its time is past it, or a task
+    that gets a time on a card has none here (no figure to estimate it from), so that it cannot
+    be said to meet it; None without a deadline or when it meets it. The lazy path
+    (prune.py) asks the same."""
+    deadline = ctx.c.deadline_hours
+    if deadline is None:
+        return None
+    if fit.untimed:
+        return Code.REJECT_NO_TIME_ESTIMATE
+    if fit.time is not None and fit.time > deadline:
+        return Code.REJECT_MISSES_DEADLINE
+    return None
 
 
 def _bills(
@@ -665,6 +701,11 @@ def _bills(
     slots: list[list[tuple[When, TaskUsage]]] = [[] for _ in range(placement.instances)]
     for t, a, u in zip(tasks, placement.assignments, uses, strict=True):
         slots[a.instance].append((When(t.when), u))
+    # Recurring runs beyond one instance's window run on copies of their instance, after the
+    # placement's own (usage.TaskUsage.parallel): copy j holds the tasks with more than j.
+    for s in list(slots):
+        for j in range(1, max((u.parallel for _, u in s), default=1)):
+            slots.append([(w, u) for w, u in s if u.parallel > j])
     keys = []
     for s in slots:
         over, busiest = usage.instance_usage(s, basis)
@@ -709,10 +750,11 @@ def _usage_warnings(tasks: Sequence[Task], uses: Sequence[TaskUsage]) -> tuple[M
             )
         else:
             spans = msg(
-                Code.WARN_JOBS_OVER_WINDOW,
+                Code.WARN_JOBS_ON_PARALLEL_INSTANCES,
                 jobs=Quantity(t.jobs_per_month, Unit.COUNT),
-                hours=hours(u.total_hours),
+                hours=hours(u.total_hours * u.parallel),
                 window=window,
+                instances=Quantity(u.parallel, Unit.COUNT),
             )
         out.append(msg(Code.WARN_TASK, task=t.name, message=spans))
     return tuple(out)
@@ -1299,7 +1341,7 @@ def recommend(
         platform=off.platform,
         platform_name=off.platform_name,
         accelerator=off.accelerator.slug,
-        instances=placement.instances,
+        instances=c.bill.instances,
         gpus_per_instance=off.gpu_count,
         plan=plan,
         cost=cost,
@@ -1668,9 +1710,41 @@ def rec_warnings(ctx: Context, c: Candidate) -> tuple[Message, ...]:
                 platforms=len(ctx.storage_platforms),
             )
         )
+    more = _metering_assumed_extra(ctx, c)
+    if more is not None:
+        per = BillingUnit.MONTH if ctx.basis is CostBasis.MONTH else ""
+        out.append(
+            msg(
+                Code.WARN_METERING_ASSUMED,
+                platform=off.platform_name,
+                more=Money(cents(more), ctx.c.currency, per=per),
+            )
+        )
     out.extend(c.fit.time_warnings)
     out.extend(needs.unstated(ctx.card_needs, off.accelerator))
     return tuple(dict.fromkeys(out))
+
+
+def _metering_assumed_extra(ctx: _Context, c: _Candidate) -> Decimal | None:
+    """Where a chosen pay-as-you-go price's platform does not state its metering step (no
+    `granularity_seconds`: billed per second, billing.DEFAULT_GRANULARITY_SECONDS,
+    docs/billing-rules.md), what the plan's billed time would cost more, in the target currency
+    on the ranked basis, were each run billed per started hour instead; None where no chosen
+    price assumes its metering, or the assumption changes nothing (whole hours)."""
+    extra = ZERO
+    assumed = False
+    for p, (use, n), units in zip(
+        c.prices, c.bill.groups, c.bill.units_for_each(c.prices), strict=True
+    ):
+        if p.unit not in vocab.METERED_UNITS or p.granularity_seconds is not None:
+            continue
+        assumed = True
+        startup = idle.startup_seconds(p, ctx.c.startup_minutes)
+        hourly = idle.run_units(p.unit, 3600, use, startup)
+        if hourly > units:
+            more = idle.run_charge(p, hourly, use.runs) - idle.run_charge(p, units, use.runs)
+            extra += ctx.convert(more, p.currency) * n
+    return extra if assumed and extra > 0 else None
 
 
 # ----------------------------------------------------------------------------------- helpers

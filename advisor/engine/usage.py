@@ -13,6 +13,11 @@ The rules (README.md, "The scenario"; docs/advisor-rules.md, "What is ranked"):
   monthly scenario (`CostBasis.MONTH`), where a one-off job counts with its busiest month.
 * A job longer than its window spans ceil(hours / window) months; it is costed for all of them
   (a monthly plan bought that many times, metered time for every hour it runs) and says so.
+* Recurring runs that need more hours a month than one instance's window holds run on parallel
+  instances: ceil(runs x hours / window) of them, each busy an equal share (its runs and hours),
+  every one billed (`TaskUsage.parallel`; ranking._bills adds the instances). The runs of a
+  recurring job are independent of each other, so they may always run side by side; the
+  advice says so (warn_jobs_on_parallel_instances).
 
 Tasks on one instance combine by the one busy-hours rule (vocab.busy_hours): tasks that may run at
 any time overlap, day and night tasks add up.
@@ -75,6 +80,9 @@ class TaskUsage:
     over_window: bool  # needs more hours than its window holds
     runs: float = 1.0  # starts of the instance over the costed period (module docstring)
     month_runs: float = 1.0  # starts in the busiest month
+    # Instances the task runs on side by side (recurring runs beyond one window); the hours and
+    # runs above are each one's.
+    parallel: int = 1
 
 
 def task_usage(task: Task, job_hours: float | None) -> TaskUsage:
@@ -87,9 +95,10 @@ def task_usage(task: Task, job_hours: float | None) -> TaskUsage:
         return TaskUsage(hours, hours, 1, _MONTH, None, False, runs, runs)
     if task.jobs_per_month is not None:
         need = job_hours * task.jobs_per_month
-        month = min(need, _MONTH)
-        runs = float(task.jobs_per_month)
-        return TaskUsage(month, need, 1, _MONTH, None, need > win + _EPS, runs, runs)
+        parallel = max(1, math.ceil(need / win - _EPS))
+        each = need / parallel
+        runs = task.jobs_per_month / parallel
+        return TaskUsage(each, each, 1, _MONTH, None, parallel > 1, runs, runs, parallel)
     months = max(1, math.ceil(job_hours / win - _EPS))
     elapsed = job_hours * _MONTH / win
     days = math.ceil(elapsed / 24 - _EPS) if win < _MONTH else None
@@ -105,8 +114,9 @@ class Usage:
     """What one instance is billed for over the costed period (a month, or the whole run).
 
     `hours`: busy hours in the period; `months`: whole months it spans; `active_days`: days the busy
-    hours are spread over (None: packed into whole days); `held_hours`: how long data is kept;
-    `runs`: how often the instance is started in the period (the time between runs is idle).
+    hours are spread over (None: not stated); `held_hours`: how long data is kept;
+    `runs`: how often the instance is started in the period (the time between runs is idle),
+    spread evenly over `held_hours`: daily and weekly plans cover them (billing.prepaid_cover).
     """
 
     hours: float

@@ -362,7 +362,21 @@ def test_advice_is_exactly_this_body(anon_client, openapi, catalogue, frozen):
                         "above 467 h of use per month",
                     },
                 ],
-                "warnings": [],
+                # 大云 states no metering step: assumed per second, and said so; per started
+                # hour the 30 runs of 3 h 20 min would bill 4 h each, 120 h x 60 = 7,200 CNY,
+                # 1,200 more.
+                "warnings": [
+                    {
+                        "code": "warn_metering_assumed",
+                        "params": {
+                            "platform": "大云 (Big Cloud)",
+                            "more": {"amount": "1200.00", "currency": "CNY", "per": "month"},
+                        },
+                        "message": "大云 (Big Cloud) does not state how it meters "
+                        "pay-as-you-go time: assumed per second; billed per started hour, "
+                        "this plan would cost 1,200.00 CNY/month more",
+                    }
+                ],
                 # 100 h a month by an always-on notebook is a run a day: (720 - 100) / 30 h apart,
                 # stopped in between; 大云 states no billing rules, so nothing is kept or billed.
                 "idle": {

@@ -29,7 +29,9 @@ from advisor.engine.usage import Usage
 from advisor.engine.vocab import CostBasis
 from tests.advisor.engine.test_advice_properties import ACCELERATORS, NOW, jobs, services
 
-CARDS = ("rtx-4090-24gb", "a100-80gb", "h100-sxm-80gb")
+# The Quadro P6000 states no BF16 throughput (fixtures/accelerators.json): a training job has no
+# time estimate on it, which a deadline leaves out (REJECT_NO_TIME_ESTIMATE) on both paths.
+CARDS = ("rtx-4090-24gb", "a100-80gb", "h100-sxm-80gb", "quadro-p6000-24gb")
 PLATFORMS = {"a": "instance", "b": "mig", "c": "pooled", "d": "instance"}
 STORAGE = (
     StoragePriceSpec("a", "gb_day", Decimal("0.0066"), "CNY", NOW),
