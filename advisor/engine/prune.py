@@ -597,7 +597,7 @@ def _cheapest_per_platform(
         bill = fit.bill
         if bill is None or fit.month is None:
             continue
-        if deadline is not None and ranking._misses_deadline(ctx, fit) is not None:
+        if deadline is not None and ranking.misses_deadline(ctx, fit) is not None:
             continue
         # The whole group at once: when every platform in it has a cheapest already and the
         # group's least bound (any price kind's least amount, the least storage) passes the
@@ -867,11 +867,11 @@ def _rank(
     late = [
         f
         for f in fitting
-        if deadline is not None and ranking._misses_deadline(ctx, f.fit) is not None
+        if deadline is not None and ranking.misses_deadline(ctx, f.fit) is not None
     ]
     if late:
         for f in sorted(late, key=lambda f: f.first):
-            if f.fit.untimed:  # no time to hold to the deadline (ranking._misses_deadline)
+            if f.fit.untimed:  # no time to hold to the deadline (ranking.misses_deadline)
                 ctx.rejected[Code.REJECT_NO_TIME_ESTIMATE] += f.count
                 _tally(tallies, Code.REJECT_NO_TIME_ESTIMATE, 0, f.first)
                 continue

@@ -275,7 +275,7 @@ class Fit:
     # Each task's (low, high) hours, None for a task without a time: to price the range.
     task_ranges: tuple[tuple[float, float] | None, ...] = ()
     # A task that gets a time on a card (_is_timed) has no estimate here: whether it meets a
-    # deadline cannot be told (_misses_deadline).
+    # deadline cannot be told (misses_deadline).
     untimed: bool = False
 
 
@@ -483,7 +483,7 @@ def evaluate_offering(ctx: Context, off: OfferingSpec) -> Candidate | None:
             fit.placement.reason,
         )
         return None
-    late = _misses_deadline(ctx, fit)
+    late = misses_deadline(ctx, fit)
     if late is Code.REJECT_NO_TIME_ESTIMATE:
         ctx.reject(late)
         return None
@@ -674,7 +674,7 @@ def _placed_fit(ctx: Context, off: OfferingSpec, placement: Placement) -> Fit:
     )
 
 
-def _misses_deadline(ctx: _Context, fit: _Fit) -> Code | None:
+def misses_deadline(ctx: Context, fit: Fit) -> Code | None:
     """Why `fit` cannot be kept under the scenario's deadline: its time is past it, or a task
     that gets a time on a card has none here (no figure to estimate it from), so that it cannot
     be said to meet it; None without a deadline or when it meets it. The lazy path
@@ -1725,7 +1725,7 @@ def rec_warnings(ctx: Context, c: Candidate) -> tuple[Message, ...]:
     return tuple(dict.fromkeys(out))
 
 
-def _metering_assumed_extra(ctx: _Context, c: _Candidate) -> Decimal | None:
+def _metering_assumed_extra(ctx: Context, c: Candidate) -> Decimal | None:
     """Where a chosen pay-as-you-go price's platform does not state its metering step (no
     `granularity_seconds`: billed per second, billing.DEFAULT_GRANULARITY_SECONDS,
     docs/billing-rules.md), what the plan's billed time would cost more, in the target currency
