@@ -1846,7 +1846,15 @@ def closest_miss(ctx: _Context) -> ClosestMiss | None:
     for reason in (Code.REJECT_OVER_BUDGET, Code.REJECT_MISSES_DEADLINE, Code.REJECT_DOES_NOT_FIT):
         if reason in ctx.misses:
             closeness, label, off = ctx.misses[reason]
-            return ClosestMiss(reason, off.id, off.platform, off.accelerator.slug, closeness, label)
+            return ClosestMiss(
+                reason,
+                off.id,
+                off.platform,
+                off.accelerator.slug,
+                closeness,
+                label,
+                off.gpu_count,
+            )
     return None
 
 

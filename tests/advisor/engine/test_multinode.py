@@ -12,10 +12,12 @@ import pytest
 from advisor.engine import timing
 from advisor.engine.billing import job_cost
 from advisor.engine.errors import NoFit
+from advisor.engine.estimate import estimate
 from advisor.engine.hardware import load_accelerators
 from advisor.engine.messages import Code, Message
 from advisor.engine.ranking import advise
 from advisor.engine.scenario import parse_scenario
+from advisor.engine.suggest import what_would_fit
 from advisor.engine.types import OfferingSpec, PriceSpec, Scenario
 from advisor.engine.vocab import Network
 
@@ -181,3 +183,39 @@ def test_a_task_over_instances_never_goes_on_slices() -> None:
     with pytest.raises(NoFit):
         advise(seventy_b(), [sliced], ACCELERATORS, now=NOW)
 
+
+def test_when_nothing_fits_more_gpus_are_suggested_in_whole_instances_of_the_closest_miss() -> None:
+    """The 70B full fine-tune over 4 GPUs (ZeRO-3: its 16 bytes a parameter of model states
+    alone, 282 GB over 4, overflow an 80 GB card) on a catalogue of 4× A100 80GB instances: the
+    suggestion is the fewest GPUs that hold it in whole instances of 4 (memory.fix_variants,
+    k machines of the closest miss's 4 GPUs), and that scenario is answered on k instances."""
+    a100x4 = OfferingSpec(
+        id="a100x4",
+        platform="p",
+        platform_name="P",
+        name="4x A100",
+        accelerator=ACCELERATORS["a100-80gb"],
+        gpu_count=4,
+        interconnect="nvlink",
+        prices=(HOURLY,),
+    )
+    s = seventy_b(gpus=4)
+    with pytest.raises(NoFit) as caught:
+        advise(s, [a100x4], ACCELERATORS, now=NOW)
+    closest = caught.value.closest_miss
+    assert closest is not None and closest.gpus_per_instance == 4
+    changes = what_would_fit(
+        s, estimate(s, ACCELERATORS), closest, dict(caught.value.rejected), ACCELERATORS
+    )
+    more = [
+        c
+        for c in changes
+        if c.change.params["change"].params["fix"].code
+        in (Code.FIX_MORE_GPUS_MACHINES, Code.FIX_MORE_GPUS_MACHINES_MINIMUM)
+    ]
+    assert more, [c.change.english() for c in changes]
+    [task] = more[0].scenario.tasks
+    fix = more[0].change.params["change"].params["fix"]
+    assert fix.params["per_machine"] == 4 and task.gpus == 4 * fix.params["machines"]
+    [rec] = advise(more[0].scenario, [a100x4], ACCELERATORS, now=NOW).recommendations
+    assert rec.instances == fix.params["machines"] > 1
