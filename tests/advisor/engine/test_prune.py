@@ -528,11 +528,18 @@ NETWORKS = (None, None, ("infiniband", 1600.0), ("ethernet", 100.0), ("ethernet"
 def spanning(draw: st.DrawFn) -> tuple[Scenario, list[OfferingSpec]]:
     scenario = draw(scenarios)
     tasks = tuple(replace(t, gpus=draw(st.sampled_from([1, 2, 3, 16]))) for t in scenario.tasks)
-    offerings = []
+    offerings: list[OfferingSpec] = []
     for o in draw(catalogue()):
         network = draw(st.sampled_from(NETWORKS))
         kind, gbps = network or (None, None)
         offerings.append(replace(o, network=kind, network_gbps=gbps))
+        if draw(st.integers(0, 2)) == 0:
+            # The same machine stating another network, at its own prices: one shape but for it.
+            other = draw(st.sampled_from([n for n in NETWORKS if n != network]))
+            kind, gbps = other or (None, None)
+            prices = tuple(draw(st.lists(price, min_size=1, max_size=3)))
+            twin = replace(o, id=f"{o.id}n", network=kind, network_gbps=gbps, prices=prices)
+            offerings.append(twin)
     return replace(scenario, tasks=tasks), offerings
 
 
