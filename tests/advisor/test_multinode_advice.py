@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import math
 
+from django.http import QueryDict
 from rest_framework.test import APIClient
 
 from advisor.engine import timing
 from advisor.engine.messages import Code
+from advisor.forms import scenario_query
 from advisor.services import advise_scenario
 from tests.conftest import NOW
 
@@ -78,3 +80,22 @@ def test_the_api_answers_a_job_over_several_instances_with_recommendations(seed,
     for rec in recs:
         [a] = rec["placement"]
         assert (a["machines"], a["gpu_count"]) == (rec["instances"], 32)
+
+
+def test_the_page_names_the_instances_a_task_spans_in_both_languages(client, seed, frozen):
+    """The advisor page's placement column: the 32-GPU job on 4 H100 machines of 8 is "instances
+    1 to 4, 32 GPUs" (实例 1 至 4，共 32 张 GPU), and its warning says the network is assumed."""
+    query = QueryDict(scenario_query(FULL_70B_ON_32).urlencode())
+    for language, where, assumed in (
+        ("en", "70b → instances 1 to 4, 32 GPUs", "is assumed"),
+        ("zh-hans", "70b → 实例 1 至 4，共 32 张 GPU", "平台未说明实例间网络"),
+    ):
+        response = client.get("/advisor/", query, HTTP_ACCEPT_LANGUAGE=language)
+        assert response.status_code == 200
+        rows = [
+            r
+            for r in response.context["rows"]
+            if r["rec"].accelerator == "h100-sxm-80gb" and r["rec"].gpus_per_instance == 8
+        ]
+        assert rows and all(r["placement_text"] == [where] for r in rows)
+        assert assumed in response.content.decode()
