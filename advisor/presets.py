@@ -1066,7 +1066,9 @@ def _per_card(report: AdviceReport) -> Check | None:
     pick = report.verdict.pick if report.verdict is not None else None
     if pick is not None:
         leg = pick.legs[0]
-        used = len({(a.instance, g) for a in leg.placement.assignments for g in a.gpus})
+        used = len(
+            {(a.instance, g) for a in leg.placement.assignments if a.machines == 1 for g in a.gpus}
+        ) + sum(a.gpu_count for a in leg.placement.assignments if a.machines > 1)
         lines.append(
             gettext(
                 "This workload uses %(used)s of its %(cards)s cards: %(each)s CNY a month for "

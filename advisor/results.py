@@ -152,7 +152,14 @@ def placement_text(rec: Recommendation) -> list[str]:
     out = []
     for a in rec.placement.assignments:
         gpus = ", ".join(str(g) for g in a.gpus)
-        where = _("instance %(i)s, GPU %(gpus)s") % {"i": a.instance + 1, "gpus": gpus}
+        if a.machines > 1:
+            where = _("instances %(i)s to %(j)s, %(n)s GPUs") % {
+                "i": a.instance + 1,
+                "j": a.instance + a.machines,
+                "n": a.gpu_count,
+            }
+        else:
+            where = _("instance %(i)s, GPU %(gpus)s") % {"i": a.instance + 1, "gpus": gpus}
         if a.mode == PlacementMode.MIG:
             where += f" · MIG {a.mig_profile}"
         elif a.mode == PlacementMode.POOLED and a.pooled_share is not None:

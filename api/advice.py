@@ -313,7 +313,14 @@ class PlanSerializer(serializers.Serializer[Any]):
 class AssignmentSerializer(serializers.Serializer[Any]):
     task = serializers.CharField()
     instance = serializers.IntegerField(help_text="0-based.")
-    gpus = serializers.ListField(child=serializers.IntegerField())
+    gpus = serializers.ListField(
+        child=serializers.IntegerField(), help_text="GPU indices on `instance`."
+    )
+    machines = serializers.IntegerField(
+        help_text="Instances the task runs on: `instance` and the ones after it, all its own (more "
+        "than 1 for a task over more GPUs than an instance has)."
+    )
+    gpu_count = serializers.IntegerField(help_text="The task's GPUs over all its instances.")
     mode = serializers.ChoiceField(choices=values(vocab.PlacementMode))
     mig_profile = serializers.CharField(allow_null=True)
     mig_start = serializers.IntegerField(allow_null=True)

@@ -54,6 +54,7 @@ class ClosestMiss:
     accelerator: str  # slug
     closeness: float
     label: Message  # the offering on its platform, with the reason's figure
+    gpus_per_instance: int = 1  # the offering's: what "more GPUs" fills whole instances of
 
 
 class NoFit(AdvisorError):

@@ -320,6 +320,10 @@ class Code(StrEnum):
     WARN_NO_STORAGE_PRICE = "warn_no_storage_price"
     WARN_NO_TIME_ESTIMATE = "warn_no_time_estimate"
     WARN_SHARED_COMPUTE = "warn_shared_compute"
+    # a task over several instances: the network between them, stated or assumed; idle GPUs
+    WARN_SPANS_MACHINES_STATED = "warn_spans_machines_stated"
+    WARN_SPANS_MACHINES_ASSUMED = "warn_spans_machines_assumed"
+    WARN_IDLE_MACHINE_GPUS = "warn_idle_machine_gpus"
     WARN_TASK = "warn_task"  # "<task>: <message>"
     # ranking: rejections and "nothing fits"
     REJECT_NOT_ON_PLATFORMS = "reject_not_on_platforms"
@@ -357,7 +361,6 @@ class Code(StrEnum):
     MISS_MEMORY = "miss_memory"
     MISS_SHARDED_ON_SLICES = "miss_sharded_on_slices"
     MISS_SPANS_ON_SLICES = "miss_spans_on_slices"
-    MISS_SPANS_MORE_GPUS = "miss_spans_more_gpus"
     MISS_HARD_ON_POOLED = "miss_hard_on_pooled"
     WARN_OOM_RISK = "warn_oom_risk"
     WARN_POOLED_SOFT = "warn_pooled_soft"
@@ -963,6 +966,21 @@ TEMPLATES: dict[Code, str] = {
     Code.WARN_SHARED_COMPUTE: gettext_noop(
         "time assumes the task has the shared GPU's compute to itself"
     ),
+    Code.WARN_SPANS_MACHINES_STATED: gettext_noop(
+        "runs on %(machines)s instances of %(per_machine)s GPUs (%(gpus)s GPUs), joined by "
+        "%(network)s at %(gbps)s Gb/s per instance as the platform states: all-reduce busbw "
+        "%(busbw)s GB/s between instances"
+    ),
+    Code.WARN_SPANS_MACHINES_ASSUMED: gettext_noop(
+        "runs on %(machines)s instances of %(per_machine)s GPUs (%(gpus)s GPUs); the platform "
+        "states no network between its instances, so %(network)s at %(gbps)s Gb/s per instance "
+        "is assumed (%(source)s): all-reduce busbw %(busbw)s GB/s between instances. A platform "
+        "renting single containers may join them by no fast network at all"
+    ),
+    Code.WARN_IDLE_MACHINE_GPUS: gettext_noop(
+        "%(idle)s GPUs of its %(machines)s instances are idle and billed (%(gpus)s GPUs asked; a "
+        "multiple of %(per_machine)s uses them all)"
+    ),
     Code.WARN_TASK: gettext_noop("%(task)s: %(message)s"),
     Code.REJECT_NOT_ON_PLATFORMS: gettext_noop("not on the chosen platforms"),
     Code.REJECT_NOT_DOMESTIC: gettext_noop("not a domestic accelerator"),
@@ -1024,9 +1042,6 @@ TEMPLATES: dict[Code, str] = {
     ),
     Code.MISS_SPANS_ON_SLICES: gettext_noop(
         "%(task)s spans %(gpus)s GPUs; slices have no peer-to-peer between them"
-    ),
-    Code.MISS_SPANS_MORE_GPUS: gettext_noop(
-        "%(task)s spans %(gpus)s GPUs; an instance has %(instance_gpus)s"
     ),
     Code.MISS_HARD_ON_POOLED: gettext_noop(
         "%(task)s needs hard isolation; a pooled share is soft-isolated"

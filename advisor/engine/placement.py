@@ -4,8 +4,14 @@ Rules (docs/advisor-rules.md, "Placement"; MIG: the NVIDIA MIG User Guide, docs/
 
 * Memory is compared per GPU against the usable memory of one GPU or slice (capacity.usable_bytes),
   never summed across cards. A sharded or tensor-parallel task states its per-GPU share already.
-* A task spanning N GPUs needs N whole GPUs of one instance. It never goes on MIG or pooled slices,
-  because there is no peer-to-peer between slices (MIG User Guide: no GPU-to-GPU P2P in MIG mode).
+* A task spanning N GPUs needs N whole GPUs. It never goes on MIG or pooled slices, because there
+  is no peer-to-peer between slices (MIG User Guide: no GPU-to-GPU P2P in MIG mode). Up to the
+  GPUs of one instance it takes free GPUs of one instance; over more (N > n, the offering's GPUs
+  per instance) it takes k = ceil(N / n) instances of its own, as a multi-node job rents whole
+  machines: every GPU of the first k - 1 and the rest of the last, whose idle GPUs are billed
+  and given to no other task (other tasks share no machine with it). Any offering of whole GPUs
+  may span machines; the network between them is timing's and ranking's (docs/time-model.md,
+  "Several machines").
 * Time: "always" overlaps everything; "day" and "night" do not overlap each other; "burst" is
   treated as overlapping everything (we do not know when a burst comes, so we reserve for it).
   Tasks that overlap must fit at the same time; "day" and "night" tasks fit separately on the
@@ -81,6 +87,20 @@ class Assignment:
     mig_profile: str | None = None
     mig_start: int | None = None
     pooled_share: float | None = None  # fraction of the GPU's usable memory
+    # A task over more GPUs than an instance has: the instances it takes (`instance` and the ones
+    # after it, all its own) and its GPUs over all of them; `gpus` are its GPUs on the first.
+    machines: int = 1
+    spanned_gpus: int = 0
+
+    @property
+    def gpu_count(self) -> int:
+        """The task's GPUs, over all its instances."""
+        return self.spanned_gpus if self.machines > 1 else len(self.gpus)
+
+    @property
+    def instance_range(self) -> range:
+        """The instances the task runs on (one, unless it spans machines)."""
+        return range(self.instance, self.instance + self.machines)
 
 
 @dataclass(frozen=True)
@@ -99,6 +119,11 @@ class Placement:
 
     def instance_of(self, task: str) -> int | None:
         return next((a.instance for a in self.assignments if a.task == task), None)
+
+    @property
+    def spans_machines(self) -> bool:
+        """Some task runs over several instances (its network between them counts)."""
+        return any(a.machines > 1 for a in self.assignments)
 
 
 @dataclass
@@ -435,8 +460,6 @@ def _missing(target: _Target, tasks: Sequence[TaskNeed]) -> tuple[Code, TaskNeed
     for t in tasks:
         if t.spans_gpus and target.is_slice:
             return (Code.MISS_SHARDED_ON_SLICES if t.sharded else Code.MISS_SPANS_ON_SLICES), t
-        if t.gpus > off.gpu_count:
-            return Code.MISS_SPANS_MORE_GPUS, t
         if t.isolation == "hard" and off.sharing == "pooled":
             return Code.MISS_HARD_ON_POOLED, t
     return None
@@ -457,8 +480,6 @@ def _missed(target: _Target, code: Code, t: TaskNeed) -> Placement:
         )
     elif code is Code.MISS_SPANS_ON_SLICES:
         reason = msg(code, task=t.name, gpus=t.gpus)
-    elif code is Code.MISS_SPANS_MORE_GPUS:
-        reason = msg(code, task=t.name, gpus=t.gpus, instance_gpus=gpus)
     else:
         reason = msg(code, task=t.name)
     return Placement(False, 0, gpus, reason=reason, shortfall_bytes=shortfall)
@@ -482,12 +503,32 @@ def _place_phase(
     target: _Target, tasks: Sequence[TaskNeed], idx: Sequence[int], state: list[list[_Gpu]]
 ) -> None:
     # GPU-spanning tasks first (they need free whole GPUs), then the largest needs first.
+    per_instance = target.offering.gpu_count
     for i in sorted(idx, key=lambda i: (not tasks[i].spans_gpus, -tasks[i].per_gpu_bytes)):
-        if not any(_try_instance(target, tasks, i, inst) for inst in state):
+        t = tasks[i]
+        if t.gpus > per_instance:
+            _take_machines(tasks, i, per_instance, state)
+        elif not any(_try_instance(target, tasks, i, inst) for inst in state):
             inst = [_Gpu() for _ in range(target.offering.gpu_count)]
             state.append(inst)
             placed = _try_instance(target, tasks, i, inst)
             assert placed, "a task that passed _first_miss fits an empty instance"
+
+
+def _take_machines(
+    tasks: Sequence[TaskNeed], i: int, per_instance: int, state: list[list[_Gpu]]
+) -> None:
+    """Task `i`, over more GPUs than an instance has, on ceil(gpus / per_instance) new instances
+    of its own: all GPUs of each but the last, the rest of the last; the last's idle GPUs are
+    taken too (no other task goes on its machines)."""
+    left = tasks[i].gpus
+    while left > 0:
+        inst = [_Gpu(mode="whole") for _ in range(per_instance)]
+        for g in inst[: min(left, per_instance)]:
+            g.used = tasks[i].per_gpu_bytes
+            g.members.append(i)
+        left -= per_instance
+        state.append(inst)
 
 
 def _try_instance(target: _Target, tasks: Sequence[TaskNeed], i: int, inst: list[_Gpu]) -> bool:
@@ -552,12 +593,33 @@ def _assignments(
 ) -> tuple[Assignment, ...]:
     """One assignment per task; a task seen in several windows keeps its tightest headroom."""
     best: dict[int, Assignment] = {}
+    per_instance = target.offering.gpu_count
     for state in states:
         for n, inst in enumerate(state):
             for i, a in _gpu_assignments(target, tasks, n, inst):
+                if tasks[i].gpus > per_instance:
+                    a = best.get(i) or _machines_assignment(target, tasks[i], i, n, state)
                 if i not in best or a.headroom_bytes < best[i].headroom_bytes:
                     best[i] = a
     return tuple(best[i] for i in range(len(tasks)))
+
+
+def _machines_assignment(
+    target: _Target, t: TaskNeed, i: int, first: int, state: list[list[_Gpu]]
+) -> Assignment:
+    """The assignment of task `i` over several instances, the first of them `first`."""
+    machines = sum(1 for inst in state if any(i in g.members for g in inst))
+    return Assignment(
+        t.name,
+        first,
+        tuple(k for k, g in enumerate(state[first]) if i in g.members),
+        PlacementMode.WHOLE,
+        target.usable,
+        t.per_gpu_bytes,
+        target.usable - t.per_gpu_bytes,
+        machines=machines,
+        spanned_gpus=t.gpus,
+    )
 
 
 def _gpu_assignments(

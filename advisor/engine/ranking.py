@@ -593,7 +593,8 @@ def _stale(ctx: Context, price: PriceSpec) -> bool:
 
 def fit_key(off: OfferingSpec) -> tuple[Any, ...]:
     """What placement, timing and usage see of an offering: offerings alike in it share one Fit
-    (and one group of prune.OfferingIndex)."""
+    (and one group of prune.OfferingIndex). The network between instances counts for a task
+    placed over several of them (its time and its warning)."""
     return (
         off.accelerator.slug,
         off.gpu_count,
@@ -602,6 +603,8 @@ def fit_key(off: OfferingSpec) -> tuple[Any, ...]:
         off.mig_profile,
         off.pooled_vram_gib,
         off.interconnect,
+        off.network,
+        off.network_gbps,
     )
 
 
@@ -619,9 +622,10 @@ def _compute_fit(ctx: Context, off: OfferingSpec) -> Fit:
     placement = ctx.placer.place(off)
     # Shapes that place alike (PlacementCache shares one placement between them) and that timing
     # sees alike share the fit: _training_times reads the card, its interconnect, cards per
-    # machine, network and MIG slice, and nothing else of the offering. The key holds the
-    # placement by identity; the fit kept under it holds the placement, so no other takes its id.
-    if not placement.fits or not ctx.timed:
+    # machine, network and MIG slice, and nothing else of the offering (a task over several
+    # instances reads the network for its warning too). The key holds the placement by
+    # identity; the fit kept under it holds the placement, so no other takes its id.
+    if not placement.fits or not (ctx.timed or placement.spans_machines):
         key: tuple[Any, ...] = (id(placement),)
     else:
         key = (
@@ -643,11 +647,14 @@ def _placed_fit(ctx: Context, off: OfferingSpec, placement: Placement) -> Fit:
     if not placement.fits:
         return Fit(placement, None, None, None, None, ())
     per_task, ranges, efficiency, warnings = _training_times(ctx, off, placement)
+    if placement.spans_machines:
+        warnings = _machine_warnings(ctx, off, placement) + warnings
     timed = [h for h in per_task if h is not None]
     spans = [r for r in ranges if r is not None]
     # Usage and bills follow from where each task runs and for how long: shapes alike in both
     # share them (and the bills' units and storage, remembered on them).
-    key = (placement.instances, tuple(a.instance for a in placement.assignments), tuple(per_task))
+    where = tuple((a.instance, a.machines) for a in placement.assignments)
+    key = (placement.instances, where, tuple(per_task))
     found = ctx.bills.get(key)
     if found is None:
         uses = [usage.task_usage(t, h) for t, h in zip(ctx.tasks, per_task, strict=True)]
@@ -700,7 +707,8 @@ def _bills(
     that a plan chosen per group of one prices the same instances in the other."""
     slots: list[list[tuple[When, TaskUsage]]] = [[] for _ in range(placement.instances)]
     for t, a, u in zip(tasks, placement.assignments, uses, strict=True):
-        slots[a.instance].append((When(t.when), u))
+        for n in a.instance_range:  # a task over several instances runs on each of them
+            slots[n].append((When(t.when), u))
     # Recurring runs beyond one instance's window run on copies of their instance, after the
     # placement's own (usage.TaskUsage.parallel): copy j holds the tasks with more than j.
     for s in list(slots):
@@ -760,6 +768,44 @@ def _usage_warnings(tasks: Sequence[Task], uses: Sequence[TaskUsage]) -> tuple[M
     return tuple(out)
 
 
+def _machine_warnings(
+    ctx: Context, off: OfferingSpec, placement: Placement
+) -> tuple[Message, ...]:
+    """For each task over several instances: the network between them, as the platform states
+    it or as assumed (timing.default_network), with the bus bandwidth timing takes from it; and
+    the GPUs of its instances left idle but billed."""
+    out: list[Message] = []
+    per_machine = off.gpu_count
+    for t, a in zip(ctx.tasks, placement.assignments, strict=True):
+        if a.machines <= 1:
+            continue
+        common = {"machines": a.machines, "per_machine": per_machine, "gpus": a.gpu_count}
+        if off.network is not None and off.network_gbps is not None:
+            network, gbps = off.network, off.network_gbps
+            busbw = Quantity(timing.network_busbw(network, gbps), Unit.COUNT, 1)
+            gbps_q = Quantity(gbps, Unit.COUNT, 0)
+            spans = msg(
+                Code.WARN_SPANS_MACHINES_STATED, network=network, gbps=gbps_q, busbw=busbw, **common
+            )
+        else:
+            kind, assumed, why = timing.default_network(off.accelerator, per_machine)
+            network, gbps = off.network or kind, off.network_gbps or assumed
+            spans = msg(
+                Code.WARN_SPANS_MACHINES_ASSUMED,
+                network=network,
+                gbps=Quantity(gbps, Unit.COUNT, 0),
+                busbw=Quantity(timing.network_busbw(network, gbps), Unit.COUNT, 1),
+                source=why,
+                **common,
+            )
+        out.append(msg(Code.WARN_TASK, task=t.name, message=spans))
+        idle = a.machines * per_machine - a.gpu_count
+        if idle:
+            idle_gpus = msg(Code.WARN_IDLE_MACHINE_GPUS, idle=idle, **common)
+            out.append(msg(Code.WARN_TASK, task=t.name, message=idle_gpus))
+    return tuple(out)
+
+
 def _training_times(
     ctx: Context, off: OfferingSpec, placement: Placement
 ) -> tuple[list[float | None], list[tuple[float, float] | None], float | None, tuple[Message, ...]]:
@@ -778,9 +824,9 @@ def _training_times(
         try:
             est: timing.TimeEstimate | timing.FixedTimeEstimate
             if i in ctx.references:
-                est = timing.fixed_task_time(t, off.accelerator, ctx.references[i], len(a.gpus))
+                est = timing.fixed_task_time(t, off.accelerator, ctx.references[i], a.gpu_count)
             else:
-                est = _task_time(ctx, i, t, off, len(a.gpus))
+                est = _task_time(ctx, i, t, off, a.gpu_count)
         except AdvisorError as e:
             # The error is kept (ctx.times) and raised again for every shape of its card: without
             # its traceback, whose frames hold this context, it is freed with the context.
@@ -821,8 +867,8 @@ def _task_time(
     ctx: Context, index: int, task: Task, off: OfferingSpec, gpus: int
 ) -> timing.TimeEstimate:
     """training_time, once per (task, card, GPU count, interconnect, machine and network): many
-    offerings share them. A machine is the offering's instance; placement keeps a task inside
-    one, so the network between instances only counts once placement may span several."""
+    offerings share them. A machine is the offering's instance: a task over more GPUs than one
+    holds crosses the network between instances (placement gives it several)."""
     accel = off.accelerator
     key = (index, accel.slug, gpus, off.interconnect, off.gpu_count, off.network, off.network_gbps)
     found = ctx.times.get(key)
@@ -1472,9 +1518,10 @@ def _job_cost(ctx: Context, c: Candidate, time: float | None = None) -> Decimal 
     if time is None:
         return None
     hosts = {
-        a.instance
+        n
         for t, a in zip(ctx.tasks, c.fit.placement.assignments, strict=True)
         if usage.is_job(t)
+        for n in a.instance_range
     }
     minutes = ctx.c.startup_minutes
     per_instance = min(
@@ -1493,6 +1540,8 @@ def task_serving(ctx: Context, c: Candidate) -> tuple[TaskServing, ...]:
     for index, (t, a) in enumerate(zip(ctx.tasks, placement.assignments, strict=True)):
         if t.kind != "inference" or t.arch is None or t.arch.family == "diffusion":
             continue
+        if a.machines > 1:
+            continue  # serving over the network between instances is not modelled
         accel = off.accelerator
         profile = a.mig_profile or off.mig_profile
         if profile is not None:
@@ -1796,7 +1845,15 @@ def closest_miss(ctx: Context) -> ClosestMiss | None:
     for reason in (Code.REJECT_OVER_BUDGET, Code.REJECT_MISSES_DEADLINE, Code.REJECT_DOES_NOT_FIT):
         if reason in ctx.misses:
             closeness, label, off = ctx.misses[reason]
-            return ClosestMiss(reason, off.id, off.platform, off.accelerator.slug, closeness, label)
+            return ClosestMiss(
+                reason,
+                off.id,
+                off.platform,
+                off.accelerator.slug,
+                closeness,
+                label,
+                off.gpu_count,
+            )
     return None
 
 

@@ -4,8 +4,9 @@
 
 * a task that does not fit the GPUs it was asked on (`on`), or the card of the closest miss: the
   memory fixes of memory.fix_variants (checkpointing, offload, LoRA, QLoRA, more GPUs, lower
-  precision...), each as the task changed so; and, for a task pinned with `on`, the same task on
-  any hardware the catalogue has;
+  precision...), each as the task changed so, more GPUs counted in whole instances of the
+  closest miss (k machines of its n GPUs, as placement puts a task over several instances);
+  and, for a task pinned with `on`, the same task on any hardware the catalogue has;
 * the closest miss over budget: the budget that admits it (its busiest month, rounded up to a
   whole unit of the currency); past the deadline: the deadline it meets (whole hours, up);
 * each constraint that left offerings out (physical exclusivity, NVLink, domestic accelerators,
@@ -95,7 +96,9 @@ def _memory(
             capacity = usable_bytes(card.vram_gib)
             if task_memory(task).per_gpu.total <= capacity:
                 continue
-            per_machine = DEFAULT_GPUS_PER_NODE
+            # More GPUs come in whole instances of the closest miss: a task over more GPUs than
+            # one holds is placed on several (placement.py).
+            per_machine = closest.gpus_per_instance
         else:
             continue
         for change, variant in fix_variants(task, capacity, per_machine):

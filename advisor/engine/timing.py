@@ -165,6 +165,13 @@ NETWORK_EFFICIENCY = {
 # (AWS g5.48xlarge 100 Gbps, https://aws.amazon.com/ec2/instance-types/g5/).
 NIC_GBPS_PER_GPU = {"Ampere": 200.0, "Hopper": 400.0, "Blackwell": 400.0}
 DEFAULT_ETHERNET_GBPS = 100.0
+# An instance of fewer GPUs than a whole 8-GPU machine is a container or VM on part of one (as
+# per-card marketplaces rent them), with no fast fabric to other instances: 10 Gb/s Ethernet,
+# an assumption of ours, what a general-purpose instance reaches another with (Lambda's
+# on-demand instances: "The maximum inter-node connectivity is 10 Gbps", Lambda docs before
+# 1-Click Clusters; EC2: one flow at most 10 Gbps inside a cluster placement group,
+# https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/ec2-instance-network-bandwidth.html).
+PARTIAL_MACHINE_GBPS = 10.0
 
 # ----------------------------------------------------------------------------------- offload
 
@@ -281,7 +288,15 @@ def _scaled(anchor: BusbwAnchor, accel: AcceleratorSpec) -> tuple[float, Message
 
 
 def default_network(accel: AcceleratorSpec, gpus_per_node: int) -> tuple[Network, float, str]:
-    """(kind, Gb/s per machine, why) assumed when nobody states the network between machines."""
+    """(kind, Gb/s per machine, why) assumed when nobody states the network between machines.
+
+    The DGX design (a NIC per GPU) is that of a whole 8-GPU NVSwitch board, and 100 Gb/s
+    Ethernet that of a whole 8-GPU PCIe instance; an instance of fewer GPUs is a share of a
+    machine (a container or VM of a card or a few, as per-card marketplaces rent them), whose
+    network neither tells: PARTIAL_MACHINE_GBPS."""
+    if gpus_per_node < DEFAULT_GPUS_PER_NODE:
+        why = "a container or VM on part of a machine, e.g. Lambda on-demand's 10 Gbps"
+        return Network.ETHERNET, PARTIAL_MACHINE_GBPS, why
     per_gpu = NIC_GBPS_PER_GPU.get(accel.architecture)
     if accel.nvlink and not accel.nvlink_bridge and per_gpu:
         source = f"NVIDIA DGX reference: one {per_gpu:g} Gb/s InfiniBand NIC per GPU"

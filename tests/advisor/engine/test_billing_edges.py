@@ -110,7 +110,7 @@ def test_a_deadline_leaves_out_an_offering_whose_time_cannot_be_estimated() -> N
     """Without a deadline the P6000 is ranked, with a warning and no time; with a deadline the
     time cannot be held to it, so it is left out and counted as "no time estimate", whichever
     way the advice is found (the lazy prune.rank of advise, and every offering priced by
-    ranking._evaluate)."""
+    ranking.evaluate_offering)."""
     offerings = _untimed_and_timed()
     free = advise(scenario(LORA), offerings, ACCELERATORS, now=NOW)
     times = {r.offering_id: r.time_hours for r in free.recommendations}
@@ -119,11 +119,11 @@ def test_a_deadline_leaves_out_an_offering_whose_time_cannot_be_estimated() -> N
     advice = advise(bound, offerings, ACCELERATORS, now=NOW)
     assert [r.offering_id for r in advice.recommendations] == ["4090"]
     assert advice.rejected == {Code.REJECT_NO_TIME_ESTIMATE: 1}
-    ctx = ranking._Context(bound, ACCELERATORS, NOW, (), (), 30)
-    kept = [c for off in offerings if (c := ranking._evaluate(ctx, off)) is not None]
+    ctx = ranking.Context(bound, ACCELERATORS, NOW, (), (), 30)
+    kept = [c for off in offerings if (c := ranking.evaluate_offering(ctx, off)) is not None]
     assert [c.offering.id for c in kept] == ["4090"]
     assert dict(ctx.rejected) == {Code.REJECT_NO_TIME_ESTIMATE: 1}
-    lazy = ranking._Context(bound, ACCELERATORS, NOW, (), (), 30)
+    lazy = ranking.Context(bound, ACCELERATORS, NOW, (), (), 30)
     ranked = prune.rank(lazy, prune.OfferingIndex(offerings), "cost", 20)
     assert ranked is not None and dict(lazy.rejected) == {Code.REJECT_NO_TIME_ESTIMATE: 1}
 

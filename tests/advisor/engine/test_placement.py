@@ -125,10 +125,54 @@ def test_a_two_gpu_ddp_task_never_sums_memory() -> None:
     assert fits.fits and fits.assignments[0].gpus == (0, 1)
 
 
-def test_a_task_spanning_more_gpus_than_an_instance_has_does_not_fit() -> None:
-    p = place(offering("a100-80gb", 4), [TaskNeed("zero3", 20 * GiB, gpus=8, sharded=True)])
-    assert not p.fits and p.reason is not None
-    assert p.reason.code is Code.MISS_SPANS_MORE_GPUS and p.reason.params["instance_gpus"] == 4
+def test_a_task_over_more_gpus_than_an_instance_has_takes_whole_instances_of_its_own() -> None:
+    """docs/advisor-rules.md, "Placement": 8 GPUs on 4-GPU instances are ceil(8 / 4) = 2 whole
+    instances, every GPU of each the task's; another task goes on a third instance, not on
+    theirs."""
+    zero3 = TaskNeed("zero3", 20 * GiB, gpus=8, sharded=True)
+    p = place(offering("a100-80gb", 4), [TaskNeed("api", 10 * GiB), zero3])
+    assert p.fits and p.instances == 3 and p.spans_machines
+    spans, api = p.assignments[1], p.assignments[0]
+    assert (spans.instance, spans.machines, spans.gpus, spans.gpu_count) == (0, 2, (0, 1, 2, 3), 8)
+    assert list(spans.instance_range) == [0, 1]
+    assert spans.headroom_bytes == usable_bytes(80) - 20 * GiB
+    assert (api.instance, api.machines, api.gpus) == (2, 1, (0,))
+
+
+def test_the_last_instance_of_a_task_over_machines_keeps_its_idle_gpus_from_other_tasks() -> None:
+    """12 GPUs on 8-GPU instances: ceil(12 / 8) = 2 instances, 8 + 4 GPUs, the second's other 4
+    idle (billed, docs/advisor-rules.md); a small task, soft or hard, takes a third instance."""
+    for isolation in Isolation:
+        small = TaskNeed("notebook", 4 * GiB, isolation=isolation)
+        p = place(offering("h100-sxm-80gb", 8), [TaskNeed("ddp", 40 * GiB, gpus=12), small])
+        assert p.fits and p.instances == 3
+        assert (p.assignments[0].machines, p.assignments[0].gpu_count) == (2, 12)
+        assert p.assignments[1].instance == 2
+
+
+def test_a_task_that_fits_one_instance_never_spans_machines() -> None:
+    """8 GPUs on an 8-GPU instance: one instance, as before multi-node placement."""
+    p = place(offering("a100-80gb", 8), [TaskNeed("ddp", 20 * GiB, gpus=8)])
+    assert p.fits and p.instances == 1 and not p.spans_machines
+    assert (p.assignments[0].machines, p.assignments[0].gpu_count) == (1, 8)
+
+
+def test_a_task_over_machines_still_needs_its_per_gpu_share_on_each_gpu() -> None:
+    """Memory is per GPU whatever the instances: 30 GiB on 24 GB cards does not fit 16 of them."""
+    p = place(offering("rtx-4090-24gb", 8), [TaskNeed("ddp", 30 * GiB, gpus=16)])
+    assert not p.fits and p.reason is not None and p.reason.code is Code.MISS_MEMORY
+
+
+def test_day_and_night_tasks_over_machines_reuse_the_same_instances() -> None:
+    """Time-shifted tasks share the bill (docs/advisor-rules.md): a day and a night task of 16
+    GPUs each on 8-GPU instances take the same 2 instances."""
+    tasks = [
+        TaskNeed("day", 20 * GiB, gpus=16, when=When.DAY),
+        TaskNeed("night", 20 * GiB, gpus=16, when=When.NIGHT),
+    ]
+    p = place(offering("a100-80gb", 8), tasks)
+    assert p.fits and p.instances == 2
+    assert [(a.instance, a.machines) for a in p.assignments] == [(0, 2), (0, 2)]
 
 
 def test_a_sharded_task_never_spans_mig_slices() -> None:
@@ -242,7 +286,7 @@ task_needs = st.builds(
     name=st.sampled_from(["a", "b", "c", "d"]),
     # Mostly small needs, so that soft tasks share cards, slices and shares.
     per_gpu_bytes=st.one_of(st.integers(1, 12), st.integers(1, 100)).map(lambda g: g * GiB),
-    gpus=st.sampled_from([1, 1, 2]),
+    gpus=st.sampled_from([1, 1, 2, 3, 12]),
     sharded=st.booleans(),
     when=st.sampled_from(list(When)),
     isolation=st.sampled_from(list(Isolation)),

@@ -519,3 +519,60 @@ def test_a_price_without_a_rate_on_a_platform_left_out_is_not_needed():
     found = prune.cheapest_per_platform(ctx, prune.OfferingIndex(offerings))
     assert {p: (c.offering.id, c.cost_key) for p, c in found.items()} == expected
     assert set(found) == {"a"} and found["a"].offering.id == 2
+
+
+# A task over more GPUs than an instance has goes on several (placement.py), and its fit reads
+# the network between them (ranking.fit_key): offerings alike but for the network they state.
+NETWORKS = (None, None, ("infiniband", 1600.0), ("ethernet", 100.0), ("ethernet", 25.0))
+
+
+@st.composite
+def spanning(draw: st.DrawFn) -> tuple[Scenario, list[OfferingSpec]]:
+    scenario = draw(scenarios)
+    tasks = tuple(replace(t, gpus=draw(st.sampled_from([1, 2, 3, 16]))) for t in scenario.tasks)
+    offerings: list[OfferingSpec] = []
+    for o in draw(catalogue()):
+        network = draw(st.sampled_from(NETWORKS))
+        kind, gbps = network or (None, None)
+        offerings.append(replace(o, network=kind, network_gbps=gbps))
+        if draw(st.integers(0, 2)) == 0:
+            # The same machine stating another network, at its own prices: one shape but for it.
+            other = draw(st.sampled_from([n for n in NETWORKS if n != network]))
+            kind, gbps = other or (None, None)
+            prices = tuple(draw(st.lists(price, min_size=1, max_size=3)))
+            twin = replace(o, id=f"{o.id}n", network=kind, network_gbps=gbps, prices=prices)
+            offerings.append(twin)
+    return replace(scenario, tasks=tasks), offerings
+
+
+@settings(max_examples=300, deadline=None)
+@given(spanning(), st.sampled_from([1, 3, 20]))
+def test_tasks_over_several_instances_get_the_advice_of_every_offering(case, limit):
+    """With tasks over 2, 3 or 16 GPUs (more than an instance of 1, 2 or 8 holds: placed on
+    whole instances of their own) on offerings stating different networks between instances,
+    the pruned advice and the advice ranked by bounds are the advice of pricing every offering:
+    the shape key holds everything the new placements and their times read."""
+    scenario, offerings = case
+    expected = everything(scenario, offerings, limit)
+    event(expected[0])
+    event(f"a task over several GPUs: {any(t.gpus > 1 for t in scenario.tasks)}")
+    assert pruned(scenario, offerings, limit) == expected
+    lazy = replace(
+        scenario,
+        constraints=replace(scenario.constraints, budget_per_month=None, fresh_only=False),
+    )
+    assert ranked_by_bounds(lazy, offerings, limit) == everything(lazy, offerings, limit)
+
+
+@settings(max_examples=200, deadline=None)
+@given(spanning())
+def test_a_fit_kept_by_shape_is_each_offerings_own_with_tasks_over_several_instances(case):
+    """ranking._fit keeps one fit per shape (ranking.fit_key, the groups of OfferingIndex): with
+    tasks over several instances, each offering's is what a fresh context computes for it alone
+    (its network between instances included), whatever the offerings asked before."""
+    scenario, offerings = case
+    shared = ranking.Context(scenario, ACCELERATORS, NOW, RATES, STORAGE, 30)
+    for offering in offerings:
+        alone = ranking.Context(scenario, ACCELERATORS, NOW, RATES, STORAGE, 30)
+        fresh = ranking._placed_fit(alone, offering, alone.placer.place(offering))
+        assert ranking._fit(shared, offering) == fresh

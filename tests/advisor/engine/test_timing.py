@@ -380,6 +380,18 @@ def test_the_default_network_follows_the_machine() -> None:
     assert default_network(ACCELERATORS["h100-pcie-80gb"], 8)[:2] == (Network.ETHERNET, 100)
 
 
+def test_an_instance_of_part_of_a_machine_is_not_given_a_whole_machines_network() -> None:
+    """The DGX H100 design's 8 × 400 Gb/s InfiniBand is a whole 8-GPU board's, and 100 Gb/s
+    Ethernet a whole 8-GPU PCIe instance's: an instance of 1 or 4 cards (a container or VM on
+    part of a machine, as per-card platforms rent them) is assumed 10 Gb/s Ethernet (Lambda
+    on-demand: "The maximum inter-node connectivity is 10 Gbps"), 10 / 8 × 0.5 = 0.625 GB/s
+    busbw at half the line rate."""
+    for accel in (H100, ACCELERATORS["l40s-48gb"]):
+        for gpus in (1, 4):
+            assert default_network(accel, gpus)[:2] == (Network.ETHERNET, 10)
+    assert network_busbw(*default_network(H100, 1)[:2]) == pytest.approx(0.625)
+
+
 def test_network_bus_bandwidth_is_the_line_rate_times_the_measured_efficiency() -> None:
     """2 × (8×A100, 4 × HDR 200 Gb/s): 86 of 100 GB/s (NVIDIA/nccl-tests#175)."""
     assert network_busbw(Network.INFINIBAND, 800) == pytest.approx(86)

@@ -401,8 +401,10 @@ def test_the_training_preset_stale_leader_is_left_out_with_fresh_only(client, se
     (quoted 2026-05-26, 178 days before) leads the mixed training preset, as the article
     recommends: the RTX 4090 48G × 8 at 12,000 has no peer-to-peer between its GeForce cards, so
     the night fine-tune's ZeRO-3 traffic crawls through host memory (docs/time-model.md) and
-    takes over twice as long. With fresh prices only nothing there runs it (every 8-GPU machine's
-    price is from May; the global clouds' 2026-10 prices are outside the four), and 趋动云, which
+    takes over twice as long. With fresh prices only no 8-GPU machine there runs it (every one's
+    price is from May; the global clouds' 2026-10 prices are outside the four): the fine-tune
+    goes over eight single-A100 instances of 矩池云 (docs/advisor-rules.md, "Placement"), which
+    state no network between them, so the answer says it assumes 10 Gb/s Ethernet; 趋动云, which
     has no sourced price, is named as unpriced."""
     preset = PRESETS["training-inference"].scenario
     article = ["zhixingyun", "hengyuanyun", "matpool", "virtaicloud"]
@@ -418,7 +420,12 @@ def test_the_training_preset_stale_leader_is_left_out_with_fresh_only(client, se
     assert "stale: 178 days old" in html and "28,000.00" in html
     ticked = get(client, scenario, fresh_only="on")
     assert top.offering_id not in [r["rec"].offering_id for r in ticked.context["rows"]]
-    assert ticked.context["outcome"].no_fit
+    assert not ticked.context["outcome"].no_fit
+    spread = ticked.context["rows"][0]["rec"]
+    assert (spread.platform, spread.instances, spread.gpus_per_instance) == ("matpool", 8, 1)
+    assert "ethernet at 10 Gb/s per instance is assumed" in " ".join(
+        w.english() for w in spread.warnings
+    )
     unpriced = ticked.context["outcome"].unpriced
     assert "趋动云" in unpriced and "智星云" in unpriced
     assert "data-unpriced-platforms" in text(ticked)
