@@ -10,12 +10,12 @@ from decimal import Decimal
 import pytest
 
 from advisor.engine import timing
+from advisor.engine.advise import advise
 from advisor.engine.billing import job_cost
 from advisor.engine.errors import NoFit
 from advisor.engine.estimate import estimate
 from advisor.engine.hardware import load_accelerators
 from advisor.engine.messages import Code, Message
-from advisor.engine.ranking import advise
 from advisor.engine.scenario import parse_scenario
 from advisor.engine.suggest import what_would_fit
 from advisor.engine.types import OfferingSpec, PriceSpec, Scenario

@@ -567,7 +567,7 @@ def test_tasks_over_several_instances_get_the_advice_of_every_offering(case, lim
 @settings(max_examples=200, deadline=None)
 @given(spanning())
 def test_a_fit_kept_by_shape_is_each_offerings_own_with_tasks_over_several_instances(case):
-    """ranking._fit keeps one fit per shape (ranking.fit_key, the groups of OfferingIndex): with
+    """ranking.shape_fit keeps one fit per shape (ranking.fit_key, the groups of OfferingIndex): with
     tasks over several instances, each offering's is what a fresh context computes for it alone
     (its network between instances included), whatever the offerings asked before."""
     scenario, offerings = case
@@ -575,4 +575,4 @@ def test_a_fit_kept_by_shape_is_each_offerings_own_with_tasks_over_several_insta
     for offering in offerings:
         alone = ranking.Context(scenario, ACCELERATORS, NOW, RATES, STORAGE, 30)
         fresh = ranking._placed_fit(alone, offering, alone.placer.place(offering))
-        assert ranking._fit(shared, offering) == fresh
+        assert ranking.shape_fit(shared, offering) == fresh
