@@ -2,14 +2,30 @@
 
 from __future__ import annotations
 
+import os
 from datetime import datetime, timedelta
 from decimal import Decimal
 
 import pytest
 from django.utils import timezone, translation
+from hypothesis import settings as hypothesis_settings
 
 from platforms import services
 from platforms.models import Accelerator, Offering, Platform, PlatformFact, Source
+
+# Hypothesis searches wide in CI (.ci/run sets CI=true): each property's full example count; a
+# tenth of it locally (at least 10), so that `make test` stays quick. Properties without a count
+# of their own take the profile's.
+FULL_EXAMPLES = os.environ.get("CI", "").lower() == "true"
+hypothesis_settings.register_profile("ci", max_examples=100)
+hypothesis_settings.register_profile("dev", max_examples=20)
+hypothesis_settings.load_profile("ci" if FULL_EXAMPLES else "dev")
+
+
+def examples(full: int) -> int:
+    """A property's example count: `full` in CI, a tenth of it (at least 10) elsewhere."""
+    return full if FULL_EXAMPLES else max(10, full // 10)
+
 
 # A fixed moment in the past: prices are never dated after the real clock.
 NOW = datetime(2026, 11, 20, 12, 0, tzinfo=timezone.get_fixed_timezone(0))

@@ -263,6 +263,9 @@ class Code(StrEnum):
     TIME_NOTE_ATTENTION = "time_note_attention"
     TIME_NOTE_NODES = "time_note_nodes"
     TIME_NOTE_NETWORK_ASSUMED = "time_note_network_assumed"
+    NETWORK_WHY_PARTIAL_MACHINE = "network_why_partial_machine"
+    NETWORK_WHY_DGX = "network_why_dgx"
+    NETWORK_WHY_PCIE_MACHINE = "network_why_pcie_machine"
     TIME_NOTE_OFFLOAD = "time_note_offload"
     BUSBW_SOURCE_PCIE = "busbw_source_pcie"
     BUSBW_SOURCE_NVLINK = "busbw_source_nvlink"
@@ -811,6 +814,13 @@ TEMPLATES: dict[Code, str] = {
         "%(nodes)s machines of %(per_node)s GPUs, joined by %(network)s at %(gbps)s Gb/s each: "
         "all-reduce busbw %(busbw)s GB/s between machines"
     ),
+    Code.NETWORK_WHY_PARTIAL_MACHINE: gettext_noop(
+        "a container or VM on part of a machine, e.g. Lambda on-demand's 10 Gbps"
+    ),
+    Code.NETWORK_WHY_DGX: gettext_noop(
+        "NVIDIA DGX reference: one %(gbps)s Gb/s InfiniBand NIC per GPU"
+    ),
+    Code.NETWORK_WHY_PCIE_MACHINE: gettext_noop("an 8-GPU PCIe cloud instance, e.g. g5.48xlarge"),
     Code.TIME_NOTE_NETWORK_ASSUMED: gettext_noop(
         "the network between machines is not stated; assumed %(network)s at %(gbps)s Gb/s per "
         "machine (%(source)s)"

@@ -39,9 +39,9 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar, cast
 
 from advisor.engine.capacity import OOM_RISK_FRACTION, usable_bytes
 from advisor.engine.messages import Code, Message, Quantity, Unit, fraction, msg
@@ -198,6 +198,11 @@ def layout(target: _Target) -> tuple[object, ...]:
     )
 
 
+# A value `PlacementCache.time` has not kept (None may be a kept value).
+_NOT_KEPT = object()
+T = TypeVar("T")
+
+
 class PlacementCache:
     """`place`, remembered per task list (`placer`) by offering signature (Placer): the advisor
     asks the same question for every offering of a kind; a placement that fits is also shared by
@@ -221,7 +226,12 @@ class PlacementCache:
     from several threads."""
 
     def __init__(
-        self, max_entries: int = 20_000, max_kept: int = 12, *, deferred: bool = False
+        self,
+        max_entries: int = 20_000,
+        max_kept: int = 12,
+        *,
+        deferred: bool = False,
+        max_times: int = 4096,
     ) -> None:
         self.max_entries = max_entries
         self.deferred = deferred
@@ -236,6 +246,24 @@ class PlacementCache:
         self._missed: dict[tuple[object, ...], Placement] = {}
         self.max_kept = max_kept
         self._kept: OrderedDict[Hashable, dict[Any, Any]] = OrderedDict()
+        # Training times (timing.training_time, a pure function of frozen values) by their
+        # arguments, the `max_times` latest: a scenario asked again skips them (`time`).
+        self.max_times = max_times
+        self._times: OrderedDict[Hashable, Any] = OrderedDict()
+
+    def time(self, key: Hashable, compute: Callable[[], T]) -> T:
+        """`compute()`, a pure function of the hashable `key`, kept across calls: the first value
+        stored for `key` is the one returned. Worked out outside the lock; what it raises is not
+        kept. The `max_times` latest keys are kept."""
+        found = self._times.get(key, _NOT_KEPT)
+        if found is not _NOT_KEPT:
+            return cast(T, found)
+        made = compute()
+        with self.lock:
+            found = self._times.setdefault(key, made)
+            while len(self._times) > self.max_times:
+                self._times.popitem(last=False)
+        return cast(T, found)
 
     def kept(self, key: Hashable) -> dict[Any, Any]:
         """A store the caller's pricing keeps under `key` across calls (ranking keeps each

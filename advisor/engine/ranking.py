@@ -768,9 +768,7 @@ def _usage_warnings(tasks: Sequence[Task], uses: Sequence[TaskUsage]) -> tuple[M
     return tuple(out)
 
 
-def _machine_warnings(
-    ctx: Context, off: OfferingSpec, placement: Placement
-) -> tuple[Message, ...]:
+def _machine_warnings(ctx: Context, off: OfferingSpec, placement: Placement) -> tuple[Message, ...]:
     """For each task over several instances: the network between them, as the platform states
     it or as assumed (timing.default_network), with the bus bandwidth timing takes from it; and
     the GPUs of its instances left idle but billed."""
@@ -857,12 +855,6 @@ def _is_timed(ctx: Context, index: int, task: Task) -> bool:
     return index in ctx.references or (task.kind in TRAINING_KINDS and bool(task.tokens))
 
 
-# training_time is a pure function of its arguments (all frozen values): kept per process, so a
-# scenario asked again (a reload, a preset, the same API call) skips it, as placements are kept.
-_TIMES_KEPT = 4096
-_KEPT_TIMES: dict[tuple[Any, ...], timing.TimeEstimate] = {}
-
-
 def _task_time(
     ctx: Context, index: int, task: Task, off: OfferingSpec, gpus: int
 ) -> timing.TimeEstimate:
@@ -874,32 +866,34 @@ def _task_time(
     found = ctx.times.get(key)
     if found is None:
         mfu = task.on.mfu if task.on is not None else None
+
+        def compute() -> timing.TimeEstimate:
+            return timing.training_time(
+                task,
+                accel,
+                gpus,
+                off.interconnect,
+                mfu=mfu,
+                gpus_per_node=off.gpu_count,
+                network=off.network,
+                network_gbps=off.network_gbps,
+            )
+
         args = (task, accel, gpus, off.interconnect, mfu, off.gpu_count, off.network)
-        kept: tuple[Any, ...] | None = (*args, off.network_gbps)
+        kept = (*args, off.network_gbps)
         try:
-            found = _KEPT_TIMES.get((*args, off.network_gbps))
-        except TypeError:  # a field that cannot be hashed: not kept
-            kept = None
-        if found is None:
-            try:
-                found = timing.training_time(
-                    task,
-                    accel,
-                    gpus,
-                    off.interconnect,
-                    mfu=mfu,
-                    gpus_per_node=off.gpu_count,
-                    network=off.network,
-                    network_gbps=off.network_gbps,
-                )
-            except AdvisorError as error:
-                # Kept without its traceback: its frames hold this context, which keeps it.
-                found = error.with_traceback(None)
-            else:
-                if kept is not None:
-                    _KEPT_TIMES[kept] = found
-                    while len(_KEPT_TIMES) > _TIMES_KEPT:
-                        del _KEPT_TIMES[next(iter(_KEPT_TIMES))]
+            hash(kept)
+        except TypeError:  # a field that cannot be hashed: worked out, not kept
+            kept_by_cache = False
+        else:
+            kept_by_cache = True
+        try:
+            # A pure function of frozen values: kept by the caller's cache across calls, so a
+            # scenario asked again (a reload, a preset, the same API call) skips it.
+            found = ctx.placements.time(kept, compute) if kept_by_cache else compute()
+        except AdvisorError as error:
+            # Kept without its traceback: its frames hold this context, which keeps it.
+            found = error.with_traceback(None)
         ctx.times[key] = found
     if isinstance(found, AdvisorError):
         raise found

@@ -287,7 +287,7 @@ def _scaled(anchor: BusbwAnchor, accel: AcceleratorSpec) -> tuple[float, Message
     )
 
 
-def default_network(accel: AcceleratorSpec, gpus_per_node: int) -> tuple[Network, float, str]:
+def default_network(accel: AcceleratorSpec, gpus_per_node: int) -> tuple[Network, float, Message]:
     """(kind, Gb/s per machine, why) assumed when nobody states the network between machines.
 
     The DGX design (a NIC per GPU) is that of a whole 8-GPU NVSwitch board, and 100 Gb/s
@@ -295,13 +295,13 @@ def default_network(accel: AcceleratorSpec, gpus_per_node: int) -> tuple[Network
     machine (a container or VM of a card or a few, as per-card marketplaces rent them), whose
     network neither tells: PARTIAL_MACHINE_GBPS."""
     if gpus_per_node < DEFAULT_GPUS_PER_NODE:
-        why = "a container or VM on part of a machine, e.g. Lambda on-demand's 10 Gbps"
+        why = msg(Code.NETWORK_WHY_PARTIAL_MACHINE)
         return Network.ETHERNET, PARTIAL_MACHINE_GBPS, why
     per_gpu = NIC_GBPS_PER_GPU.get(accel.architecture)
     if accel.nvlink and not accel.nvlink_bridge and per_gpu:
-        source = f"NVIDIA DGX reference: one {per_gpu:g} Gb/s InfiniBand NIC per GPU"
+        source = msg(Code.NETWORK_WHY_DGX, gbps=Quantity(per_gpu, Unit.COUNT, 0))
         return Network.INFINIBAND, per_gpu * gpus_per_node, source
-    return Network.ETHERNET, DEFAULT_ETHERNET_GBPS, "an 8-GPU PCIe cloud instance, e.g. g5.48xlarge"
+    return Network.ETHERNET, DEFAULT_ETHERNET_GBPS, msg(Code.NETWORK_WHY_PCIE_MACHINE)
 
 
 def network_busbw(network: Network, gbps: float) -> float:

@@ -15,6 +15,7 @@ from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 
 from advisor import messages
+from tests.conftest import examples
 
 LANGUAGES = [code for code, _name in settings.LANGUAGES]
 values = st.one_of(
@@ -32,7 +33,7 @@ def django_number(value: float | Decimal, places: int) -> str:
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
-@hypothesis_settings(max_examples=300, deadline=None)
+@hypothesis_settings(max_examples=examples(300), deadline=None)
 @given(value=values, places=st.integers(0, 7))
 def test_number_is_number_format_of_the_rounded_value(language, value, places):
     with translation.override(language):
@@ -57,7 +58,7 @@ def test_other_separators_are_the_locales(value, places, expected):
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
-@hypothesis_settings(max_examples=300, deadline=None)
+@hypothesis_settings(max_examples=examples(300), deadline=None)
 @given(
     value=st.one_of(
         # Below 1e-6 floatformat returns the float's repr ("5e-324"): no figure a chart draws.

@@ -20,6 +20,7 @@ from schemathesis.specs.openapi.checks import positive_data_acceptance
 from advisor.engine.messages import Code
 from config.wsgi import application
 from tests.api.conftest import openapi_document
+from tests.conftest import examples
 
 
 def test_the_schema_validates_as_openapi_3_without_warnings(tmp_path):
@@ -72,7 +73,7 @@ def fuzzed_catalogue(catalogue):
 
 @api.parametrize()
 @settings(
-    max_examples=25,
+    max_examples=examples(25),
     derandomize=True,
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],

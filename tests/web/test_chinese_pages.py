@@ -42,11 +42,12 @@ from tests.conftest import NOW
 # catalogue does (显存 GiB, BF16 精度, LoRA 微调, KV 缓存, ...). Compared as written.
 TECHNICAL_TERMS = {
     # Units and currencies.
-    "B", "KB", "MB", "GB", "TB", "KiB", "MiB", "GiB", "TiB", "GB/s", "TFLOPS", "W", "bit",
+    "B", "KB", "MB", "GB", "TB", "KiB", "MiB", "GiB", "TiB", "GB/s", "Gb/s", "Gbps", "TFLOPS",
+    "W", "bit",
     "h", "s", "ms", "tokens", "token", "tokens/s", "tok/s", "B/token", "CNY", "USD",
     # Hardware and interconnects.
     "GPU", "GPUs", "CPU", "vCPU", "vCPUs", "RAM", "VRAM", "MIG", "NVLink", "NVSwitch", "PCIe",
-    "SXM", "sGPU", "RTX", "VM", "CUDA", "NCCL", "EC",
+    "SXM", "sGPU", "RTX", "VM", "CUDA", "NCCL", "EC", "TCP", "RDMA", "InfiniBand", "NIC",
     # Number formats, as labels and as the scenario's values.
     "BF16", "FP16", "FP32", "FP8", "INT8", "INT4", "NF4", "TF32",
     "bf16", "fp16", "fp32", "fp8", "int8", "int4", "nf4",

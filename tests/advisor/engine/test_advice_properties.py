@@ -37,6 +37,7 @@ from advisor.engine.types import (
     Task,
 )
 from advisor.engine.vocab import CostBasis, PlacementMode
+from tests.conftest import examples
 
 ACCELERATORS = load_accelerators()
 NOW = datetime(2026, 11, 20)
@@ -126,7 +127,7 @@ def renamed(s: Scenario) -> Scenario:
     return replace(s, tasks=tuple(replace(t, name=f"t{i}") for i, t in enumerate(s.tasks)))
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(scenarios, offerings())
 def test_the_ranked_cost_is_the_named_plan_priced_for_the_usage(s: Scenario, offs) -> None:
     s = renamed(s)
@@ -183,7 +184,7 @@ def test_the_ranked_cost_is_the_named_plan_priced_for_the_usage(s: Scenario, off
         assert rejected == 0
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(
     st.sampled_from(["hour", "day", "week", "month"]),
     st.floats(0.01, 5000),

@@ -46,6 +46,7 @@ from advisor.engine.types import (
     Task,
 )
 from advisor.engine.vocab import IdleWay
+from tests.conftest import examples
 
 ACCELERATORS = load_accelerators()
 NOW = datetime(2026, 10, 10)
@@ -378,7 +379,7 @@ def _cost(task: Task, off: OfferingSpec, storage_gb: float, startup: float) -> D
     return rec.cost
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(
     rules_strategy,
     st.decimals("0.50", "20.00", places=2),
@@ -403,7 +404,7 @@ def test_a_busier_service_month_never_costs_less_on_a_metered_plan(
     assert dear >= cheap - DIGIT_28
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(
     rules_strategy,
     st.decimals("0.50", "20.00", places=2),

@@ -20,6 +20,7 @@ from advisor.engine.scenario import (
     SERVINGS,
 )
 from advisor.engine.types import ModelArch, Task
+from tests.conftest import examples
 
 LLM_PRESETS = [key for key, arch in MODEL_PRESETS.items() if arch.family == "llm"]
 
@@ -86,25 +87,25 @@ def need(task: Task) -> int:
     return task_memory(task).per_gpu.total
 
 
-@settings(max_examples=300)
+@settings(max_examples=examples(300))
 @given(tasks(), st.integers(1, 65536))
 def test_longer_sequences_never_need_less(task: Task, extra: int) -> None:
     assert need(replace(task, seq_len=task.seq_len + extra)) >= need(task)
 
 
-@settings(max_examples=300)
+@settings(max_examples=examples(300))
 @given(tasks(), st.integers(1, 16))
 def test_bigger_micro_batches_never_need_less(task: Task, extra: int) -> None:
     assert need(replace(task, micro_batch=task.micro_batch + extra)) >= need(task)
 
 
-@settings(max_examples=300)
+@settings(max_examples=examples(300))
 @given(tasks(), st.integers(1, 256))
 def test_higher_lora_ranks_never_need_less(task: Task, extra: int) -> None:
     assert need(replace(task, lora_rank=task.lora_rank + extra)) >= need(task)
 
 
-@settings(max_examples=300)
+@settings(max_examples=examples(300))
 @given(tasks(), st.integers(1, 131072), st.integers(1, 64))
 def test_longer_contexts_and_more_sequences_never_need_less(
     task: Task, context: int, sequences: int
@@ -116,7 +117,7 @@ def test_longer_contexts_and_more_sequences_never_need_less(
     )
 
 
-@settings(max_examples=300)
+@settings(max_examples=examples(300))
 @given(tasks())
 def test_options_that_save_memory_never_cost_any(task: Task) -> None:
     """FlashAttention against eager, LoRA on attention only against every linear layer, a paged

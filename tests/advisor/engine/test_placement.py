@@ -26,6 +26,7 @@ from advisor.engine.mig import find_layout
 from advisor.engine.placement import PlacementCache, TaskNeed, place
 from advisor.engine.types import Constraints, GiB, OfferingSpec, PriceSpec, Scenario, Task
 from advisor.engine.vocab import Isolation, When
+from tests.conftest import examples
 
 ACCELERATORS = load_accelerators()
 NOW = datetime(2026, 10, 2)
@@ -293,7 +294,7 @@ task_needs = st.builds(
 )
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(st.lists(task_needs, min_size=1, max_size=4).map(tuple), st.randoms(use_true_random=False))
 @example(  # two soft tasks on one card: a pooled share on a pooled platform, shared elsewhere
     (TaskNeed("a", 5 * GiB, isolation="soft"), TaskNeed("b", 5 * GiB, isolation="soft")),
@@ -309,7 +310,7 @@ def test_a_kept_cache_places_as_place_does(tasks: tuple[TaskNeed, ...], rng: Ran
         assert cache.place(off, tasks) == place(off, tasks), off.name
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(st.lists(task_needs, min_size=1, max_size=4).map(tuple), st.randoms(use_true_random=False))
 def test_a_placers_miss_is_what_its_placement_says(
     tasks: tuple[TaskNeed, ...], rng: Random
@@ -473,3 +474,48 @@ def test_threads_sharing_one_cache_get_what_a_fresh_cache_gives() -> None:
         sys.setswitchinterval(interval)
     assert errors == [] and wrong == []
     assert all(calls)
+
+
+def test_training_times_are_kept_by_the_callers_cache_not_by_the_process(monkeypatch) -> None:
+    """ranking asks timing.training_time once per (task, card, GPUs, links) and keeps the answer
+    in the PlacementCache its caller owns (`time`): the same cache asked again computes nothing,
+    a fresh cache computes afresh (nothing is kept by the module), and what it keeps is bounded
+    and the first value stored."""
+    from advisor.engine import scenario as scenario_module
+    from advisor.engine import timing
+
+    calls: list[object] = []
+    real = timing.training_time
+
+    def counted(*args: object, **kwargs: object) -> object:
+        calls.append(args[1])
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(timing, "training_time", counted)
+    hourly = (PriceSpec("hour", Decimal("2"), "CNY", NOW, "test"),)
+    catalogue = [replace(offering("a100-80gb", 1), id="a100", prices=hourly)]
+    job = scenario_module.parse_scenario(
+        {"tasks": [{"name": "ft", "kind": "lora", "model": "llama-3.1-8b", "tokens": 1e8}]}
+    )
+    kept = PlacementCache()
+    advise(job, catalogue, ACCELERATORS, now=NOW, placements=kept)
+    first = len(calls)
+    assert first >= 1
+    advise(job, catalogue, ACCELERATORS, now=NOW, placements=kept)
+    assert len(calls) == first
+    advise(job, catalogue, ACCELERATORS, now=NOW, placements=PlacementCache())
+    assert len(calls) == 2 * first
+
+    small = PlacementCache(max_times=2)
+    assert small.time("a", lambda: 1) == 1
+    assert small.time("a", lambda: 2) == 1  # the first stored is kept
+    small.time("b", lambda: 3)
+    small.time("c", lambda: 4)
+    assert small.time("a", lambda: 5) == 5  # the oldest let go past the bound
+
+    def fails() -> int:
+        raise ValueError("not kept")
+
+    with pytest.raises(ValueError):
+        small.time("d", fails)
+    assert small.time("d", lambda: 6) == 6

@@ -14,6 +14,7 @@ from advisor.engine.memory import suggest_fixes, task_memory
 from advisor.engine.messages import TEMPLATES, Code, Message
 from advisor.engine.scenario import TASK_KEYS, parse_scenario, scenario_to_dict
 from advisor.engine.types import ModelArch, Scenario, Task
+from tests.conftest import examples
 
 json_scalars = st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=12)
 json_values = st.recursive(
@@ -50,13 +51,13 @@ def parses_or_rejects(data: object) -> None:
         assert error.message == error.detail.english()
 
 
-@settings(max_examples=300)
+@settings(max_examples=examples(300))
 @given(json_values)
 def test_parse_scenario_raises_nothing_but_invalid_workload_for_any_json(data: object) -> None:
     parses_or_rejects(data)
 
 
-@settings(max_examples=300)
+@settings(max_examples=examples(300))
 @given(scenario_like)
 def test_parse_scenario_raises_nothing_but_invalid_workload_for_task_shaped_json(data) -> None:
     parses_or_rejects(data)
@@ -113,7 +114,7 @@ def test_memory_components_are_never_negative(task: Task) -> None:
     assert all(getattr(per_gpu, f.name) >= 0 for f in fields(per_gpu))
 
 
-@settings(max_examples=50)
+@settings(max_examples=examples(50))
 @given(tasks(), st.sampled_from([8, 24, 80]))
 def test_every_note_formula_and_fix_fills_its_template(task: Task, capacity_gib: int) -> None:
     plan = task_memory(task)

@@ -28,6 +28,7 @@ from advisor.engine.types import (
 from advisor.engine.usage import Usage
 from advisor.engine.vocab import CostBasis
 from tests.advisor.engine.test_advice_properties import ACCELERATORS, NOW, jobs, services
+from tests.conftest import examples
 
 # The Quadro P6000 states no BF16 throughput (fixtures/accelerators.json): a training job has no
 # time estimate on it, which a deadline leaves out (REJECT_NO_TIME_ESTIMATE) on both paths.
@@ -182,7 +183,7 @@ def ranked_by_bounds(scenario: Scenario, offerings: list[OfferingSpec], limit: i
     return ("advice", rejected, shown, pareto, fitting, unpriced)
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(scenarios, catalogue(), st.sampled_from([1, 3, 20]))
 def test_the_pruned_advice_is_the_advice_of_every_offering(scenario, offerings, limit):
     expected = everything(scenario, offerings, limit)
@@ -190,7 +191,7 @@ def test_the_pruned_advice_is_the_advice_of_every_offering(scenario, offerings, 
     assert pruned(scenario, offerings, limit) == expected
 
 
-@settings(max_examples=600, deadline=None)
+@settings(max_examples=examples(600), deadline=None)
 @given(scenarios, catalogue(), st.sampled_from([1, 3, 20]))
 def test_the_advice_ranked_by_bounds_is_the_advice_of_every_offering(scenario, offerings, limit):
     """Pricing offerings in the order of their bounds until nothing unpriced can precede what is
@@ -206,7 +207,7 @@ def test_the_advice_ranked_by_bounds_is_the_advice_of_every_offering(scenario, o
     assert ranked_by_bounds(scenario, offerings, limit) == expected
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(scenarios, catalogue())
 def test_advise_answers_the_same_with_a_kept_index_as_without(scenario, offerings):
     index = prune.OfferingIndex(offerings)
@@ -258,7 +259,7 @@ def cheapest_of_every_offering(ctx: ranking.Context, offerings: list[OfferingSpe
     return {platform: entry[1:] for platform, entry in best.items()}
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(scenarios, catalogue())
 def test_the_cheapest_per_platform_is_that_of_pricing_every_offering(scenario, offerings):
     """The bound prune.cheapest_per_platform orders offerings by (the busiest usage group at
@@ -278,7 +279,7 @@ def test_the_cheapest_per_platform_is_that_of_pricing_every_offering(scenario, o
 OTHER_STORAGE = (StoragePriceSpec("a", "gb_day", Decimal("0.0100"), "CNY", NOW),)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(scenarios, scenarios, catalogue(), st.booleans())
 def test_fits_kept_across_calls_answer_as_fresh_ones(first, then, offerings, other_storage):
     """A placement cache kept across calls keeps each scenario's fits (ranking.Context.fits),
@@ -346,7 +347,7 @@ def test_a_front_member_far_down_counts_regional_twins_once():
     assert [(rank + 1, c.offering.id) for rank, c in ranked.shown] == [(1, 0), (4, 4)]
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(scenarios, scenarios, catalogue(), st.sampled_from([0, 0, 50, 200]), st.booleans())
 def test_the_cheapest_per_platform_kept_by_the_index_is_a_fresh_ones(
     first, then, offerings, days_later, same_tasks
@@ -371,7 +372,7 @@ def test_the_cheapest_per_platform_kept_by_the_index_is_a_fresh_ones(
     assert cheapest(first, NOW, kept) == cheapest(first, NOW, prune.OfferingIndex(offerings))
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(scenarios, scenarios, catalogue(), st.sampled_from([0, 0, 50, 200]))
 def test_the_ranking_kept_by_the_index_answers_as_a_fresh_one(first, then, offerings, days_later):
     """An index keeps each ranking (prune.rank) with the rejections and closest misses it
@@ -393,7 +394,7 @@ def test_the_ranking_kept_by_the_index_answers_as_a_fresh_one(first, then, offer
     assert answer(first, NOW, kept) == answer(first, NOW, prune.OfferingIndex(offerings))
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(scenarios, catalogue(), st.lists(st.sampled_from([None, "roce", "ib"]), min_size=40))
 def test_a_fit_shared_by_placement_is_the_fit_of_each_offering_alone(scenario, offerings, networks):
     """ranking._compute_fit shares one fit between offerings that place alike and that timing
@@ -410,7 +411,7 @@ def test_a_fit_shared_by_placement_is_the_fit_of_each_offering_alone(scenario, o
         assert ranking._compute_fit(shared, offering) == fresh
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(scenarios, catalogue())
 def test_a_scenario_with_a_full_month_service_bills_every_shape_the_full_month_at_least(
     scenario, offerings
@@ -460,7 +461,7 @@ bills = st.builds(
 )
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.lists(bills, min_size=1, max_size=6), st.lists(price, min_size=1, max_size=4))
 def test_bounds_shared_by_bills_alike_in_their_busiest_group_are_each_bills_own(bill_list, prices):
     """_Bounds shares a bound's factors and storage between bills alike in their busiest group
@@ -545,7 +546,7 @@ def spanning(draw: st.DrawFn) -> tuple[Scenario, list[OfferingSpec]]:
     return replace(scenario, tasks=tasks), offerings
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(spanning(), st.sampled_from([1, 3, 20]))
 def test_tasks_over_several_instances_get_the_advice_of_every_offering(case, limit):
     """With tasks over 2, 3 or 16 GPUs (more than an instance of 1, 2 or 8 holds: placed on
@@ -564,12 +565,12 @@ def test_tasks_over_several_instances_get_the_advice_of_every_offering(case, lim
     assert ranked_by_bounds(lazy, offerings, limit) == everything(lazy, offerings, limit)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(spanning())
 def test_a_fit_kept_by_shape_is_each_offerings_own_with_tasks_over_several_instances(case):
-    """ranking.shape_fit keeps one fit per shape (ranking.fit_key, the groups of OfferingIndex): with
-    tasks over several instances, each offering's is what a fresh context computes for it alone
-    (its network between instances included), whatever the offerings asked before."""
+    """ranking.shape_fit keeps one fit per shape (ranking.fit_key, the groups of OfferingIndex):
+    with tasks over several instances, each offering's is what a fresh context computes for it
+    alone (its network between instances included), whatever the offerings asked before."""
     scenario, offerings = case
     shared = ranking.Context(scenario, ACCELERATORS, NOW, RATES, STORAGE, 30)
     for offering in offerings:
