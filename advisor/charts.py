@@ -115,8 +115,11 @@ def hours_text(hours: float) -> str:
     return messages.hours_number(hours)
 
 
-def gpus_text(rec: Recommendation, accelerators: Mapping[str, AcceleratorSpec]) -> str:
-    """The GPUs by name, never slug: "8 × NVIDIA H200 141GB, 1 instance"."""
+def gpus_text(rec: Recommendation | Leg, accelerators: Mapping[str, AcceleratorSpec]) -> str:
+    """The GPUs by name, never slug: "8 × NVIDIA H200 141GB, 1 instance"; a plan of several legs,
+    each leg's joined by " + "."""
+    if isinstance(rec, Recommendation) and rec.legs:
+        return " + ".join(gpus_text(leg, accelerators) for leg in rec.legs)
     spec = accelerators.get(rec.accelerator)
     return ngettext(
         "%(gpus)s × %(name)s, %(n)s instance", "%(gpus)s × %(name)s, %(n)s instances", rec.instances
