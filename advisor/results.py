@@ -147,8 +147,15 @@ def csv_leg_rows(report: AdviceReport, columns: tuple[str, ...]) -> list[list[ob
     return out
 
 
-def placement_text(rec: Recommendation) -> list[str]:
-    """Which task runs where, one line each: "night fine-tune → instance 1, GPU 0, 1"."""
+def placement_text(rec: Recommendation | Leg) -> list[str]:
+    """Which task runs where, one line each: "night fine-tune → instance 1, GPU 0, 1"; for a plan
+    of several legs, each leg's lines after its number ("leg 2: daytime inference → …")."""
+    if isinstance(rec, Recommendation) and rec.legs:
+        return [
+            _("leg %(n)s: %(where)s") % {"n": n, "where": line}
+            for n, leg in enumerate(rec.legs, start=1)
+            for line in placement_text(leg)
+        ]
     out = []
     for a in rec.placement.assignments:
         gpus = ", ".join(str(g) for g in a.gpus)
