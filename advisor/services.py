@@ -29,7 +29,7 @@ from advisor.engine.advise import advise
 from advisor.engine.errors import AdvisorError, InvalidWorkload, NoFit
 from advisor.engine.estimate import Estimate, estimate
 from advisor.engine.hardware import accelerators_from_dicts
-from advisor.engine.hosts import host_variants
+from advisor.engine.hosts import card_counts, variants_of
 from advisor.engine.messages import Code, Message
 from advisor.engine.placement import PlacementCache
 from advisor.engine.plans import (
@@ -506,6 +506,9 @@ def parse(data: Any) -> Scenario:
 
 # The engine inputs built from the catalogue, kept per process and catalogue version.
 SNAPSHOTS = Snapshots()
+# The catalogue with N-card hosts of its per-card offerings (with_hosts), by the card counts a
+# scenario spans: apart, so that scenarios of many counts never push the catalogue out.
+HOST_SNAPSHOTS = Snapshots(size=4)
 # From this many offerings a catalogue's kept inputs are taken out of the garbage collector's
 # generations once built (snapshot.settle); below it a full collection over them is cheap, and
 # the collection settle starts with is not worth paying at every build.
@@ -549,18 +552,26 @@ def load_catalogue(scenario: Scenario, *, now: datetime) -> Catalogue:
     tier = scenario.constraints.price_tier
     key = ("catalogue", translation.get_language(), tier, settings.PRICE_STALE_AFTER_DAYS)
     catalogue = SNAPSHOTS.get(key, now, lambda: build_catalogue(tier=tier, now=now))
+    # A task spanning several GPUs may rent them on one host of a per-card platform (hosts.py):
+    # the catalogue with those hosts, kept beside it for the same card counts.
+    counts = card_counts(scenario.tasks)
+    if counts:
+        base = catalogue
+        catalogue = HOST_SNAPSHOTS.get((counts, *key), now, lambda: with_hosts(base, counts))
     chosen = set(scenario.constraints.platforms)
-    offerings = catalogue.offerings
-    if chosen:
-        offerings = [o for o in offerings if o.platform in chosen]
-    # A task spanning several GPUs may rent them on one host of a per-card platform (hosts.py).
-    variants = host_variants(offerings, scenario.tasks)
-    if variants:
-        offerings = [*offerings, *variants]
-        return replace(catalogue, offerings=offerings, index=OfferingIndex(offerings).prepare())
     if not chosen:
         return catalogue
+    offerings = [o for o in catalogue.offerings if o.platform in chosen]
     return replace(catalogue, offerings=offerings, index=None)
+
+
+def with_hosts(catalogue: Catalogue, counts: tuple[int, ...]) -> tuple[Catalogue, Window]:
+    """`catalogue` with the instances of `counts` cards of one host of its per-card offerings
+    (hosts.variants_of), indexed, and the moments it holds for (as its prices are stale)."""
+    offerings = [*catalogue.offerings, *variants_of(catalogue.offerings, counts)]
+    seen = ((price.observed_at, price.stale) for o in offerings for price in o.prices)
+    hosts = replace(catalogue, offerings=offerings, index=OfferingIndex(offerings).prepare())
+    return hosts, stale_window(seen, settings.PRICE_STALE_AFTER_DAYS)
 
 
 def _pricing(catalogue: Catalogue, now: datetime) -> dict[str, Any]:

@@ -48,11 +48,11 @@ def english():
 def no_kept_catalogue():
     """Start each test as a fresh worker process starts: no engine inputs or page data kept from
     another test (advisor.snapshot), whose rolled-back database they were built from."""
-    from advisor.services import SNAPSHOTS
+    from advisor.services import HOST_SNAPSHOTS, SNAPSHOTS
     from api.filters import LISTED_RELATIONS
     from platforms.views import SEEN_LAST
 
-    kept = (SNAPSHOTS, SEEN_LAST, LISTED_RELATIONS)
+    kept = (SNAPSHOTS, HOST_SNAPSHOTS, SEEN_LAST, LISTED_RELATIONS)
     for snapshots in kept:
         snapshots.clear()
     yield

@@ -55,9 +55,12 @@ def _scaled(price: PriceSpec, cards: int) -> PriceSpec:
 def host_variants(offerings: Sequence[OfferingSpec], tasks: Sequence[Task]) -> list[OfferingSpec]:
     """The N-card instances (module docstring) of the per-card offerings among `offerings` that
     the tasks can use; [] when no task spans several GPUs."""
-    counts = card_counts(tasks)
-    if not counts:
-        return []
+    return variants_of(offerings, card_counts(tasks))
+
+
+def variants_of(offerings: Sequence[OfferingSpec], counts: Sequence[int]) -> list[OfferingSpec]:
+    """The instances of each of `counts` cards (increasing) of the per-card offerings among
+    `offerings`, up to each platform's most cards on one host."""
     out: list[OfferingSpec] = []
     for off in offerings:
         if not per_card(off):

@@ -85,3 +85,26 @@ def test_a_scenario_without_a_spanning_task_reads_the_catalogue_as_listed(seed) 
     added = [o for o in spanning.offerings if o.host_cards]
     assert added and {o.platform for o in added} == {"autodl"}
     assert len(spanning.offerings) == len(whole.offerings) + len(added)
+
+
+@pytest.mark.django_db
+def test_the_catalogue_with_hosts_is_kept_per_card_counts_until_a_write(seed) -> None:
+    """The N-card hosts are added to the catalogue once per catalogue version and card counts
+    (HOST_SNAPSHOTS), not in every request: asked again, nothing is built; another count set
+    builds its own; a price written builds afresh."""
+    from advisor.services import HOST_SNAPSHOTS
+    from platforms.services import catalogue_changed
+
+    def anywhere(gpus: int) -> dict[str, object]:
+        return {**job(gpus), "constraints": {"currency": "CNY"}}
+
+    first = load_catalogue(parse(anywhere(8)), now=NOW)
+    built = HOST_SNAPSHOTS.builds
+    assert load_catalogue(parse(anywhere(8)), now=NOW) is first
+    assert HOST_SNAPSHOTS.builds == built
+    four = load_catalogue(parse(anywhere(4)), now=NOW)
+    assert HOST_SNAPSHOTS.builds == built + 1
+    assert {o.gpu_count for o in four.offerings if o.host_cards} == {4}
+    catalogue_changed()
+    assert load_catalogue(parse(anywhere(8)), now=NOW) is not first
+    assert HOST_SNAPSHOTS.builds == built + 2
