@@ -17,6 +17,12 @@ from advisor.engine.ranking import Recommendation
 NEXT = 3  # recommendations #1 is set against
 
 
+def plan_name(rec: Recommendation) -> str:
+    """A recommendation by its platform and offering; a plan of several legs by each leg's."""
+    legs = rec.legs or (rec,)
+    return " + ".join(f"{leg.platform_name} · {leg.offering_name}" for leg in legs)
+
+
 def _sentence(rec: Recommendation, currency: str, basis: str) -> str:
     vs = rec.vs_first
     assert vs is not None  # every recommendation after #1 has one
@@ -33,7 +39,7 @@ def _sentence(rec: Recommendation, currency: str, basis: str) -> str:
             parts.append(_("finishes %(hours)s h sooner") % shown)
         else:
             parts.append(_("takes %(hours)s h longer") % shown)
-    name = f"{rec.platform_name} · {rec.offering_name}"
+    name = plan_name(rec)
     text = _("Against #%(rank)s, %(name)s: %(parts)s.") % {
         "rank": rec.rank,
         "name": name,

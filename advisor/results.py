@@ -71,7 +71,7 @@ def no_fit(report: AdviceReport) -> dict[str, Any]:
     }
 
 
-def _unit_label(leg: Leg) -> str:
+def unit_label(leg: Leg) -> str:
     if leg.plan.unit == "mixed":
         return _("mixed plan")
     return str(BILLING_UNIT_LABELS[BillingUnit(leg.plan.unit)])
@@ -86,7 +86,7 @@ def plan_legs(plan: Plan) -> list[dict[str, Any]]:
             "offering": leg.offering_name,
             "offering_id": leg.offering_id,
             "gpus": ngettext("%(n)s GPU", "%(n)s GPUs", leg.gpus) % {"n": leg.gpus},
-            "unit": _unit_label(leg),
+            "unit": unit_label(leg),
             "tasks": _(", ").join(messages.texts(leg.task_labels())),
             "cost": charts.money_text(leg.cost),
             "monthly": charts.money_text(leg.monthly_cost),

@@ -288,6 +288,7 @@ def _rows(
             "plan_rate": None if rec.plan.rate is None else messages.rate_number(rec.plan.rate),
             "placement_text": _placement(rec),
             "plan_label": _plan_label(rec),
+            "name": explain.plan_name(rec),
             "price_source_kind_label": _source_kind_label(rec.price_source_kind),
             "reasons": messages.render_all(rec.reasons),
             "warnings": messages.render_all(rec.warnings),
@@ -364,6 +365,8 @@ def _results(advice: Advice) -> dict[str, Any]:
 
 
 def _plan_label(rec: Recommendation) -> str:
+    if rec.legs:  # each leg's unit: "per hour + per month"
+        return " + ".join(results.unit_label(leg) for leg in rec.legs)
     if rec.plan.unit == "mixed":
         return _("mixed plan")
     return str(BILLING_UNIT_LABELS[BillingUnit(rec.plan.unit)])
