@@ -96,6 +96,16 @@ def test_the_article_prices_are_seeded_with_their_source(seeded):
     assert str(zxy_4090.observed_at.date()) in {"2026-05-25", "2026-05-26"}
 
 
+def test_matpools_day_price_is_its_hourly_price_times_the_stated_break_even(seeded):
+    """矩池云's A100 40GB: 2.80 an hour 按时, and 包日 "pays off only above 21.6 h/day" (a public
+    runbook of 2026-08-27), so its 包日 is 2.80 × 21.6 = 60.48 a day, stored with that source;
+    the platform meters per second (its billing rules)."""
+    day = current("matpool", "a100-40gb", "day")
+    assert day.amount == Decimal("60.48") == Decimal("2.80") * Decimal("21.6")
+    assert "PrivShield" in day.source.title
+    assert BillingRules.objects.get(platform__slug="matpool").metering_seconds == 1
+
+
 def test_the_article_storage_prices_are_seeded(seeded):
     storage = StoragePrice.objects.filter(platform__slug="zhixingyun")
     assert storage.get(kind="data_disk").amount == Decimal("0.0005")
