@@ -56,6 +56,8 @@ class Outcome:
     no_fit: str = ""
     # The platforms in scope with no current price, named (the engine's PLATFORMS_NOT_PRICED).
     unpriced: str = ""
+    # With a task over several GPUs: the platforms rented one card per instance (hosts.py).
+    one_card: str = ""
 
 
 def _advise(form: forms.ScenarioForm) -> Outcome | None:
@@ -75,6 +77,9 @@ def _advise(form: forms.ScenarioForm) -> Outcome | None:
     unpriced = unpriced_message(report.unpriced_platforms)
     if unpriced is not None:
         outcome.unpriced = messages.render(unpriced)
+    one_card = report.advice.one_card_message if report.advice is not None else None
+    if one_card is not None:
+        outcome.one_card = messages.render(one_card)
     return outcome
 
 

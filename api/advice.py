@@ -771,6 +771,12 @@ class AdviceReportSerializer(serializers.Serializer[Any]):
         allow_null=True,
         help_text="The note naming them (code platforms_not_priced); null when there are none.",
     )
+    one_card = MessageSerializer(
+        source="advice.one_card_message",
+        allow_null=True,
+        help_text="With a task over several GPUs: the platforms that list single cards and state "
+        "no host size, so rented one card per instance (code platforms_one_card); null otherwise.",
+    )
 
     plans = PlanSearchSerializer(
         allow_null=True,

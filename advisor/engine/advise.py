@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 
-from advisor.engine import prune, ranking
+from advisor.engine import hosts, prune, ranking
 from advisor.engine.errors import NoFit
 from advisor.engine.placement import PlacementCache
 from advisor.engine.ranking import Advice
@@ -85,6 +85,7 @@ def advise(
         cost_basis=ctx.basis,
         unpriced_platforms=unpriced,
         oldest_price_at=min((p.observed_at for _, c in shown for p in c.prices), default=None),
+        one_card_platforms=hosts.one_card_platforms(offerings, scenario.tasks),
     )
 
 

@@ -96,3 +96,31 @@ def host_reason(off: OfferingSpec) -> Message | None:
         interconnect=off.host_interconnect,
         source=off.host_source,
     )
+
+
+def one_card_platforms(
+    offerings: Sequence[OfferingSpec], tasks: Sequence[Task]
+) -> tuple[tuple[str, str], ...]:
+    """The platforms, as (slug, name) by name, that a task spanning GPUs can rent only one card
+    per instance of: every offering they list is a single card and none states how many one
+    host rents together (HostSize). () when no task spans several GPUs."""
+    if not card_counts(tasks):
+        return ()
+    single: dict[str, str] = {}
+    other: set[str] = set()
+    for off in offerings:
+        if off.host_cards:
+            continue
+        if off.gpu_count == 1 and not off.max_per_host:
+            single.setdefault(off.platform, off.platform_name)
+        else:
+            other.add(off.platform)
+    found = [(slug, name) for slug, name in single.items() if slug not in other]
+    return tuple(sorted(found, key=lambda item: (item[1], item[0])))
+
+
+def one_card_message(platforms: Sequence[tuple[str, str]]) -> Message | None:
+    """The note that names them (PLATFORMS_ONE_CARD), or None."""
+    if not platforms:
+        return None
+    return msg(Code.PLATFORMS_ONE_CARD, platforms=tuple(name for _slug, name in platforms))

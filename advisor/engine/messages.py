@@ -284,6 +284,7 @@ class Code(StrEnum):
     REASON_CHEAPEST_BILLING_JOB_MIXED = "reason_cheapest_billing_job_mixed"
     REASON_REGIONS = "reason_regions"
     REASON_CARDS_ON_ONE_HOST = "reason_cards_on_one_host"
+    PLATFORMS_ONE_CARD = "platforms_one_card"
     REASON_PLAN_OF_LEGS = "reason_plan_of_legs"
     REASON_PLAN_LEG = "reason_plan_leg"
     REASON_VERSUS_FIRST = "reason_versus_first"
@@ -876,6 +877,11 @@ TEMPLATES: dict[Code, str] = {
     Code.REASON_REGIONS: gettext_noop("The same offer and price in these regions: %(regions)s"),
     Code.REASON_PLAN_OF_LEGS: gettext_noop("A plan of %(count)s legs: %(legs)s"),
     Code.REASON_PLAN_LEG: gettext_noop("%(leg)s runs %(tasks)s: %(cost)s"),
+    Code.PLATFORMS_ONE_CARD: gettext_noop(
+        "These platforms list single cards and state no host size, so a task over several GPUs "
+        "is rented one card per instance there, over the network between instances: "
+        "%(platforms)s"
+    ),
     Code.REASON_CARDS_ON_ONE_HOST: gettext_noop(
         "%(cards)s cards of one host rented as one instance, each at the card's price (the "
         "platform rents up to %(most)s cards of one host, linked by %(interconnect)s: %(source)s)"

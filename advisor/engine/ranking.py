@@ -185,6 +185,8 @@ class Advice:
     unpriced_platforms: tuple[tuple[str, str], ...] = ()
     # How fresh the answer is: when the oldest price the shown recommendations use was seen.
     oldest_price_at: datetime | None = None
+    # Platforms a task spanning GPUs can rent one card per instance of only (hosts.py), said.
+    one_card_platforms: tuple[tuple[str, str], ...] = ()
 
     @property
     def oldest_price_age_days(self) -> int | None:
@@ -193,6 +195,10 @@ class Advice:
     @property
     def unpriced_message(self) -> Message | None:
         return unpriced_message(self.unpriced_platforms)
+
+    @property
+    def one_card_message(self) -> Message | None:
+        return hosts.one_card_message(self.one_card_platforms)
 
 
 def unpriced_message(platforms: Sequence[tuple[str, str]]) -> Message | None:

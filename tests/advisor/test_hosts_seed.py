@@ -108,3 +108,26 @@ def test_the_catalogue_with_hosts_is_kept_per_card_counts_until_a_write(seed) ->
     catalogue_changed()
     assert load_catalogue(parse(anywhere(8)), now=NOW) is not first
     assert HOST_SNAPSHOTS.builds == built + 2
+
+
+@pytest.mark.django_db
+def test_the_answer_names_the_platforms_rented_one_card_per_instance(seed, client) -> None:
+    """Unknown host size is one card, stated: with a task over 8 GPUs the answer names the
+    platforms whose offerings are all single cards and that state no host size (恒源云 among
+    them), never AutoDL (its host size is stated) nor 矩池云 (it lists an 8-card machine), in
+    the API in both languages; a scenario without such a task names none."""
+    report = advise_scenario(job(8), now=NOW)
+    assert report.advice is not None
+    slugs = {slug for slug, _name in report.advice.one_card_platforms}
+    assert "hengyuanyun" in slugs and not {"autodl", "matpool"} & slugs
+    note = report.advice.one_card_message
+    assert note is not None and note.code is Code.PLATFORMS_ONE_CARD
+    body = client.post("/api/v1/advise/", job(8), content_type="application/json").json()
+    assert body["one_card"]["code"] == "platforms_one_card"
+    assert "恒源云" in body["one_card"]["message"]
+    single = advise_scenario({**job(1), "tasks": [{**job(1)["tasks"][0], "sharding": "none"}]})
+    assert single.advice is None or single.advice.one_card_platforms == ()
+    zh = client.post(
+        "/api/v1/advise/", job(8), content_type="application/json", HTTP_ACCEPT_LANGUAGE="zh-hans"
+    ).json()
+    assert "每实例一张卡" in zh["one_card"]["message"]

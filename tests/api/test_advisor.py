@@ -461,6 +461,7 @@ def test_advice_is_exactly_this_body(anon_client, openapi, catalogue, frozen):
         "oldest_price_age_days": 5,
         "unpriced_platforms": [],
         "unpriced": None,
+        "one_card": None,
         # One task: no split into legs to try; no preset, so no article to check.
         "plans": None,
         "preset": None,
