@@ -697,7 +697,7 @@ def ranked_plans(advice: Advice, search: PlanSearch | None, scenario: Scenario) 
             time = None
             if rec.time_hours is not None and first.time_hours is not None:
                 time = rec.time_hours - first.time_hours
-            vs = Comparison(rec.cost - first.cost, time, _plan_tied(score(rec), score(first)))
+            vs = Comparison(rec.cost - first.cost, time, ranking.tied(score(rec), score(first)))
         on_front = id(rec) in front
         out.append(
             replace(
@@ -739,14 +739,6 @@ def _plan_order(
         return float(r.cost) * scale + t
 
     return (lambda r: (balanced(r), r.stale, float(r.cost))), balanced
-
-
-def _plan_tied(a: float, b: float) -> bool:
-    if a == b:
-        return True
-    if b in (math.inf, 0.0) or a == math.inf:
-        return False
-    return abs(a - b) <= ranking.TIE_FRACTION * abs(b)
 
 
 def _standing(

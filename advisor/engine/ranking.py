@@ -1347,7 +1347,11 @@ def pareto_ids(ordered: Sequence[Candidate]) -> set[int]:
 
 
 def _tied(c: Candidate, first: Candidate) -> bool:
-    a, b = c.score, first.score
+    return tied(c.score, first.score)
+
+
+def tied(a: float, b: float) -> bool:
+    """Whether the objective's figure `a` is within TIE_FRACTION of #1's `b`."""
     if a == b:
         return True
     if b in (INF, 0.0) or a == INF:
