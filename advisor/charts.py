@@ -41,7 +41,8 @@ from advisor.engine.billing import (
 )
 from advisor.engine.errors import AdvisorError
 from advisor.engine.estimate import Estimate, TaskEstimate
-from advisor.engine.plans import Leg, PlanSearch
+from advisor.engine.legs import BillingChoice
+from advisor.engine.plans import Leg, legs_of
 from advisor.engine.ranking import Recommendation
 from advisor.engine.types import (
     HOURS_PER_MONTH,
@@ -68,6 +69,8 @@ COMPONENTS = ("weights", "gradients", "optimizer", "activations", "kv_cache", "o
 COMPONENT_COLOURS = ("#0b5cad", "#5b8fd1", "#e0a030", "#1b7a3d", "#8e44ad", "#7f8c8d")
 # One colour per recommendation on the billing chart (its plans share it).
 RECOMMENDATION_COLOURS = ("#0b5cad", "#1b7a3d", "#8e44ad", "#a15c00")
+# The most plans drawn leg by leg (#1 and the ranked plans of several legs).
+PLAN_BARS = 8
 # Busy hours sampled for the billing lines; day and week plans are step functions, so the step
 # must be well under a day for their steps to show.
 HOUR_STEP = 4
@@ -571,13 +574,11 @@ def cost_time_figure(
     recommendations: Sequence[Recommendation],
     currency: str,
     accelerators: Mapping[str, AcceleratorSpec] | None = None,
-    plans: PlanSearch | None = None,
 ) -> Figure | None:
     """The ranked cost (`cost`, on the advice's basis: the whole job, or a month) against the
     training time of each ranked plan (a single offering, or a plan of several legs: the legs'
-    costs added, its time), with the Pareto front (the engine's: the same cost), and the plan
-    across platforms of `plans` (the proposed one, else the cheapest found) as a point of its
-    own when it is not ranked (`plan_point_trace`).
+    costs added, its time), with the Pareto front (the engine's: the same cost). Every plan the
+    answer proposes is ranked, so every one is a point here and no other is drawn.
 
     None when no recommendation has a training time (no training task with tokens)."""
     timed = [r for r in recommendations if r.time_hours is not None]
@@ -636,10 +637,6 @@ def cost_time_figure(
             "hovertemplate": hover,
         },
     ]
-    point = plan_point_trace(plans, currency)
-    shown = plans.plan or plans.best_cross if plans is not None else None
-    if point is not None and not any(shown is not None and r.legs == shown.legs for r in timed):
-        data.append(point)
     return figure_text_escaped(
         {"data": data, "layout": _layout(_("Training time (hours)"), _cost_title(basis, currency))}
     )
@@ -651,81 +648,32 @@ def _leg_unit(leg: Leg) -> str:
     return _unit_labels()[leg.plan.unit]
 
 
-def plan_point_trace(search: PlanSearch | None, currency: str) -> Figure | None:
-    """The plan across platforms on the cost-time chart: one marked point at (the slowest leg's
-    time, the legs' costs added on the ranked basis), its hover naming each leg with its platform,
-    offering, billing unit, tasks and cost. The proposed plan, else the cheapest plan across
-    platforms found (named "not proposed"); None without one, or when no leg has a time."""
-    if search is None:
+def plan_legs_figure(recommendations: Sequence[Recommendation], currency: str) -> Figure | None:
+    """The ranked plans of several legs, each a bar of its legs' costs (on the ranked basis)
+    stacked, beside #1 when #1 is not one of them: what each leg runs and costs against the
+    answer's first pick. The bars are the table's rows (same rank, same cost), at most
+    `PLAN_BARS` of them. None when no ranked plan has several legs."""
+    split = [r for r in recommendations if len(r.legs) > 1]
+    if not split:
         return None
-    plan = search.plan or search.best_cross
-    if plan is None or plan.time_hours is None:
-        return None
-    name = (
-        _("Proposed plan across platforms")
-        if search.plan is not None
-        else _("Cheapest plan across platforms (not proposed)")
+    shown = sorted(
+        {id(r): r for r in [*recommendations[:1], *split][:PLAN_BARS]}.values(),
+        key=lambda r: r.rank,
     )
-    legs = [
-        _("Leg %(n)s: %(platform)s · %(offering)s, %(unit)s — %(tasks)s: %(cost)s")
-        % {
-            "n": n,
-            "platform": leg.platform_name,
-            "offering": leg.offering_name,
-            "unit": _leg_unit(leg),
-            "tasks": _(", ").join(messages.texts(leg.task_labels())),
-            "cost": f"{money_text(leg.cost)} {currency}",
-        }
-        for n, leg in enumerate(plan.legs, start=1)
-    ]
-    custom = [name, hours_text(plan.time_hours), f"{money_text(plan.cost)} {currency}", *legs]
-    hover = (
-        "<b>%{customdata[0]}</b><br>"
-        + _("Time")
-        + ": %{customdata[1]} h<br>"
-        + _("Cost")
-        + ": %{customdata[2]}"
-        + "".join(f"<br>%{{customdata[{3 + i}]}}" for i in range(len(legs)))
-        + "<extra></extra>"
-    )
-    return {
-        "type": "scatter",
-        "mode": "markers",
-        "name": name,
-        "x": [float(plan.time_hours)],
-        "y": [float(plan.cost)],
-        "customdata": [custom],
-        "marker": {"color": WARN, "size": 16, "symbol": "star"},
-        "hovertemplate": hover,
-    }
-
-
-def plan_legs_figure(search: PlanSearch | None, currency: str) -> Figure | None:
-    """The best single-platform plan and the cheapest plan across two platforms, each a bar of
-    its legs' costs (on the ranked basis) stacked: what each leg runs and costs, and by how much
-    the split saves or loses. None without a plan across platforms to show."""
-    if search is None or search.best_cross is None:
-        return None
-    cross = (
-        _("Proposed plan across platforms")
-        if search.plan
-        else _("Cheapest plan across platforms (not proposed)")
-    )
-    plans = [(search.best_cross, cross)]
-    if search.single is not None:
-        plans.insert(0, (search.single, _("Best single-platform plan")))
+    plans = [(r, legs_of(r)) for r in shown]
     data = []
-    for n in range(max(len(p.legs) for p, _label in plans)):
+    for n in range(max(len(legs) for _rec, legs in plans)):
         xs, ys, custom = [], [], []
-        for plan, label in plans:
-            if n >= len(plan.legs):
+        for rec, legs in plans:
+            if n >= len(legs):
                 continue
-            leg = plan.legs[n]
+            leg = legs[n]
             xs.append(float(leg.cost))
-            ys.append(label)
+            ys.append(f"#{rec.rank}")
             custom.append(
                 [
                     f"{leg.platform_name} · {leg.offering_name}",
+                    _leg_unit(leg),
                     _(", ").join(messages.texts(leg.task_labels())),
                     money_text(leg.cost),
                 ]
@@ -739,15 +687,17 @@ def plan_legs_figure(search: PlanSearch | None, currency: str) -> Figure | None:
                 "y": ys,
                 "customdata": custom,
                 "marker": {"color": RECOMMENDATION_COLOURS[n % len(RECOMMENDATION_COLOURS)]},
-                "hovertemplate": "<b>%{customdata[0]}</b><br>%{customdata[1]}<br>"
+                "hovertemplate": "<b>%{customdata[0]}</b>, %{customdata[1]}<br>%{customdata[2]}<br>"
                 + _("Cost")
-                + ": %{customdata[2]} "
+                + ": %{customdata[3]} "
                 + currency
                 + "<extra></extra>",
             }
         )
-    layout = _layout(_cost_title(search.best_cross.basis, currency), "")
+    layout = _layout(_cost_title(shown[0].cost_basis, currency), _("Rank"))
     layout["barmode"] = "stack"
+    # The first rank on top, as in the table.
+    layout["yaxis"]["autorange"] = "reversed"
     return figure_text_escaped({"data": data, "layout": layout})
 
 
@@ -796,12 +746,59 @@ def _plan_cost(
     return total
 
 
+@dataclass(frozen=True)
+class _Billed:
+    """What one set of the billing chart's lines prices: a ranked offering as it is listed, or
+    one leg of a ranked plan whose offering is listed: its instances' busy hours (busiest first),
+    the billing plan chosen for them, and the names its lines carry."""
+
+    rank: int
+    label: str  # "#2 AutoDL · RTX 4090" or "#2, leg 1: AutoDL · RTX 4090"
+    name: str  # "AutoDL · RTX 4090"
+    here: str  # this scenario's marker: "#2 in this scenario", "#2, leg 1 in this scenario"
+    offering_id: int | str
+    plan: BillingChoice
+    hours: tuple[float, ...]
+    storage: bool
+
+
+def _billed(rec: Recommendation, offerings: Mapping[int | str, OfferingSpec]) -> list[_Billed]:
+    """The parts of `rec` the billing chart can draw: the offering, or each leg of a plan, whose
+    instances are the offering as listed (not N cards of one host: hosts.py)."""
+    legs = legs_of(rec)
+    out = []
+    for n, leg in enumerate(legs, start=1):
+        offering = offerings.get(leg.offering_id)
+        if offering is None or offering.gpu_count != leg.gpus_per_instance:
+            continue
+        name = f"{leg.platform_name} · {leg.offering_name}"
+        if len(legs) > 1:
+            label = _("#%(rank)s, leg %(n)s: %(name)s") % {"rank": rec.rank, "n": n, "name": name}
+            here = _("#%(rank)s, leg %(n)s in this scenario") % {"rank": rec.rank, "n": n}
+        else:
+            label = f"#{rec.rank} {name}"
+            here = _("#%(rank)s in this scenario") % {"rank": rec.rank}
+        out.append(
+            _Billed(
+                rank=rec.rank,
+                label=label,
+                name=name,
+                here=here,
+                offering_id=leg.offering_id,
+                plan=leg.plan,
+                hours=leg.instance_hours,
+                storage=leg.storage_cost is not None,
+            )
+        )
+    return out
+
+
 def _chosen_prices(
-    rec: Recommendation, prices: Sequence[PriceSpec], hours: Sequence[float], money: _Money
+    billed: _Billed, prices: Sequence[PriceSpec], hours: Sequence[float], money: _Money
 ) -> list[PriceSpec] | None:
-    """The price each instance is billed by in `rec`'s plan (plan.units, busiest first), each
-    instance busy `hours` (the engine's Recommendation.instance_hours)."""
-    plan = rec.plan
+    """The price each instance is billed by in `billed`'s plan (plan.units, busiest first), each
+    instance busy `hours` (the engine's instance_hours)."""
+    plan = billed.plan
     if plan.unit != "mixed":
         same = [
             p
@@ -825,26 +822,22 @@ def chart_recommendations(
     offerings: Mapping[int | str, OfferingSpec],
     n: int = 3,
 ) -> list[Recommendation]:
-    """The first `n` recommendations of the table, plus the best-ranked one whose offering has a
-    monthly and a metered price if none of those has both: the chart is there to show where one
-    plan overtakes the other. Only recommendations of the table, never another offering; only
-    those of one offering as it is listed (a plan of several legs, or N cards of one host
-    (hosts.py), is priced from more than one listed offering)."""
-    known = [r for r in recommendations if _as_listed(r, offerings)]
+    """The first `n` recommendations of the table, plus the best-ranked one whose offering (or
+    one of whose legs' offerings) has a monthly and a metered price if none of those has both:
+    the chart is there to show where one plan overtakes the other. Only recommendations of the
+    table, never another offering; only those with a leg on an offering as it is listed (N
+    cards of one host (hosts.py) are priced from more than one listed offering)."""
+    known = [r for r in recommendations if _billed(r, offerings)]
     out = known[:n]
 
     def crosses(r: Recommendation) -> bool:
-        return bool(break_even_points(offerings[r.offering_id].prices))
+        return any(
+            break_even_points(offerings[b.offering_id].prices) for b in _billed(r, offerings)
+        )
 
     if not any(crosses(r) for r in out):
         out.extend(r for r in known[n:] if crosses(r))
     return out[: n + 1]
-
-
-def _as_listed(rec: Recommendation, offerings: Mapping[int | str, OfferingSpec]) -> bool:
-    """`rec` is one offering of `offerings`, as it is listed."""
-    offering = offerings.get(rec.offering_id)
-    return not rec.legs and offering is not None and offering.gpu_count == rec.gpus_per_instance
 
 
 def _scaled(hours: Sequence[float], x: float) -> list[float]:
@@ -869,14 +862,15 @@ class _Chart:
 
 def _line(
     chart: _Chart,
-    rec: Recommendation,
+    group: str,
     name: str,
     billed: Sequence[PriceSpec],
     hours: Sequence[float],
     colour: str,
     chosen: bool,
+    dash: str,
 ) -> dict[str, Any] | None:
-    """One plan for all of `rec`'s instances (instance i on billed[i]) against busy hours."""
+    """One plan for all of a part's instances (instance i on billed[i]) against busy hours."""
     xs = sorted({*(float(h) for h in range(0, HOURS_PER_MONTH + 1, HOUR_STEP)), hours[0]})
     costs = []
     for x in xs:
@@ -889,14 +883,14 @@ def _line(
         "type": "scatter",
         "mode": "lines",
         "name": name + (" · " + _("chosen") if chosen else ""),
-        "legendgroup": f"rec-{rec.rank}",
+        "legendgroup": group,
         "x": xs,
         "y": [float(cents(c)) for c in costs],
         "customdata": [[number_text(x, -1), money_text(c)] for x, c in zip(xs, costs, strict=True)],
         "line": {
             "color": colour,
             "width": 3 if chosen else 1.5,
-            "dash": "solid" if metered else "dash",
+            "dash": "solid" if metered else dash,
             "shape": "linear" if metered else "hv",
         },
         "hovertemplate": "%{fullData.name}<br>%{customdata[0]} h: %{customdata[1]} "
@@ -906,7 +900,7 @@ def _line(
 
 
 def _break_even_marker(
-    chart: _Chart, rec: Recommendation, prices: Sequence[PriceSpec], hours: Sequence[float]
+    chart: _Chart, part: _Billed, group: str, prices: Sequence[PriceSpec], hours: Sequence[float]
 ) -> list[dict[str, Any]]:
     """Where the instances on a metered price cost what as many monthly plans do."""
     out = []
@@ -921,9 +915,8 @@ def _break_even_marker(
             {
                 "type": "scatter",
                 "mode": "markers+text",
-                "name": _("Break-even: %(platform)s · %(offering)s")
-                % {"platform": rec.platform_name, "offering": rec.offering_name},
-                "legendgroup": f"rec-{rec.rank}",
+                "name": _("Break-even: %(name)s") % {"name": part.name},
+                "legendgroup": group,
                 "x": [x],
                 "y": [float(cents(cost))],
                 "text": [hours_text(x) + " h"],
@@ -949,17 +942,17 @@ def _break_even_marker(
 
 
 def _scenario_marker(
-    chart: _Chart, rec: Recommendation, hours: Sequence[float], colour: str
+    chart: _Chart, part: _Billed, group: str, hours: Sequence[float], colour: str
 ) -> dict[str, Any]:
-    """This scenario on `rec`: its busiest instance's hours and the table's monthly figure (the
-    chosen plan's month, storage apart)."""
-    month = rec.plan.converted_monthly
-    name = _("#%(rank)s in this scenario") % {"rank": rec.rank}
+    """This scenario on `part`: its busiest instance's hours and the table's monthly figure for
+    it (the chosen plan's month, storage apart)."""
+    month = part.plan.converted_monthly
+    name = part.here
     return {
         "type": "scatter",
         "mode": "markers",
         "name": name,
-        "legendgroup": f"rec-{rec.rank}",
+        "legendgroup": group,
         "x": [hours[0]],
         "y": [float(cents(month))],
         "customdata": [[hours_text(hours[0]), money_text(month)]],
@@ -977,31 +970,47 @@ def _scenario_marker(
     }
 
 
+# Legs of one plan share its colour and differ by dash (the first leg's period plans dashed).
+LEG_DASHES = ("dash", "dot", "dashdot", "longdash")
+
+
 def _draw(
-    chart: _Chart, rec: Recommendation, offering: OfferingSpec, scenario: Scenario, colour: str
+    chart: _Chart,
+    part: _Billed,
+    leg: int,
+    offering: OfferingSpec,
+    scenario: Scenario,
+    colour: str,
 ) -> None:
     prices = [p for p in offering.prices if not (scenario.constraints.fresh_only and p.stale)]
-    hours = list(rec.instance_hours)
+    hours = list(part.hours)
     if not hours or hours[0] <= 0:
         return
+    group = f"rec-{part.rank}-{leg}"
+    dash = LEG_DASHES[leg % len(LEG_DASHES)]
     chart.uneven = chart.uneven or len(set(hours)) > 1
-    chart.storage = chart.storage or rec.storage_cost is not None
-    head = f"#{rec.rank} {rec.platform_name} · {rec.offering_name}: "
+    chart.storage = chart.storage or part.storage
     count = f"{len(hours)} × " if len(hours) > 1 else ""
-    chosen = _chosen_prices(rec, prices, hours, chart.money)
-    mixed = rec.plan.unit == "mixed"
+
+    def named(what: str) -> str:
+        return _("%(plan)s: %(prices)s") % {"plan": part.label, "prices": what}
+
+    chosen = _chosen_prices(part, prices, hours, chart.money)
+    mixed = part.plan.unit == "mixed"
     for price in prices:
         label = f"{count}{price.amount.normalize():f} {price.currency} {chart.units[price.unit]}"
         is_chosen = chosen is not None and not mixed and chosen[0] is price
-        line = _line(chart, rec, head + label, [price] * len(hours), hours, colour, is_chosen)
+        line = _line(
+            chart, group, named(label), [price] * len(hours), hours, colour, is_chosen, dash
+        )
         if line is not None:
             chart.data.append(line)
     if chosen is not None and mixed:
-        line = _line(chart, rec, head + _("mixed plan"), chosen, hours, colour, True)
+        line = _line(chart, group, named(_("mixed plan")), chosen, hours, colour, True, dash)
         if line is not None:
             chart.data.append(line)
-    chart.data.extend(_break_even_marker(chart, rec, prices, hours))
-    chart.data.append(_scenario_marker(chart, rec, hours, colour))
+    chart.data.extend(_break_even_marker(chart, part, group, prices, hours))
+    chart.data.append(_scenario_marker(chart, part, group, hours, colour))
     chart.busiest.add(hours[0])
 
 
@@ -1014,20 +1023,21 @@ def break_even_figure(
     now: datetime,
 ) -> Figure | None:
     """What each recommendation's instances cost in a month against how busy they are, for each
-    billing unit its offering has, with the break-even points of its monthly and metered plans.
+    billing unit its offering has, with the break-even points of its monthly and metered plans;
+    a plan of several legs drawn leg by leg (each leg's instances on its own offering's prices,
+    the plan's colour, a dash of its own).
 
-    Each line prices all the instances the recommendation needs (instance i on its own hours, by
-    the plan's unit for it in a mixed plan); x is the busy hours of the busiest instance, the
-    others scaled in proportion when they differ. The marker on each recommendation is this
-    scenario: its hours and the table's monthly figure, storage apart (the y axis then says so).
-    None without prices."""
+    Each line prices all the instances the recommendation (or the leg) needs (instance i on its
+    own hours, by the plan's unit for it in a mixed plan); x is the busy hours of the busiest
+    instance, the others scaled in proportion when they differ. The marker on each is this
+    scenario: its hours and the table's monthly figure, storage apart (the y axis then says
+    so). None without prices."""
     currency = scenario.constraints.currency
     chart = _Chart(currency, _Money(currency, rates, now), _unit_labels(), [], set())
     for index, rec in enumerate(recommendations):
-        offering = offerings.get(rec.offering_id)
-        if offering is not None and _as_listed(rec, offerings):
-            colour = RECOMMENDATION_COLOURS[index % len(RECOMMENDATION_COLOURS)]
-            _draw(chart, rec, offering, scenario, colour)
+        colour = RECOMMENDATION_COLOURS[index % len(RECOMMENDATION_COLOURS)]
+        for leg, part in enumerate(_billed(rec, offerings)):
+            _draw(chart, part, leg, offerings[part.offering_id], scenario, colour)
     if not chart.data:
         return None
     if chart.uneven:
@@ -1087,8 +1097,8 @@ def advisor_figures(report: AdviceReport) -> dict[str, Figure | None]:
             by_platform=by_platform,
             ranks=_offering_ranks(recs),
         ),
-        "cost_time": cost_time_figure(recs, currency, report.catalogue.accelerators, report.plans),
-        "plans": plan_legs_figure(report.plans, currency),
+        "cost_time": cost_time_figure(recs, currency, report.catalogue.accelerators),
+        "plans": plan_legs_figure(recs, currency),
         "break_even": break_even_figure(
             chart_recommendations(recs, offerings),
             offerings,

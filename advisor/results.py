@@ -13,7 +13,6 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
 
 from advisor import charts, forms, messages
-from advisor.engine.billing import cents
 from advisor.engine.plans import Leg, Plan, PlanSearch
 from advisor.engine.ranking import Recommendation
 from advisor.engine.types import GiB
@@ -98,53 +97,15 @@ def plan_legs(plan: Plan) -> list[dict[str, Any]]:
 
 
 def plans(report: AdviceReport) -> dict[str, Any] | None:
-    """The search over plans across platforms: the note, and the legs of the plan it proposes
-    (or of the cheapest plan across platforms, when none beats a single platform)."""
+    """What the search over plans across platforms says (the plans it found are rows of the
+    ranked table, `plans.ranked_plans`): its note and details, each a sentence."""
     search: PlanSearch | None = report.plans
     if search is None:
         return None
-    shown = search.plan or search.best_cross
     return {
-        "proposed": search.plan is not None,
         "note": messages.render(search.note),
         "details": messages.render_all(search.details),
-        "legs": plan_legs(shown) if shown is not None else [],
-        "cost": None if shown is None else charts.money_text(shown.cost),
-        "time": None
-        if shown is None or shown.time_hours is None
-        else charts.hours_text(shown.time_hours),
-        "single": plan_legs(search.single) if search.single is not None else [],
-        "single_cost": None if search.single is None else charts.money_text(search.single.cost),
     }
-
-
-def csv_leg_rows(report: AdviceReport, columns: tuple[str, ...]) -> list[list[object]]:
-    """The proposed plan across platforms, one CSV row per leg (rank empty, plan "mixed")."""
-    search = report.plans
-    if search is None or search.plan is None:
-        return []
-    out = []
-    for n, leg in enumerate(search.plan.legs, start=1):
-        cells: dict[str, object] = {
-            "plan": "mixed",
-            "leg": n,
-            "tasks": "; ".join(messages.texts(leg.task_labels())),
-            "platform": leg.platform_name,
-            "offering": leg.offering_name,
-            "accelerator": leg.accelerator,
-            "instances": leg.instances,
-            "gpus_per_instance": leg.gpus_per_instance,
-            "billing_unit": leg.plan.unit,
-            "cost": cents(leg.cost),
-            "cost_basis": search.plan.basis.value,
-            "monthly_cost": cents(leg.monthly_cost),
-            "storage_cost": "" if leg.storage_cost is None else cents(leg.storage_cost),
-            "currency": search.plan.currency,
-            "time_hours": "" if leg.time_hours is None else round(leg.time_hours, 3),
-            "price_source_kind": leg.price_source_kind,
-        }
-        out.append([cells.get(column, "") for column in columns])
-    return out
 
 
 def placement_text(rec: Recommendation | Leg) -> list[str]:

@@ -95,7 +95,7 @@ def index(request: HttpRequest) -> HttpResponse:
     outcome = _advise(form) if form.is_valid() else None
     advice = outcome.report.advice if outcome else None
     if outcome is not None and advice is not None and request.GET.get("format") == "csv":
-        return _csv(advice, outcome.report)
+        return _csv(advice)
     if outcome is not None and request.GET.get("format") == "json":
         return sharing.json_download(outcome.report)
     figures = charts.advisor_figures(outcome.report) if outcome else {}
@@ -448,10 +448,10 @@ def _idle_cells(rec: Recommendation) -> list[object]:
     ]
 
 
-def _csv(advice: Advice, report: AdviceReport) -> HttpResponse:
-    """The table as CSV, one row per leg: each recommendation is a plan of one leg (plan
-    "single", leg 1), then the legs of the plan across platforms when one is proposed (plan
-    "mixed", rank empty). Money in cents (half up, as the page shows it), the difference to #1
+def _csv(advice: Advice) -> HttpResponse:
+    """The table as CSV, one row per leg: a single offering is a plan of one leg (plan
+    "single", leg 1), a plan of several legs one row per leg (plan "plan"), each with the plan's
+    rank and standing. Money in cents (half up, as the page shows it), the difference to #1
     empty on #1's own row."""
     response = HttpResponse(content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = 'attachment; filename="gpu-advisor-results.csv"'
@@ -464,8 +464,6 @@ def _csv(advice: Advice, report: AdviceReport) -> HttpResponse:
         rec: Recommendation = row["rec"]
         for n, leg in enumerate(legs_of(rec), start=1):
             writer.writerow(_csv_row(advice, row, leg, n))
-    for cells in results.csv_leg_rows(report, CSV_COLUMNS):
-        writer.writerow(cells)
     return response
 
 

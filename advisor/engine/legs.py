@@ -74,6 +74,8 @@ class Leg:
     price_source_kind: str
     vendor_claim: bool
     gpu_hours: float  # GPU-hours used in the busiest month (instance busy hours × its GPUs)
+    # Each instance's busy hours in the busiest month, busiest first (as a Recommendation's).
+    instance_hours: tuple[float, ...] = ()
     # The tasks of `tasks` this leg runs only a share of (a share split, `share_splits`).
     shares: tuple[TaskShare, ...] = ()
     # What the ranked plan reads of its legs: prices seen stale, the oldest price's age and

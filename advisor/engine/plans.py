@@ -167,6 +167,7 @@ def leg_of(rec: Recommendation) -> Leg:
         price_source_kind=rec.price_source_kind,
         vendor_claim=rec.vendor_claim,
         gpu_hours=sum(rec.instance_hours) * rec.gpus_per_instance,
+        instance_hours=rec.instance_hours,
         stale=rec.stale,
         price_age_days=rec.price_age_days,
         price_source=rec.price_source,
@@ -369,6 +370,9 @@ class _Pricer:
             price_source_kind=oldest.source_kind,
             vendor_claim=ranking.is_vendor_claim(c),
             gpu_hours=busy * off.gpu_count,
+            instance_hours=tuple(u.hours for u, n in month.groups for _ in range(n))
+            if month is not None
+            else (),
             stale=c.stale,
             price_age_days=(ctx.now - oldest.observed_at).days,
             price_source=oldest.source,

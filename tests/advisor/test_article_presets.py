@@ -248,8 +248,8 @@ def test_an_unknown_preset_is_refused_naming_the_field():
 
 def test_the_csv_has_one_row_per_leg(client):
     """The development preset proposes a plan across AutoDL and Vast.ai (13.6 % less than the
-    best single platform): each recommendation is one row (plan single, leg 1), then one row for
-    each leg of the plan."""
+    best single platform): each single offering is one row (plan single, leg 1), the plan one
+    row per leg (plan "plan", its rank on each), and no plan is listed outside the ranking."""
     preset = PRESETS["dev-experiments"]
     query = QueryDict(scenario_query(preset.scenario, preset=preset.slug).urlencode(), mutable=True)
     query["format"] = "csv"
@@ -258,8 +258,18 @@ def test_the_csv_has_one_row_per_leg(client):
     header, data = rows[0], rows[1:]
     plan, leg, tasks = header.index("plan"), header.index("leg"), header.index("tasks")
     singles = [r for r in data if r[plan] == "single"]
-    mixed = [r for r in data if r[plan] == "mixed"]
     assert singles and all(r[leg] == "1" for r in singles)
+    assert {r[plan] for r in data} == {"single", "plan"}
+    rank = header.index("rank")
+    legs: dict[str, list[list[str]]] = {}
+    for r in data:
+        if r[plan] == "plan":
+            legs.setdefault(r[rank], []).append(r)
+    [mixed] = [
+        rows
+        for rows in legs.values()
+        if {r[header.index("platform")] for r in rows} == {"AutoDL", "Vast.ai"}
+    ]
     assert [r[leg] for r in mixed] == ["1", "2"]
     assert {r[header.index("platform")] for r in mixed} == {"AutoDL", "Vast.ai"}
     assert sorted(r[tasks] for r in mixed) == ["QLoRA experiment; inference test", "notebook"]

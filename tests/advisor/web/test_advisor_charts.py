@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import datetime, timedelta
 from decimal import Decimal
 from types import SimpleNamespace
@@ -460,13 +461,21 @@ def test_the_billing_chart_meets_the_table_for_two_instances(seed, frozen, stora
     )
     assert report.advice is not None
     figure = charts.advisor_figures(report)["break_even"]
-    # The billing chart draws the recommendations of one listed offering (not plans of legs).
-    ranked = [r for r in report.advice.recommendations if not r.legs]
-    charted = [t for t in figure["data"] if t["name"].endswith("in this scenario")]
-    extra = next(r for r in ranked[3:] if r.offering_name == "RTX 4090 48GB")
-    assert [t["name"] for t in charted] == [
-        f"#{r.rank} in this scenario" for r in [*ranked[:3], extra]
+    # The billing chart draws the first three recommendations, a plan of legs leg by leg.
+    recs = report.advice.recommendations
+    charted = {t["name"]: t for t in figure["data"] if t["name"].endswith("in this scenario")}
+    extra = next(r for r in recs[3:] if r.offering_name == "RTX 4090 48GB")
+    shown = [*recs[:3], extra]
+    assert list(charted) == [
+        name
+        for r in shown
+        for name in (
+            [f"#{r.rank}, leg {n} in this scenario" for n in range(1, len(r.legs) + 1)]
+            if r.legs
+            else [f"#{r.rank} in this scenario"]
+        )
     ]
+    ranked = [r for r in shown if not r.legs]
     top = ranked[0]
     assert (top.platform_name, top.offering_name, top.instances) == (
         "AutoDL",
@@ -476,7 +485,8 @@ def test_the_billing_chart_meets_the_table_for_two_instances(seed, frozen, stora
     storage = top.storage_cost or Decimal(0)
     assert top.monthly_cost - storage == Decimal("2352.00")
     assert storage == (Decimal("39.60") if storage_gb else 0)
-    for rec, marker in zip([*ranked[:3], extra], charted, strict=True):
+    for rec in ranked:
+        marker = charted[f"#{rec.rank} in this scenario"]
         assert rec.instances == 2
         [chosen] = [
             t
@@ -500,9 +510,8 @@ def test_the_billing_chart_shows_only_recommendations_of_the_table(seed, frozen)
     assert report.advice is not None
     figure = charts.advisor_figures(report)["break_even"]
     ranks = {r.rank: r for r in report.advice.recommendations}
-    first = {r.rank for r in report.advice.recommendations if not r.legs}
-    first = set(sorted(first)[:3])
-    named = {int(t["name"].split(" ")[0][1:]) for t in figure["data"] if t["name"].startswith("#")}
+    first = {r.rank for r in report.advice.recommendations[:3]}
+    named = {int(m[1]) for t in figure["data"] if (m := re.match(r"#(\d+)\b", t["name"]))}
     assert named <= set(ranks) and first <= named and len(named) == 4
     [extra] = named - first
     assert ranks[extra].offering_name == "RTX 5090 32GB (14 vCPU, 64 GB RAM)"
@@ -563,34 +572,3 @@ def test_the_cost_time_chart_has_a_point_per_ranked_plan_with_its_legs(seed, fro
     with translation.override("zh-hans"):
         chinese = charts.advisor_figures(report)["cost_time"]
     assert chinese is not None and chinese["data"][0]["name"] == "排名方案"
-
-
-def _plan_search(proposed: bool, offering: str) -> SimpleNamespace:
-    leg = SimpleNamespace(
-        platform_name="P",
-        offering_name=offering,
-        plan=SimpleNamespace(unit="month"),
-        tasks=("train",),
-        task_labels=lambda: ("train",),
-        cost=Decimal("100.005"),
-        time_hours=12.0,
-    )
-    plan = SimpleNamespace(legs=(leg,), cost=Decimal("100.005"), time_hours=12.0)
-    return SimpleNamespace(plan=plan if proposed else None, best_cross=plan)
-
-
-def test_a_plan_not_proposed_is_marked_as_such_and_its_names_are_escaped():
-    recs = [rec(1, 100, 10, True)]
-    fig = charts.cost_time_figure(recs, "CNY", plans=_plan_search(False, "<a href=x>o</a>"))
-    assert fig is not None
-    point = fig["data"][2]
-    assert point["name"] == "Cheapest plan across platforms (not proposed)"
-    assert point["customdata"][0][3] == (
-        "Leg 1: P · &lt;a href=x&gt;o&lt;/a&gt;, per month — train: 100.01 CNY"
-    )
-    assert (point["x"], point["y"]) == ([12.0], [100.005])
-    # No plan across platforms, or one without a time: the chart is the ranked offerings only.
-    assert len(charts.cost_time_figure(recs, "CNY", plans=None)["data"]) == 2
-    untimed_plan = _plan_search(True, "o")
-    untimed_plan.plan.time_hours = None
-    assert len(charts.cost_time_figure(recs, "CNY", plans=untimed_plan)["data"]) == 2
