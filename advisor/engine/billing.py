@@ -63,7 +63,8 @@ def cents(amount: Decimal) -> Decimal:
 
 
 def granularity(price: PriceSpec) -> int:
-    return price.granularity_seconds or DEFAULT_GRANULARITY_SECONDS[price.unit]
+    """The price's metering step in seconds (its kind's: pricing.kind.Metering)."""
+    return price.kind.metering.step
 
 
 @lru_cache(maxsize=4096)

@@ -9,9 +9,9 @@ from decimal import Decimal
 from advisor.engine import prune, ranking, usage
 from advisor.engine.advise import advise
 from advisor.engine.billing import cents, monthly_cost, prepaid_cover
-from advisor.engine.idle import run_units
 from advisor.engine.messages import Code
 from advisor.engine.presets import MODEL_PRESETS
+from advisor.engine.pricing.charges import run_units
 from advisor.engine.types import Constraints, Scenario, Task
 from tests.advisor.engine.test_ranking import ACCELERATORS, NOW, fixed, offer, price, scenario
 

@@ -475,7 +475,7 @@ def test_bounds_shared_by_bills_alike_in_their_busiest_group_are_each_bills_own(
     for bill in bill_list:
         alone = prune._Bounds(ctx)
         for p in prices:
-            kind = prune._kind_number(p)
+            kind = p.kind
             assert shared.factors(bill)[kind] == alone.factors(bill)[kind]
             expected = bill.float_units_for(p)[0][0] * bill.groups[0][1] * ctx.float_rate("CNY")
             assert shared.factors(bill)[kind] == expected
