@@ -237,9 +237,7 @@ class Bill:
         found = self.units.get(metering)
         if found is None:
             startup = metering.startup_seconds(self.startup_minutes)
-            per_group = tuple(
-                charges.run_units(metering.unit, metering.step, u, startup) for u, _ in self.groups
-            )
+            per_group = tuple(charges.run_units(metering, u, startup) for u, _ in self.groups)
             total = sum((x * n for x, (_, n) in zip(per_group, self.groups, strict=True)), ZERO)
             found = self.units[metering] = (per_group, total)
         return found
@@ -1218,9 +1216,9 @@ def _startups(ctx: Context, c: Candidate, groups: Sequence[_Group]) -> tuple[flo
     for p, u, n, startup in groups:
         if not startup or u.hours <= 0:
             continue
-        gran = p.kind.metering.step
-        with_startup = charges.run_charge(p, charges.run_units(p.unit, gran, u, startup), u.runs)
-        without = charges.run_charge(p, charges.run_units(p.unit, gran, u), u.runs)
+        metering = p.kind.metering
+        with_startup = charges.run_charge(p, charges.run_units(metering, u, startup), u.runs)
+        without = charges.run_charge(p, charges.run_units(metering, u), u.runs)
         total_hours += u.runs * startup / 3600 * n
         total += ctx.convert(max(with_startup - without, ZERO), p.currency) * n
     return total_hours, total
@@ -1799,7 +1797,7 @@ def _metering_assumed_extra(ctx: Context, c: Candidate) -> Decimal | None:
             continue
         assumed = True
         startup = p.kind.metering.startup_seconds(ctx.c.startup_minutes)
-        hourly = charges.run_units(p.unit, 3600, use, startup)
+        hourly = charges.run_units(replace(p.kind.metering, step=3600), use, startup)
         if hourly > units:
             more = charges.run_charge(p, hourly, use.runs) - charges.run_charge(p, units, use.runs)
             extra += ctx.convert(more, p.currency) * n

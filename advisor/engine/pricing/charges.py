@@ -27,6 +27,7 @@ from decimal import ROUND_CEILING, Context, Decimal
 from functools import lru_cache
 
 from advisor.engine.billing import ZERO, billed_steps, billed_units, charge, period_units
+from advisor.engine.pricing.kind import Metering
 from advisor.engine.types import BILLING_UNIT_SECONDS, PriceSpec
 from advisor.engine.usage import Usage
 from advisor.engine.vocab import METERED_UNITS
@@ -42,10 +43,12 @@ def runs_decimal(runs: float) -> Decimal:
 
 
 @lru_cache(maxsize=8192)
-def run_units(unit: str, granularity_seconds: int, use: Usage, startup: float = 0.0) -> Decimal:
-    """Units of `unit` charged for `use` over its period: on a metered price each of its runs is
-    rounded up on its own, with `startup` seconds billed per run (Metering.startup_seconds);
-    prepaid plans as billing.period_units, covering the calendar its runs are held through."""
+def run_units(metering: Metering, use: Usage, startup: float = 0.0) -> Decimal:
+    """Units of `metering`'s unit charged for `use` over its period: on a metered price each of
+    its runs is rounded up on its own to the metering step, with `startup` seconds billed per run
+    (Metering.startup_seconds); prepaid plans as billing.period_units, covering the calendar its
+    runs are held through. A rule of the metering is applied here, from the metering itself."""
+    unit, granularity_seconds = metering.unit, metering.step
     if unit not in METERED_UNITS or (use.runs == 1 and not startup):
         return period_units(
             unit,
