@@ -250,19 +250,33 @@ class PlacementCache:
         # arguments, the `max_times` latest: a scenario asked again skips them (`time`).
         self.max_times = max_times
         self._times: OrderedDict[Hashable, Any] = OrderedDict()
+        # Billed units by metering, usage and start-up (`units`).
+        self._units: OrderedDict[Hashable, Any] = OrderedDict()
 
     def time(self, key: Hashable, compute: Callable[[], T]) -> T:
         """`compute()`, a pure function of the hashable `key`, kept across calls: the first value
         stored for `key` is the one returned. Worked out outside the lock; what it raises is not
         kept. The `max_times` latest keys are kept."""
-        found = self._times.get(key, _NOT_KEPT)
+        return self._remember(self._times, self.max_times, key, compute)
+
+    def units(self, key: Hashable, compute: Callable[[], T]) -> T:
+        """Billed units (pricing.charges.run_units, a pure function of its metering, usage and
+        start-up, `key`), kept across calls as `time` keeps training times: bills of other
+        shapes and scenarios with a usage alike share them. The `max_times` latest are kept."""
+        return self._remember(self._units, self.max_times, key, compute)
+
+    def _remember(
+        self, store: OrderedDict[Hashable, Any], most: int, key: Hashable, compute: Callable[[], T]
+    ) -> T:
+        """`compute()` kept in `store` under `key`, the `most` latest (`time`, `units`)."""
+        found = store.get(key, _NOT_KEPT)
         if found is not _NOT_KEPT:
             return cast(T, found)
         made = compute()
         with self.lock:
-            found = self._times.setdefault(key, made)
-            while len(self._times) > self.max_times:
-                self._times.popitem(last=False)
+            found = store.setdefault(key, made)
+            while len(store) > most:
+                store.popitem(last=False)
         return cast(T, found)
 
     def kept(self, key: Hashable) -> dict[Any, Any]:

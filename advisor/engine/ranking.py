@@ -225,6 +225,9 @@ class Bill:
     storage: dict[str, tuple[Decimal | None, bool]] = field(default_factory=dict)
     # The scenario's start-up time per run, billed where the price's platform bills it (idle.py).
     startup_minutes: float = 0.0
+    # The caller's cache, which keeps billed units across bills and calls (PlacementCache.units);
+    # None: each bill works out its own.
+    kept: PlacementCache | None = field(default=None, compare=False, repr=False)
 
     def units_for(self, price: PriceSpec) -> tuple[tuple[Decimal, ...], Decimal]:
         """Units charged per instance of each group and in all on `price` (`metering_units`)."""
@@ -237,10 +240,17 @@ class Bill:
         found = self.units.get(metering)
         if found is None:
             startup = metering.startup_seconds(self.startup_minutes)
-            per_group = tuple(charges.run_units(metering, u, startup) for u, _ in self.groups)
+            per_group = tuple(self._run_units(metering, u, startup) for u, _ in self.groups)
             total = sum((x * n for x, (_, n) in zip(per_group, self.groups, strict=True)), ZERO)
             found = self.units[metering] = (per_group, total)
         return found
+
+    def _run_units(self, metering: Metering, use: Usage, startup: float) -> Decimal:
+        if self.kept is None:
+            return charges.run_units(metering, use, startup)
+        return self.kept.units(
+            (metering, use, startup), lambda: charges.run_units(metering, use, startup)
+        )
 
     def units_for_each(self, prices: Sequence[PriceSpec]) -> tuple[Decimal, ...]:
         """Units per instance of each group on its own price (a plan: one price per group)."""
@@ -672,7 +682,9 @@ def _placed_fit(ctx: Context, off: OfferingSpec, placement: Placement) -> Fit:
     found = ctx.bills.get(key)
     if found is None:
         uses = [usage.task_usage(t, h) for t, h in zip(ctx.tasks, per_task, strict=True)]
-        bill, month = _bills(ctx.tasks, placement, uses, ctx.basis, ctx.c.startup_minutes)
+        bill, month = _bills(
+            ctx.tasks, placement, uses, ctx.basis, ctx.c.startup_minutes, ctx.placements
+        )
         month_hours = tuple(u.month_hours for u in uses)
         found = ctx.bills[key] = (bill, month, _usage_warnings(ctx.tasks, uses), month_hours)
     bill, month, usage_warnings, month_hours = found
@@ -716,9 +728,11 @@ def _bills(
     uses: Sequence[TaskUsage],
     basis: CostBasis,
     startup_minutes: float = 0.0,
+    cache: PlacementCache | None = None,
 ) -> tuple[Bill, Bill]:
     """(costed period, busiest month) bills: each instance's usage, grouped alike in both, so
-    that a plan chosen per group of one prices the same instances in the other."""
+    that a plan chosen per group of one prices the same instances in the other; their units
+    kept in `cache` (Bill.kept)."""
     slots: list[list[tuple[When, TaskUsage]]] = [[] for _ in range(placement.instances)]
     for t, a, u in zip(tasks, placement.assignments, uses, strict=True):
         for n in a.instance_range:  # a task over several instances runs on each of them
@@ -739,10 +753,14 @@ def _bills(
     )
     index = {key: i for i, (key, _) in enumerate(groups)}
     of = tuple(index[k] for k in keys)
-    period = Bill(tuple((p, n) for (p, _), n in groups), of, startup_minutes=startup_minutes)
+    period = Bill(
+        tuple((p, n) for (p, _), n in groups), of, startup_minutes=startup_minutes, kept=cache
+    )
     if basis is CostBasis.MONTH:
         return period, period
-    month = Bill(tuple((m, n) for (_, m), n in groups), of, startup_minutes=startup_minutes)
+    month = Bill(
+        tuple((m, n) for (_, m), n in groups), of, startup_minutes=startup_minutes, kept=cache
+    )
     return period, month
 
 
@@ -1510,7 +1528,9 @@ def _plan_at(ctx: Context, c: Candidate, end: int) -> Decimal | None:
         usage.task_usage(t, None if r is None else r[end])
         for t, r in zip(ctx.tasks, ranges, strict=True)
     ]
-    bill, _month = _bills(ctx.tasks, c.fit.placement, uses, ctx.basis, ctx.c.startup_minutes)
+    bill, _month = _bills(
+        ctx.tasks, c.fit.placement, uses, ctx.basis, ctx.c.startup_minutes, ctx.placements
+    )
     if len(bill.groups) != len(c.prices):  # the instances group differently: one price for all
         prices: Sequence[PriceSpec] = (_cheapest(ctx, c.prices, bill)[1][0],) * len(bill.groups)
     else:

@@ -24,7 +24,6 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from decimal import ROUND_CEILING, Context, Decimal
-from functools import lru_cache
 
 from advisor.engine.billing import ZERO, billed_steps, billed_units, charge, period_units
 from advisor.engine.pricing.kind import Metering
@@ -42,7 +41,6 @@ def runs_decimal(runs: float) -> Decimal:
 # ------------------------------------------------------------------------------------------ exact
 
 
-@lru_cache(maxsize=8192)
 def run_units(metering: Metering, use: Usage, startup: float = 0.0) -> Decimal:
     """Units of `metering`'s unit charged for `use` over its period: on a metered price each of
     its runs is rounded up on its own to the metering step, with `startup` seconds billed per run
