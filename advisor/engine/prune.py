@@ -651,8 +651,8 @@ def _full_month_bill(ctx: ranking.Context) -> ranking.Bill | None:
             continue
         busiest, _month = usage.instance_usage([(When(t.when), alone)], ctx.basis)
         kept = ranking.kept_on(busiest, ctx.c.startup_minutes)
-        minutes = ctx.c.startup_minutes
-        return ranking.Bill(((kept, 1),), (0,), startup_minutes=minutes, kept=ctx.placements)
+        minutes, results = ctx.c.startup_minutes, ctx.placements.results
+        return ranking.Bill(((kept, 1),), (0,), startup_minutes=minutes, kept=results)
     return None
 
 

@@ -71,7 +71,13 @@ from advisor.engine.messages import (
 )
 from advisor.engine.mig import max_compute
 from advisor.engine.mig import profile as mig_profile
-from advisor.engine.placement import Assignment, Placement, PlacementCache, TaskNeed
+from advisor.engine.placement import (
+    Assignment,
+    Placement,
+    PlacementCache,
+    PureResults,
+    TaskNeed,
+)
 from advisor.engine.pricing import charges
 from advisor.engine.pricing.kind import Metering
 from advisor.engine.serving import ServingEstimate, per_sequence_bytes, serving_estimate
@@ -225,9 +231,9 @@ class Bill:
     storage: dict[str, tuple[Decimal | None, bool]] = field(default_factory=dict)
     # The scenario's start-up time per run, billed where the price's platform bills it (idle.py).
     startup_minutes: float = 0.0
-    # The caller's cache, which keeps billed units across bills and calls (PlacementCache.units);
+    # What the caller keeps across bills and calls (its PlacementCache's results: `units`);
     # None: each bill works out its own.
-    kept: PlacementCache | None = field(default=None, compare=False, repr=False)
+    kept: PureResults | None = field(default=None, compare=False, repr=False)
 
     def units_for(self, price: PriceSpec) -> tuple[tuple[Decimal, ...], Decimal]:
         """Units charged per instance of each group and in all on `price` (`metering_units`)."""
@@ -683,7 +689,7 @@ def _placed_fit(ctx: Context, off: OfferingSpec, placement: Placement) -> Fit:
     if found is None:
         uses = [usage.task_usage(t, h) for t, h in zip(ctx.tasks, per_task, strict=True)]
         bill, month = _bills(
-            ctx.tasks, placement, uses, ctx.basis, ctx.c.startup_minutes, ctx.placements
+            ctx.tasks, placement, uses, ctx.basis, ctx.c.startup_minutes, ctx.placements.results
         )
         month_hours = tuple(u.month_hours for u in uses)
         found = ctx.bills[key] = (bill, month, _usage_warnings(ctx.tasks, uses), month_hours)
@@ -728,7 +734,7 @@ def _bills(
     uses: Sequence[TaskUsage],
     basis: CostBasis,
     startup_minutes: float = 0.0,
-    cache: PlacementCache | None = None,
+    cache: PureResults | None = None,
 ) -> tuple[Bill, Bill]:
     """(costed period, busiest month) bills: each instance's usage, grouped alike in both, so
     that a plan chosen per group of one prices the same instances in the other; their units
@@ -1529,7 +1535,7 @@ def _plan_at(ctx: Context, c: Candidate, end: int) -> Decimal | None:
         for t, r in zip(ctx.tasks, ranges, strict=True)
     ]
     bill, _month = _bills(
-        ctx.tasks, c.fit.placement, uses, ctx.basis, ctx.c.startup_minutes, ctx.placements
+        ctx.tasks, c.fit.placement, uses, ctx.basis, ctx.c.startup_minutes, ctx.placements.results
     )
     if len(bill.groups) != len(c.prices):  # the instances group differently: one price for all
         prices: Sequence[PriceSpec] = (_cheapest(ctx, c.prices, bill)[1][0],) * len(bill.groups)

@@ -28,17 +28,9 @@ def hash_once(self: Any) -> int:
     hash_once`), where `dataclass` leaves an explicit hash alone."""
     found = self.__dict__.get("_hash_once")
     if found is None:
-        names = _HASHED.get(type(self))
-        if names is None:
-            names = _HASHED[type(self)] = tuple(
-                f.name for f in fields(self) if (f.compare if f.hash is None else f.hash)
-            )
+        names = (f.name for f in fields(self) if (f.compare if f.hash is None else f.hash))
         found = self.__dict__["_hash_once"] = hash(tuple(getattr(self, n) for n in names))
     return found  # type: ignore[no-any-return]
-
-
-# By class: the fields hash_once hashes, as dataclass's own hash does.
-_HASHED: dict[type, tuple[str, ...]] = {}
 
 
 class HashOnce:
