@@ -32,7 +32,7 @@ from __future__ import annotations
 import bisect
 import heapq
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from itertools import chain, pairwise
@@ -195,11 +195,11 @@ class OfferingIndex:
         self._twinned: frozenset[int] | None = None
         self._observed: list[datetime] | None = None
         # cheapest_per_platform's answers by everything they are made of (`_pricing_terms`).
-        self._cheapest: dict[tuple[Any, ...], dict[str, ranking.Candidate]] = {}
+        self._cheapest: dict[Hashable, dict[str, ranking.Candidate]] = {}
         # The groups in the order of a full month's bound (_by_floor), by what it reads.
-        self._by_floor: dict[tuple[Any, ...], list[int]] = {}
+        self._by_floor: dict[Hashable, list[int]] = {}
         # rank's answers, with the rejections they leave (rank).
-        self._ranked: dict[tuple[Any, ...], _KeptRank] = {}
+        self._ranked: dict[Hashable, _KeptRank] = {}
         self._group_keys: list[frozenset[tuple[Any, ...]] | None] = [None] * len(self.groups)
 
     def cell_keys(self) -> dict[tuple[Any, ...], _Cell]:
@@ -485,23 +485,10 @@ def _keep(store: dict[Any, Any], key: Any, value: Any, most: int) -> None:
     store[key] = value
 
 
-def _pricing_terms(ctx: ranking.Context, index: OfferingIndex) -> tuple[Any, ...] | None:
-    """Everything of `ctx` that pricing an offering of `index` reads (ranking.evaluate_offering):
-    the scenario, its cost basis, the storage prices, the exchange rates usable at `ctx.now`, the
-    accelerator specs and which prices are stale; None where one cannot be hashed."""
-    terms = (
-        ctx.scenario,
-        ctx.basis,
-        tuple(ctx.storage_prices),
-        ctx.usable_rates,
-        tuple(ctx.accelerators.values()),
-        index.stale_epoch(ctx.stale_before),
-    )
-    try:
-        hash(terms)
-    except TypeError:
-        return None
-    return terms
+def _pricing_terms(ctx: ranking.Context, index: OfferingIndex) -> Hashable | None:
+    """Everything of `ctx` that pricing an offering of `index` reads (pricing.terms), with which
+    of its prices are stale; None where one cannot be hashed."""
+    return ctx.terms.priced(index.stale_epoch(ctx.stale_before))
 
 
 def cheapest_per_platform(
@@ -669,12 +656,7 @@ def _by_floor(
     """The groups by their least bound on `full` (_full_month_bill), kept by the index under
     what the bound reads (the full month's usage and start-up time, the currency and the rates
     usable now): the sides of the plans, and other scenarios, share it."""
-    terms = (
-        full.groups,
-        full.startup_minutes,
-        ctx.c.currency,
-        ctx.usable_rates,
-    )
+    terms = ctx.terms.floor(full.groups, full.startup_minutes)
     found = index._by_floor.get(terms)
     if found is None:
         floors = bounds.factors(full)

@@ -80,6 +80,7 @@ from advisor.engine.placement import (
 )
 from advisor.engine.pricing import charges
 from advisor.engine.pricing.kind import Metering
+from advisor.engine.pricing.terms import PricingTerms
 from advisor.engine.serving import ServingEstimate, per_sequence_bytes, serving_estimate
 from advisor.engine.types import (
     AcceleratorSpec,
@@ -409,24 +410,18 @@ class Context:
         that a scenario asked again, or with other constraints, skips placement, timing and usage
         per shape. Taken on first use: a caller may set the cost basis before (plans.py)."""
         if self._fits is None:
-            c = self.c
-            terms = (
-                self.tasks,
-                self.basis,
-                c.startup_minutes,
-                c.storage_gb,
-                c.currency,
-                tuple(self.storage_prices),
-                self.usable_rates,
-                tuple(self.accelerators.values()),
-            )
-            try:
-                hash(terms)
-            except TypeError:  # a field that cannot be hashed: kept for this call only
-                self._fits = {}
-            else:
-                self._fits = self.placements.kept(terms)
+            key = self.terms.fits()
+            # A term that cannot be hashed: kept for this call only.
+            self._fits = {} if key is None else self.placements.kept(key)
         return self._fits
+
+    @property
+    def terms(self) -> PricingTerms:
+        """Everything pricing reads besides the offerings (pricing.terms), at the cost basis
+        set now (a caller may set it before pricing: plans.py)."""
+        return PricingTerms.of(
+            self.scenario, self.basis, self.usable_rates, self.storage_prices, self.accelerators
+        )
 
     def per_sequence(self, index: int, task: Task) -> int:
         """Bytes per GPU each further sequence of task `index` needs (memory does not depend on

@@ -91,3 +91,27 @@ def test_the_fast_cost_is_the_exact_one_and_the_bound_is_below_both(p, bill, rat
     for units, (_use, n), cost in zip(per_group, bill.groups, group_costs, strict=True):
         bound = p.amount_float * charges.least_factor(units, n, rate)
         assert bound <= cost * (1 + 1e-12) + 1e-12
+
+
+def test_what_is_kept_is_keyed_by_the_rates_usable_now_not_by_the_moment():
+    """pricing.terms: two moments with the same usable rates share a key (what is kept is reused
+    the next day); a rate whose date comes between them gives another key (a rate dated tomorrow
+    applies once its date comes)."""
+    from advisor.engine.pricing.terms import PricingTerms
+    from advisor.engine.types import ExchangeRateSpec, Scenario, Task
+
+    s = Scenario(tasks=(Task(name="svc", kind="fixed", vram_gib=4),))
+    rates = (
+        ExchangeRateSpec("USD", "CNY", Decimal("7"), datetime(2026, 9, 1), "test"),
+        ExchangeRateSpec("USD", "CNY", Decimal("14"), datetime(2026, 10, 3), "test"),
+    )
+
+    def terms(day: int) -> PricingTerms:
+        return ranking.Context(s, {}, datetime(2026, 10, day), rates, (), 30).terms
+
+    assert terms(1) == terms(2)
+    assert terms(1).priced(0) == terms(2).priced(0) and terms(1).fits() == terms(2).fits()
+    assert terms(3) != terms(2)
+    assert terms(3).priced(0) != terms(2).priced(0) and terms(3).fits() != terms(2).fits()
+    assert terms(3).floor((), 0.0) != terms(2).floor((), 0.0)
+    assert terms(1).priced(0) != terms(1).priced(1)  # another stale epoch
