@@ -25,7 +25,6 @@ import math
 from collections.abc import Sequence
 from datetime import datetime
 from decimal import ROUND_CEILING, ROUND_HALF_UP, Context, Decimal
-from functools import lru_cache
 
 from advisor.engine import vocab
 from advisor.engine.errors import InvalidWorkload, NoFit
@@ -63,10 +62,10 @@ def cents(amount: Decimal) -> Decimal:
 
 
 def granularity(price: PriceSpec) -> int:
-    return price.granularity_seconds or DEFAULT_GRANULARITY_SECONDS[price.unit]
+    """The price's metering step in seconds (its kind's: pricing.kind.Metering)."""
+    return price.kind.metering.step
 
 
-@lru_cache(maxsize=4096)
 def billed_units(unit: str, granularity_seconds: int, seconds: float) -> Decimal:
     """How many of `unit` a session of `seconds` is charged: rounded up to the metering step."""
     if seconds < 0 or math.isnan(seconds):
@@ -104,7 +103,6 @@ def job_cost(price: PriceSpec, seconds: float, *, sessions: int = 1) -> Decimal:
     return charge(price, per_session) * sessions
 
 
-@lru_cache(maxsize=4096)
 def month_units(
     unit: str,
     granularity_seconds: int,
@@ -123,7 +121,6 @@ def month_units(
     )
 
 
-@lru_cache(maxsize=4096)
 def period_units(
     unit: str,
     granularity_seconds: int,

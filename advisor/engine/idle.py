@@ -28,26 +28,20 @@ Each run is metered on its own: rounded up to the metering step, never below the
 stated counts as billed). The start-up time is the scenario's (`Constraints.startup_minutes`): it
 depends on the image and the model loaded, so no platform's figure stands for it.
 
-Money is Decimal; `*_float` twins serve the ranking only, as in ranking.py.
+Money is Decimal; `*_float` twins serve the ranking only, as in ranking.py. What a run itself
+charges (its units, start-up and minimum charge) is the pricing model's (pricing.charges,
+pricing.kind.Metering.startup_seconds).
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import ROUND_CEILING, Context, Decimal
-from functools import lru_cache
 
-from advisor.engine.billing import (
-    ZERO,
-    billed_steps,
-    billed_units,
-    charge,
-    granularity,
-    period_units,
-)
+from advisor.engine.billing import ZERO, billed_steps, billed_units, granularity
 from advisor.engine.messages import Message
+from advisor.engine.pricing.charges import runs_decimal
 from advisor.engine.types import BILLING_UNIT_SECONDS, BillingRulesSpec, PriceSpec
 from advisor.engine.usage import Usage
 from advisor.engine.vocab import METERED_UNITS, IdleWay
@@ -72,66 +66,6 @@ class IdleTime:
     startup_cost: Decimal  # what it adds to the plan, target currency
     message: Message
     notes: tuple[Message, ...] = ()
-
-
-def startup_seconds(price: PriceSpec, minutes: float) -> float:
-    """Start-up time billed per run of `price`: the scenario's start-up time on a metered price
-    whose platform bills it or does not say (module docstring); none on prepaid plans."""
-    if minutes <= 0 or price.unit not in METERED_UNITS or price.startup_billed is False:
-        return 0.0
-    return minutes * 60.0
-
-
-def runs_decimal(runs: float) -> Decimal:
-    return Decimal(repr(float(runs)))
-
-
-@lru_cache(maxsize=8192)
-def run_units(unit: str, granularity_seconds: int, use: Usage, startup: float = 0.0) -> Decimal:
-    """Units of `unit` charged for `use` over its period: on a metered price each of its runs is
-    rounded up on its own, with `startup` seconds billed per run; prepaid plans as
-    billing.period_units, covering the calendar its runs are held through."""
-    if unit not in METERED_UNITS or (use.runs == 1 and not startup):
-        return period_units(
-            unit,
-            granularity_seconds,
-            use.hours,
-            use.months,
-            use.active_days,
-            use.runs,
-            use.held_hours,
-        )
-    if use.hours <= 0:
-        return ZERO
-    per_run = use.hours * 3600 / use.runs + startup
-    if per_run < 0 or math.isnan(per_run):  # billed_units says why
-        return billed_units(unit, granularity_seconds, per_run)
-    seconds = billed_steps(granularity_seconds, per_run) * granularity_seconds
-    # One division of the billed seconds of all runs: 30 runs of 13 h 20 min are 400 h exactly.
-    return _CEIL.divide(
-        Decimal(seconds) * runs_decimal(use.runs), Decimal(BILLING_UNIT_SECONDS[unit])
-    )
-
-
-def run_charge(price: PriceSpec, units: Decimal, runs: float) -> Decimal:
-    """`units` of `price` over `runs` runs: a metered price never charges a run less than its
-    minimum charge (billing.charge applies it once, to a prepaid plan)."""
-    if units == 0:
-        return ZERO
-    if price.unit not in METERED_UNITS or runs == 1:
-        return charge(price, units)
-    floor = price.min_charge * runs_decimal(runs)
-    return max(charge(price, units), floor)
-
-
-def run_charge_float(price: PriceSpec, units: float, runs: float) -> float:
-    """run_charge as a float, for ranking."""
-    if not units:
-        return 0.0
-    floor = float(price.min_charge)
-    if price.unit in METERED_UNITS:
-        floor *= runs
-    return max(price.amount_float * units, floor, 0.0)
 
 
 def idle_hours(use: Usage, startup: float = 0.0) -> float:
@@ -320,8 +254,4 @@ __all__ = [
     "off_seconds",
     "plan_keep_price",
     "released_between_runs",
-    "run_charge",
-    "run_charge_float",
-    "run_units",
-    "startup_seconds",
 ]

@@ -17,7 +17,6 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 
 from advisor.engine.capacity import usable_bytes
 from advisor.engine.errors import InvalidWorkload
@@ -186,8 +185,7 @@ def pack_tasks(
 
 
 # Placement asks the same question for every offering of one card; the answer depends only on the
-# card and the needs, so remember it.
-@lru_cache(maxsize=1024)
+# card and the needs: placement.PlacementCache.pack keeps it for the caller.
 def _pack(
     accel: AcceleratorSpec, needs_bytes: tuple[int, ...], fixed: Layout, pre_r510: bool
 ) -> tuple[MigSlot, ...] | None:

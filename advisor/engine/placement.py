@@ -152,6 +152,9 @@ class _Target:
     mig_split: bool  # whole GPUs may be split into MIG slices
     is_slice: bool  # the offering is itself a MIG or pooled slice
     pooled: bool  # soft sharing is a pooled share with a memory limit
+    # The cache that keeps MIG packings across offerings of one card and across calls
+    # (PureResults.pack); None: packed afresh.
+    packs: PureResults | None = field(default=None, compare=False, repr=False)
 
 
 def place(offering: OfferingSpec, tasks: Sequence[TaskNeed]) -> Placement:
@@ -203,6 +206,56 @@ _NOT_KEPT = object()
 T = TypeVar("T")
 
 
+class PureResults:
+    """Values of pure functions of frozen arguments, kept across calls for the caller, as part of
+    its PlacementCache (`PlacementCache.results`): training times (`time`), billed units
+    (`units`), MIG packings (`pack`), the `most` latest of each. It holds nothing but what it
+    computed, so the bills and placement targets that refer to it make no reference cycle.
+
+    Threads: a value is worked out outside the lock (its owner's); the first value stored for a
+    key is the one kept and returned to every thread; what a computation raises is not kept."""
+
+    def __init__(self, lock: threading.Lock, most: int) -> None:
+        self.lock = lock
+        self.most = most
+        self._times: OrderedDict[Hashable, Any] = OrderedDict()
+        self._units: OrderedDict[Hashable, Any] = OrderedDict()
+        self._packs: OrderedDict[Hashable, Any] = OrderedDict()
+
+    def time(self, key: Hashable, compute: Callable[[], T]) -> T:
+        """A training time (timing.training_time), `compute()`, by its arguments `key`."""
+        return self._remember(self._times, key, compute)
+
+    def units(self, key: Hashable, compute: Callable[[], T]) -> T:
+        """Billed units (pricing.charges.run_units, `compute()`) by their metering, usage and
+        start-up (`key`): bills of other shapes and scenarios with a usage alike share them."""
+        return self._remember(self._units, key, compute)
+
+    def pack(
+        self, accel: AcceleratorSpec, needs: tuple[int, ...], fixed: Layout
+    ) -> tuple[MigSlot, ...] | None:
+        """mig.pack_tasks: placement asks the same question for every offering of one card."""
+
+        def packed() -> tuple[MigSlot, ...] | None:
+            found = pack_tasks(accel, needs, fixed=fixed)
+            return None if found is None else tuple(found)
+
+        return self._remember(self._packs, (accel, needs, fixed), packed)
+
+    def _remember(
+        self, store: OrderedDict[Hashable, Any], key: Hashable, compute: Callable[[], T]
+    ) -> T:
+        found = store.get(key, _NOT_KEPT)
+        if found is not _NOT_KEPT:
+            return cast(T, found)
+        made = compute()
+        with self.lock:
+            found = store.setdefault(key, made)
+            while len(store) > self.most:
+                store.popitem(last=False)
+        return cast(T, found)
+
+
 class PlacementCache:
     """`place`, remembered per task list (`placer`) by offering signature (Placer): the advisor
     asks the same question for every offering of a kind; a placement that fits is also shared by
@@ -223,7 +276,11 @@ class PlacementCache:
     worked out outside it (pure functions of frozen inputs): two threads may work out one at the
     same time, and the first stored is the one kept and returned to both. The stores `kept` hands
     out are filled by their callers one entry at a time (ranking's fits), which a dict allows
-    from several threads."""
+    from several threads. `results` (PureResults: training times, billed units, MIG packings)
+    keeps by the same rule under the same lock.
+
+    It is the one object the engine keeps between calls: the engine's modules keep nothing of
+    their own (tests/advisor/engine/test_structure.py)."""
 
     def __init__(
         self,
@@ -246,24 +303,14 @@ class PlacementCache:
         self._missed: dict[tuple[object, ...], Placement] = {}
         self.max_kept = max_kept
         self._kept: OrderedDict[Hashable, dict[Any, Any]] = OrderedDict()
-        # Training times (timing.training_time, a pure function of frozen values) by their
-        # arguments, the `max_times` latest: a scenario asked again skips them (`time`).
+        # Training times, billed units and MIG packings by their arguments, the `max_times`
+        # latest of each: a scenario asked again skips them.
         self.max_times = max_times
-        self._times: OrderedDict[Hashable, Any] = OrderedDict()
+        self.results = PureResults(self.lock, max_times)
 
     def time(self, key: Hashable, compute: Callable[[], T]) -> T:
-        """`compute()`, a pure function of the hashable `key`, kept across calls: the first value
-        stored for `key` is the one returned. Worked out outside the lock; what it raises is not
-        kept. The `max_times` latest keys are kept."""
-        found = self._times.get(key, _NOT_KEPT)
-        if found is not _NOT_KEPT:
-            return cast(T, found)
-        made = compute()
-        with self.lock:
-            found = self._times.setdefault(key, made)
-            while len(self._times) > self.max_times:
-                self._times.popitem(last=False)
-        return cast(T, found)
+        """Training times kept across calls (PureResults.time)."""
+        return self.results.time(key, compute)
 
     def kept(self, key: Hashable) -> dict[Any, Any]:
         """A store the caller's pricing keeps under `key` across calls (ranking keeps each
@@ -295,7 +342,7 @@ class PlacementCache:
         """The offering as placement sees it, once per signature (Placer's `key`)."""
         found = self._targets.get(key)
         if found is None:
-            made = _target(offering)
+            made = _target(offering, self.results)
             with self.lock:
                 found = self._targets.setdefault(key, made)
         return found
@@ -448,7 +495,7 @@ class Placer:
         return found
 
 
-def _target(offering: OfferingSpec) -> _Target:
+def _target(offering: OfferingSpec, packs: PureResults | None = None) -> _Target:
     accel = offering.accelerator
     if offering.mig_profile is not None:
         size = mig_profile(accel, offering.mig_profile).memory_gib
@@ -470,7 +517,7 @@ def _target(offering: OfferingSpec) -> _Target:
         and (offering.sharing == "mig" or offering.multi_task == "mig")
     )
     pooled = offering.sharing == "pooled" or offering.multi_task == "pooled"
-    return _Target(offering, usable_bytes(size), label, mig_split, is_slice, pooled)
+    return _Target(offering, usable_bytes(size), label, mig_split, is_slice, pooled, packs)
 
 
 def _missing(target: _Target, tasks: Sequence[TaskNeed]) -> tuple[Code, TaskNeed] | None:
@@ -604,9 +651,11 @@ def _try_gpu(target: _Target, tasks: Sequence[TaskNeed], i: int, g: _Gpu) -> boo
 
 def _try_mig(target: _Target, tasks: Sequence[TaskNeed], i: int, g: _Gpu) -> bool:
     phase = [*g.phase_mig, i]
-    slots = pack_tasks(
-        target.offering.accelerator, [tasks[j].per_gpu_bytes for j in phase], fixed=g.fixed
-    )
+    accel, needs = target.offering.accelerator, tuple(tasks[j].per_gpu_bytes for j in phase)
+    if target.packs is None:
+        slots: Sequence[MigSlot] | None = pack_tasks(accel, needs, fixed=g.fixed)
+    else:
+        slots = target.packs.pack(accel, needs, g.fixed)
     if slots is None:
         return False
     g.mode = "mig"

@@ -31,9 +31,8 @@ from __future__ import annotations
 
 import bisect
 import heapq
-import threading
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from itertools import chain, pairwise
@@ -42,7 +41,9 @@ from typing import Any
 from advisor.engine import ranking, usage
 from advisor.engine.errors import NoFit
 from advisor.engine.messages import Code, hours
-from advisor.engine.types import HOURS_PER_MONTH, OfferingSpec, PriceSpec
+from advisor.engine.pricing import charges
+from advisor.engine.pricing.kind import PriceKind
+from advisor.engine.types import HOURS_PER_MONTH, OfferingSpec
 from advisor.engine.vocab import CostBasis, When
 
 # Past this many front members below the first `limit`, their ranks come from one sort of the
@@ -70,54 +71,34 @@ class _Cell:
         return self.kinds
 
 
-# Prices by kind: (the kind's number, one price of it, each one's (amount, catalogue position)
-# ascending).
-_Kinds = list[tuple[int, PriceSpec, list[tuple[float, int]]]]
-# A number for each price kind (what the billed units depend on: ranking.Bill.units_for, and the
-# currency) met in this process, and one price of each: a bill's factors are a list by number
-# (_Bounds). Kinds are few (units, granularities, start-up billing, currencies).
-_KIND_NUMBERS: dict[tuple[Any, ...], int] = {}
-_KIND_SAMPLES: list[PriceSpec] = []
-
-
-_KINDS_LOCK = threading.Lock()
-
-
-def _kind_number(p: PriceSpec) -> int:
-    key = (p.unit, p.granularity_seconds or 0, p.startup_billed, p.currency)
-    found = _KIND_NUMBERS.get(key)
-    if found is None:
-        with _KINDS_LOCK:  # indexes may be built in two threads at once
-            found = _KIND_NUMBERS.get(key)
-            if found is None:
-                _KIND_SAMPLES.append(p)
-                found = _KIND_NUMBERS[key] = len(_KIND_SAMPLES) - 1
-    return found
+# Prices by kind (pricing.kind.PriceKind: what the billed units depend on, and the currency), each
+# kind's (amount, catalogue position) ascending.
+_Kinds = list[tuple[PriceKind, list[tuple[float, int]]]]
 
 
 def _by_kind(offerings: Sequence[OfferingSpec], members: Iterable[int]) -> _Kinds:
-    """The prices of `members` by kind (_kind_number), each kind's amounts ascending."""
-    found: dict[int, tuple[int, PriceSpec, list[tuple[float, int]]]] = {}
+    """The prices of `members` by kind, each kind's amounts ascending."""
+    found: dict[PriceKind, tuple[PriceKind, list[tuple[float, int]]]] = {}
     for i in members:
         for p in offerings[i].prices:
-            key = _kind_number(p)
-            entry = found.get(key)
+            kind = p.kind
+            entry = found.get(kind)
             if entry is None:
-                entry = found[key] = (key, p, [])
-            entry[2].append((p.amount_float, i))
+                entry = found[kind] = (kind, [])
+            entry[1].append((p.amount_float, i))
     for entry in found.values():
-        entry[2].sort()
+        entry[1].sort()
     return list(found.values())
 
 
-def _least(by_platform: Mapping[str, _Kinds]) -> list[tuple[int, PriceSpec, float]]:
+def _least(by_platform: Mapping[str, _Kinds]) -> list[tuple[PriceKind, float]]:
     """The least amount of each price kind over some platforms' prices (by_platform's shape)."""
-    least: dict[int, tuple[int, PriceSpec, float]] = {}
+    least: dict[PriceKind, tuple[PriceKind, float]] = {}
     for kinds in by_platform.values():
-        for kind, sample, amounts in kinds:
+        for kind, amounts in kinds:
             known = least.get(kind)
-            if known is None or amounts[0][0] < known[2]:
-                least[kind] = (kind, sample, amounts[0][0])
+            if known is None or amounts[0][0] < known[1]:
+                least[kind] = (kind, amounts[0][0])
     return list(least.values())
 
 
@@ -143,7 +124,7 @@ class _Failing(dict[tuple[Any, ...], Code]):
 
 # What passes the constraints of a group (_Failing.passing): its cells, their prices by platform
 # and their least amount of each price kind.
-_Passing = tuple[list[_Cell], dict[str, _Kinds], list[tuple[int, PriceSpec, float]]]
+_Passing = tuple[list[_Cell], dict[str, _Kinds], list[tuple[PriceKind, float]]]
 
 
 def _cells_by_platform(
@@ -208,17 +189,17 @@ class OfferingIndex:
         self.platforms = platforms
         self._failing: dict[tuple[Any, ...], _Failing] = {}
         self._by_platform: list[dict[str, _Kinds] | None] = [None] * len(self.groups)
-        self._least: list[list[tuple[int, PriceSpec, float]] | None]
+        self._least: list[list[tuple[PriceKind, float]] | None]
         self._least = [None] * len(self.groups)
         self._cell_keys: dict[tuple[Any, ...], _Cell] | None = None
         self._twinned: frozenset[int] | None = None
         self._observed: list[datetime] | None = None
         # cheapest_per_platform's answers by everything they are made of (`_pricing_terms`).
-        self._cheapest: dict[tuple[Any, ...], dict[str, ranking.Candidate]] = {}
+        self._cheapest: dict[Hashable, dict[str, ranking.Candidate]] = {}
         # The groups in the order of a full month's bound (_by_floor), by what it reads.
-        self._by_floor: dict[tuple[Any, ...], list[int]] = {}
+        self._by_floor: dict[Hashable, list[int]] = {}
         # rank's answers, with the rejections they leave (rank).
-        self._ranked: dict[tuple[Any, ...], _KeptRank] = {}
+        self._ranked: dict[Hashable, _KeptRank] = {}
         self._group_keys: list[frozenset[tuple[Any, ...]] | None] = [None] * len(self.groups)
 
     def cell_keys(self) -> dict[tuple[Any, ...], _Cell]:
@@ -285,7 +266,7 @@ class OfferingIndex:
             found = self._group_keys[group] = frozenset(c.key for c in self.groups[group])
         return found
 
-    def least(self, group: int) -> list[tuple[int, PriceSpec, float]]:
+    def least(self, group: int) -> list[tuple[PriceKind, float]]:
         """Group `group`'s least amount of each price kind, over all its platforms: with the
         kind's units, a lower bound of any of its offerings' costs (cheapest_per_platform)."""
         found = self._least[group]
@@ -504,23 +485,10 @@ def _keep(store: dict[Any, Any], key: Any, value: Any, most: int) -> None:
     store[key] = value
 
 
-def _pricing_terms(ctx: ranking.Context, index: OfferingIndex) -> tuple[Any, ...] | None:
-    """Everything of `ctx` that pricing an offering of `index` reads (ranking.evaluate_offering):
-    the scenario, its cost basis, the storage prices, the exchange rates usable at `ctx.now`, the
-    accelerator specs and which prices are stale; None where one cannot be hashed."""
-    terms = (
-        ctx.scenario,
-        ctx.basis,
-        tuple(ctx.storage_prices),
-        ctx.usable_rates,
-        tuple(ctx.accelerators.values()),
-        index.stale_epoch(ctx.stale_before),
-    )
-    try:
-        hash(terms)
-    except TypeError:
-        return None
-    return terms
+def _pricing_terms(ctx: ranking.Context, index: OfferingIndex) -> Hashable | None:
+    """Everything of `ctx` that pricing an offering of `index` reads (pricing.terms), with which
+    of its prices are stale; None where one cannot be hashed."""
+    return ctx.terms.priced(index.stale_epoch(ctx.stale_before))
 
 
 def cheapest_per_platform(
@@ -618,12 +586,12 @@ def _cheapest_per_platform(
                 continue  # no offering of the platform here has a price
             kept = best.get(platform)
             if kept is not None:
-                least_bound = min(amounts[0][0] * factors[k] for k, _sample, amounts in kinds)
+                least_bound = min(amounts[0][0] * factors[k] for k, amounts in kinds)
                 if least_bound > kept[1].cost_key + _TIE_MARGIN:
                     continue  # storage only adds
             base = bounds.base(bill, platform)
             heap: list[tuple[float, int, int, list[tuple[float, int]], float]] = []
-            for k, _sample, amounts in kinds:
+            for k, amounts in kinds:
                 factor = factors[k]
                 amount, i = amounts[0]
                 heap.append((amount * factor, i, 0, amounts, factor))
@@ -670,15 +638,16 @@ def _full_month_bill(ctx: ranking.Context) -> ranking.Bill | None:
             continue
         busiest, _month = usage.instance_usage([(When(t.when), alone)], ctx.basis)
         kept = ranking.kept_on(busiest, ctx.c.startup_minutes)
-        return ranking.Bill(((kept, 1),), (0,), startup_minutes=ctx.c.startup_minutes)
+        minutes, results = ctx.c.startup_minutes, ctx.placements.results
+        return ranking.Bill(((kept, 1),), (0,), startup_minutes=minutes, kept=results)
     return None
 
 
-def _least_bound(least: list[tuple[int, PriceSpec, float]], factors: _Factors) -> float:
+def _least_bound(least: list[tuple[PriceKind, float]], factors: _Factors) -> float:
     """The least of a group's least amounts (OfferingIndex.least) times their kinds' factors on
     a bill: a lower bound of any of its offerings' costs there, before storage (infinite for a
     group without a price)."""
-    return min((a * factors[k] for k, _sample, a in least), default=ranking.INF)
+    return min((a * factors[k] for k, a in least), default=ranking.INF)
 
 
 def _by_floor(
@@ -687,12 +656,7 @@ def _by_floor(
     """The groups by their least bound on `full` (_full_month_bill), kept by the index under
     what the bound reads (the full month's usage and start-up time, the currency and the rates
     usable now): the sides of the plans, and other scenarios, share it."""
-    terms = (
-        full.groups,
-        full.startup_minutes,
-        ctx.c.currency,
-        ctx.usable_rates,
-    )
+    terms = ctx.terms.floor(full.groups, full.startup_minutes)
     found = index._by_floor.get(terms)
     if found is None:
         floors = bounds.factors(full)
@@ -709,7 +673,7 @@ def _by_floor(
 
 
 def _passes(
-    least: list[tuple[int, PriceSpec, float]],
+    least: list[tuple[PriceKind, float]],
     by_platform: dict[str, _Kinds],
     best: dict[str, tuple[tuple[Any, ...], ranking.Candidate]],
     full: ranking.Bill,
@@ -912,7 +876,7 @@ def _rank(
         bases = bounds.bases(bill)
         for platform, kinds in by_platform.items():
             base = bases[platform]
-            for kind, _sample, amounts in kinds:
+            for kind, amounts in kinds:
                 factor = factors[kind]
                 sids.append(len(streams))
                 streams.append((amounts, factor, base, time_key, bill))
@@ -1050,7 +1014,7 @@ class _Unranked(Exception):
     """An offering of a group that fits is no candidate after all: rank falls back."""
 
 
-class _Factors(dict[int, float]):
+class _Factors(dict[PriceKind, float]):
     """A bill's factors by price kind (_Bounds), each found on first use: a kind's currency is
     converted only where an offering has a price of it."""
 
@@ -1059,10 +1023,11 @@ class _Factors(dict[int, float]):
         self.bill = bill
         self.ctx = ctx
 
-    def __missing__(self, kind: int) -> float:
-        sample = _KIND_SAMPLES[kind]
-        units = self.bill.float_units_for(sample)[0][0]
-        found = self[kind] = units * self.bill.groups[0][1] * self.ctx.float_rate(sample.currency)
+    def __missing__(self, kind: PriceKind) -> float:
+        units = self.bill.float_metering_units(kind.metering)[0][0]
+        instances = self.bill.groups[0][1]
+        found = charges.least_factor(units, instances, self.ctx.float_rate(kind.currency))
+        self[kind] = found
         return found
 
 
@@ -1081,7 +1046,7 @@ class _Bounds:
         self._bases_alike: dict[Any, _Bases] = {}
 
     def factors(self, bill: ranking.Bill) -> _Factors:
-        """`bill`'s factor of each price kind, by the kind's number (_kind_number)."""
+        """`bill`'s factor of each price kind (pricing.charges.least_factor)."""
         found = self._factors.get(id(bill))
         if found is None:
             (busiest, instances), *_rest = bill.groups
@@ -1165,7 +1130,7 @@ def _cost_range(
         amount = p.amount_float
         per_group = bill.float_units_for(p)[0]
         for g, units in enumerate(per_group):
-            cost = amount * units * rate * groups[g][1]
+            cost = amount * charges.least_factor(units, groups[g][1], rate)
             if cost < lows[g]:
                 lows[g] = cost
         high = min(high, ranking.price_cost(ctx, p, bill))

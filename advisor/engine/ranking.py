@@ -49,7 +49,6 @@ from advisor.engine.billing import (
     break_even_hours,
     cents,
     find_rate,
-    granularity,
     job_cost,
     storage_cost,
 )
@@ -72,7 +71,16 @@ from advisor.engine.messages import (
 )
 from advisor.engine.mig import max_compute
 from advisor.engine.mig import profile as mig_profile
-from advisor.engine.placement import Assignment, Placement, PlacementCache, TaskNeed
+from advisor.engine.placement import (
+    Assignment,
+    Placement,
+    PlacementCache,
+    PureResults,
+    TaskNeed,
+)
+from advisor.engine.pricing import charges
+from advisor.engine.pricing.kind import Metering
+from advisor.engine.pricing.terms import PricingTerms
 from advisor.engine.serving import ServingEstimate, per_sequence_bytes, serving_estimate
 from advisor.engine.types import (
     AcceleratorSpec,
@@ -219,26 +227,37 @@ class Bill:
     groups: tuple[tuple[Usage, int], ...]
     # The group of each instance (by instance index): which price and usage bill it.
     instance_groups: tuple[int, ...] = ()
-    units: dict[tuple[str, int, float], tuple[tuple[Decimal, ...], Decimal]] = field(
-        default_factory=dict
-    )
-    float_units: dict[tuple[str, int, bool | None], tuple[tuple[float, ...], float]] = field(
-        default_factory=dict
-    )
+    units: dict[Metering, tuple[tuple[Decimal, ...], Decimal]] = field(default_factory=dict)
+    float_units: dict[Metering, tuple[tuple[float, ...], float]] = field(default_factory=dict)
     storage: dict[str, tuple[Decimal | None, bool]] = field(default_factory=dict)
     # The scenario's start-up time per run, billed where the price's platform bills it (idle.py).
     startup_minutes: float = 0.0
+    # What the caller keeps across bills and calls (its PlacementCache's results: `units`);
+    # None: each bill works out its own.
+    kept: PureResults | None = field(default=None, compare=False, repr=False)
 
     def units_for(self, price: PriceSpec) -> tuple[tuple[Decimal, ...], Decimal]:
+        """Units charged per instance of each group and in all on `price` (`metering_units`)."""
+        return self.metering_units(price.kind.metering)
+
+    def metering_units(self, metering: Metering) -> tuple[tuple[Decimal, ...], Decimal]:
         """Units charged per instance of each group and in all: each run metered on its own,
-        with its billed start-up time (idle.run_units)."""
-        key = (price.unit, granularity(price), idle.startup_seconds(price, self.startup_minutes))
-        found = self.units.get(key)
+        with its billed start-up time (pricing.charges.run_units), the same for every price of
+        one metering (pricing.kind.Metering)."""
+        found = self.units.get(metering)
         if found is None:
-            per_group = tuple(idle.run_units(key[0], key[1], u, key[2]) for u, _ in self.groups)
+            startup = metering.startup_seconds(self.startup_minutes)
+            per_group = tuple(self._run_units(metering, u, startup) for u, _ in self.groups)
             total = sum((x * n for x, (_, n) in zip(per_group, self.groups, strict=True)), ZERO)
-            found = self.units[key] = (per_group, total)
+            found = self.units[metering] = (per_group, total)
         return found
+
+    def _run_units(self, metering: Metering, use: Usage, startup: float) -> Decimal:
+        if self.kept is None:
+            return charges.run_units(metering, use, startup)
+        return self.kept.units(
+            (metering, use, startup), lambda: charges.run_units(metering, use, startup)
+        )
 
     def units_for_each(self, prices: Sequence[PriceSpec]) -> tuple[Decimal, ...]:
         """Units per instance of each group on its own price (a plan: one price per group)."""
@@ -246,11 +265,17 @@ class Bill:
 
     def float_units_for(self, price: PriceSpec) -> tuple[tuple[float, ...], float]:
         """units_for as floats, for ranking only (exact Decimal money is kept for what is shown)."""
-        key = (price.unit, price.granularity_seconds or 0, price.startup_billed)
-        found = self.float_units.get(key)
+        return self.float_metering_units(price.kind.metering)
+
+    def float_metering_units(self, metering: Metering) -> tuple[tuple[float, ...], float]:
+        """metering_units as floats, for ranking only."""
+        found = self.float_units.get(metering)
         if found is None:
-            per_group, total = self.units_for(price)
-            found = self.float_units[key] = (tuple(float(u) for u in per_group), float(total))
+            per_group, total = self.metering_units(metering)
+            found = self.float_units[metering] = (
+                tuple(float(u) for u in per_group),
+                float(total),
+            )
         return found
 
     @property
@@ -385,24 +410,18 @@ class Context:
         that a scenario asked again, or with other constraints, skips placement, timing and usage
         per shape. Taken on first use: a caller may set the cost basis before (plans.py)."""
         if self._fits is None:
-            c = self.c
-            terms = (
-                self.tasks,
-                self.basis,
-                c.startup_minutes,
-                c.storage_gb,
-                c.currency,
-                tuple(self.storage_prices),
-                self.usable_rates,
-                tuple(self.accelerators.values()),
-            )
-            try:
-                hash(terms)
-            except TypeError:  # a field that cannot be hashed: kept for this call only
-                self._fits = {}
-            else:
-                self._fits = self.placements.kept(terms)
+            key = self.terms.fits()
+            # A term that cannot be hashed: kept for this call only.
+            self._fits = {} if key is None else self.placements.kept(key)
         return self._fits
+
+    @property
+    def terms(self) -> PricingTerms:
+        """Everything pricing reads besides the offerings (pricing.terms), at the cost basis
+        set now (a caller may set it before pricing: plans.py)."""
+        return PricingTerms.of(
+            self.scenario, self.basis, self.usable_rates, self.storage_prices, self.accelerators
+        )
 
     def per_sequence(self, index: int, task: Task) -> int:
         """Bytes per GPU each further sequence of task `index` needs (memory does not depend on
@@ -664,7 +683,9 @@ def _placed_fit(ctx: Context, off: OfferingSpec, placement: Placement) -> Fit:
     found = ctx.bills.get(key)
     if found is None:
         uses = [usage.task_usage(t, h) for t, h in zip(ctx.tasks, per_task, strict=True)]
-        bill, month = _bills(ctx.tasks, placement, uses, ctx.basis, ctx.c.startup_minutes)
+        bill, month = _bills(
+            ctx.tasks, placement, uses, ctx.basis, ctx.c.startup_minutes, ctx.placements.results
+        )
         month_hours = tuple(u.month_hours for u in uses)
         found = ctx.bills[key] = (bill, month, _usage_warnings(ctx.tasks, uses), month_hours)
     bill, month, usage_warnings, month_hours = found
@@ -708,9 +729,11 @@ def _bills(
     uses: Sequence[TaskUsage],
     basis: CostBasis,
     startup_minutes: float = 0.0,
+    cache: PureResults | None = None,
 ) -> tuple[Bill, Bill]:
     """(costed period, busiest month) bills: each instance's usage, grouped alike in both, so
-    that a plan chosen per group of one prices the same instances in the other."""
+    that a plan chosen per group of one prices the same instances in the other; their units
+    kept in `cache` (Bill.kept)."""
     slots: list[list[tuple[When, TaskUsage]]] = [[] for _ in range(placement.instances)]
     for t, a, u in zip(tasks, placement.assignments, uses, strict=True):
         for n in a.instance_range:  # a task over several instances runs on each of them
@@ -731,10 +754,14 @@ def _bills(
     )
     index = {key: i for i, (key, _) in enumerate(groups)}
     of = tuple(index[k] for k in keys)
-    period = Bill(tuple((p, n) for (p, _), n in groups), of, startup_minutes=startup_minutes)
+    period = Bill(
+        tuple((p, n) for (p, _), n in groups), of, startup_minutes=startup_minutes, kept=cache
+    )
     if basis is CostBasis.MONTH:
         return period, period
-    month = Bill(tuple((m, n) for (_, m), n in groups), of, startup_minutes=startup_minutes)
+    month = Bill(
+        tuple((m, n) for (_, m), n in groups), of, startup_minutes=startup_minutes, kept=cache
+    )
     return period, month
 
 
@@ -947,21 +974,15 @@ def _cheapest(
 
 
 def price_cost(ctx: Context, price: PriceSpec, bill: Bill) -> float:
-    """One plan for every instance, converted. Without a minimum charge the cost is linear in the
-    units, so one multiplication prices all instances."""
-    if price.min_charge:
-        return sum(_group_costs(ctx, price, bill))
-    units = bill.float_units_for(price)[1]
-    return price.amount_float * units * ctx.float_rate(price.currency) if units else 0.0
+    """One plan for every instance, converted, as a float (pricing.charges.fast_cost)."""
+    units, total = bill.float_units_for(price)
+    return charges.fast_cost(price, units, total, bill.groups, ctx.float_rate(price.currency))
 
 
 def _group_costs(ctx: Context, price: PriceSpec, bill: Bill) -> list[float]:
-    """Each group's cost on `price`, converted: its units, the minimum charge per run."""
-    rate = ctx.float_rate(price.currency)
-    return [
-        idle.run_charge_float(price, u, use.runs) * rate * n
-        for u, (use, n) in zip(bill.float_units_for(price)[0], bill.groups, strict=True)
-    ]
+    """Each group's cost on `price`, converted (pricing.charges.fast_group_costs)."""
+    units = bill.float_units_for(price)[0]
+    return charges.fast_group_costs(price, units, bill.groups, ctx.float_rate(price.currency))
 
 
 def _plan_cost(ctx: Context, prices: Sequence[PriceSpec], bill: Bill) -> float:
@@ -974,9 +995,10 @@ def _exact_plan(
     ctx: Context, prices: Sequence[PriceSpec], bill: Bill
 ) -> list[tuple[PriceSpec, Decimal, int]]:
     """(price, its charge per instance in its own currency, instances) per group, exactly: each
-    run metered on its own, with its billed start-up time (idle.run_units, run_charge)."""
+    run metered on its own, with its billed start-up time (pricing.charges: run_units,
+    run_charge)."""
     return [
-        (p, idle.run_charge(p, bill.units_for(p)[0][g], u.runs), n)
+        (p, charges.run_charge(p, bill.units_for(p)[0][g], u.runs), n)
         for g, (p, (u, n)) in enumerate(zip(prices, bill.groups, strict=True))
     ]
 
@@ -1053,8 +1075,9 @@ def _keep_float(ctx: Context, off: OfferingSpec, prices: Sequence[PriceSpec], bi
     if not ctx.storing or not may_release(off):
         return 0.0
     rules, minutes = off.billing_rules, ctx.c.startup_minutes
+    rate = ctx.float_rate
     return sum(
-        idle.keep_cost_float(p, u, rules, ctx.float_rate, idle.startup_seconds(p, minutes)) * n
+        idle.keep_cost_float(p, u, rules, rate, p.kind.metering.startup_seconds(minutes)) * n
         for p, (u, n) in zip(prices, bill.groups, strict=True)
     )
 
@@ -1083,7 +1106,7 @@ def _cheapest_kept(
 def _keep_cost(
     ctx: Context, off: OfferingSpec, price: PriceSpec, use: Usage
 ) -> tuple[vocab.IdleWay, Decimal, float]:
-    startup = idle.startup_seconds(price, ctx.c.startup_minutes)
+    startup = price.kind.metering.startup_seconds(ctx.c.startup_minutes)
     return idle.keep_cost(price, use, off.billing_rules, ctx.convert, ctx.float_rate, startup)
 
 
@@ -1123,7 +1146,7 @@ def _idle_time(ctx: Context, c: Candidate) -> tuple[idle.IdleTime | None, tuple[
         platform = off.platform_name
         warnings.append(msg(Code.WARN_RELEASED_AFTER_EXPIRY, platform=platform, days=after))
     groups = [
-        (p, u, n, idle.startup_seconds(p, minutes))
+        (p, u, n, p.kind.metering.startup_seconds(minutes))
         for p, (u, n) in zip(c.prices, c.bill.groups, strict=True)
     ]
     idle_groups = [g for g in groups if idle.idle_hours(g[1], g[3]) > 0]
@@ -1212,9 +1235,9 @@ def _startups(ctx: Context, c: Candidate, groups: Sequence[_Group]) -> tuple[flo
     for p, u, n, startup in groups:
         if not startup or u.hours <= 0:
             continue
-        gran = granularity(p)
-        with_startup = idle.run_charge(p, idle.run_units(p.unit, gran, u, startup), u.runs)
-        without = idle.run_charge(p, idle.run_units(p.unit, gran, u), u.runs)
+        metering = p.kind.metering
+        with_startup = charges.run_charge(p, charges.run_units(metering, u, startup), u.runs)
+        without = charges.run_charge(p, charges.run_units(metering, u), u.runs)
         total_hours += u.runs * startup / 3600 * n
         total += ctx.convert(max(with_startup - without, ZERO), p.currency) * n
     return total_hours, total
@@ -1506,7 +1529,9 @@ def _plan_at(ctx: Context, c: Candidate, end: int) -> Decimal | None:
         usage.task_usage(t, None if r is None else r[end])
         for t, r in zip(ctx.tasks, ranges, strict=True)
     ]
-    bill, _month = _bills(ctx.tasks, c.fit.placement, uses, ctx.basis, ctx.c.startup_minutes)
+    bill, _month = _bills(
+        ctx.tasks, c.fit.placement, uses, ctx.basis, ctx.c.startup_minutes, ctx.placements.results
+    )
     if len(bill.groups) != len(c.prices):  # the instances group differently: one price for all
         prices: Sequence[PriceSpec] = (_cheapest(ctx, c.prices, bill)[1][0],) * len(bill.groups)
     else:
@@ -1529,7 +1554,7 @@ def _job_cost(ctx: Context, c: Candidate, time: float | None = None) -> Decimal 
     }
     minutes = ctx.c.startup_minutes
     per_instance = min(
-        ctx.convert(job_cost(p, time * 3600 + idle.startup_seconds(p, minutes)), p.currency)
+        ctx.convert(job_cost(p, time * 3600 + p.kind.metering.startup_seconds(minutes)), p.currency)
         for p in c.offering.prices
         if not ctx.c.fresh_only or not _stale(ctx, p)
     )
@@ -1593,7 +1618,7 @@ def _cost_per_million(
     price = c.prices[group]
     units = month.units_for(price)[0][group]
     runs = month.groups[group][0].runs
-    charged = ctx.convert(idle.run_charge(price, units, runs), price.currency)
+    charged = ctx.convert(charges.run_charge(price, units, runs), price.currency)
     share = Decimal(repr(gpu_hours[index] / total))
     return charged * share / Decimal(repr(tokens / 1e6)), shared
 
@@ -1792,10 +1817,10 @@ def _metering_assumed_extra(ctx: Context, c: Candidate) -> Decimal | None:
         if p.unit not in vocab.METERED_UNITS or p.granularity_seconds is not None:
             continue
         assumed = True
-        startup = idle.startup_seconds(p, ctx.c.startup_minutes)
-        hourly = idle.run_units(p.unit, 3600, use, startup)
+        startup = p.kind.metering.startup_seconds(ctx.c.startup_minutes)
+        hourly = charges.run_units(replace(p.kind.metering, step=3600), use, startup)
         if hourly > units:
-            more = idle.run_charge(p, hourly, use.runs) - idle.run_charge(p, units, use.runs)
+            more = charges.run_charge(p, hourly, use.runs) - charges.run_charge(p, units, use.runs)
             extra += ctx.convert(more, p.currency) * n
     return extra if assumed and extra > 0 else None
 

@@ -15,6 +15,7 @@ from functools import cached_property
 from typing import Any, Literal
 
 from advisor.engine import vocab
+from advisor.engine.pricing.kind import PriceKind
 
 GiB = 2**30
 GB = 10**9
@@ -27,17 +28,9 @@ def hash_once(self: Any) -> int:
     hash_once`), where `dataclass` leaves an explicit hash alone."""
     found = self.__dict__.get("_hash_once")
     if found is None:
-        names = _HASHED.get(type(self))
-        if names is None:
-            names = _HASHED[type(self)] = tuple(
-                f.name for f in fields(self) if (f.compare if f.hash is None else f.hash)
-            )
+        names = (f.name for f in fields(self) if (f.compare if f.hash is None else f.hash))
         found = self.__dict__["_hash_once"] = hash(tuple(getattr(self, n) for n in names))
     return found  # type: ignore[no-any-return]
-
-
-# By class: the fields hash_once hashes, as dataclass's own hash does.
-_HASHED: dict[type, tuple[str, ...]] = {}
 
 
 class HashOnce:
@@ -328,13 +321,25 @@ class PriceSpec:
     # Whose price this is: the list price, or a member, student or enterprise price.
     tier: vocab.PriceTier = vocab.PriceTier.LIST
     # The platform bills each run's start-up time (boot, image pull) on this metered price;
-    # None: not stated, counted as billed (idle.startup_seconds).
+    # None: not stated, counted as billed (pricing.kind.Metering.startup_seconds).
     startup_billed: bool | None = None
 
     @cached_property
     def amount_float(self) -> float:
         """`amount` as a float, for ranking thousands of offerings (money shown stays Decimal)."""
         return float(self.amount)
+
+    @cached_property
+    def kind(self) -> PriceKind:
+        """Everything of this price but its amount that its charge depends on (pricing.kind)."""
+        return PriceKind.of(
+            self.unit,
+            self.granularity_seconds,
+            self.startup_billed,
+            self.min_charge,
+            self.currency,
+            self.tier,
+        )
 
 
 @dataclass(frozen=True)

@@ -9,10 +9,12 @@ from decimal import Decimal
 from advisor.engine import prune, ranking, usage
 from advisor.engine.advise import advise
 from advisor.engine.billing import cents, monthly_cost, prepaid_cover
-from advisor.engine.idle import run_units
 from advisor.engine.messages import Code
 from advisor.engine.presets import MODEL_PRESETS
+from advisor.engine.pricing.charges import run_units
+from advisor.engine.pricing.kind import Metering
 from advisor.engine.types import Constraints, Scenario, Task
+from advisor.engine.vocab import BillingUnit
 from tests.advisor.engine.test_ranking import ACCELERATORS, NOW, fixed, offer, price, scenario
 
 # 优云智算 RTX 4090 48GB, compshare.cn/price-list (2026-09-10): ¥3.30 an hour, ¥72.60 a day,
@@ -68,9 +70,9 @@ def test_a_recurring_job_needs_a_prepaid_period_for_each_run_apart() -> None:
     """4 runs a month of 3 h are 180 h apart (720 / 4): each run needs its own day plan (4, not
     the 1 of 12 h packed) and its own week plan (4: a week does not reach the next run)."""
     held = usage.Usage(hours=12.0, runs=4.0)
-    assert run_units("day", 1, held) == Decimal(4)
-    assert run_units("week", 1, held) == Decimal(4)
-    assert run_units("month", 1, held) == Decimal(1)
+    assert run_units(Metering(BillingUnit.DAY, 1, None), held) == Decimal(4)
+    assert run_units(Metering(BillingUnit.WEEK, 1, None), held) == Decimal(4)
+    assert run_units(Metering(BillingUnit.MONTH, 1, None), held) == Decimal(1)
 
 
 def test_a_windowed_one_off_job_needs_a_day_plan_for_each_day_it_is_spread_over() -> None:
@@ -80,8 +82,8 @@ def test_a_windowed_one_off_job_needs_a_day_plan_for_each_day_it_is_spread_over(
     task_use = usage.task_usage(task, 100.0)
     period, _month = usage.instance_usage([("always", task_use)], usage.basis([task]))  # type: ignore[list-item]
     assert (task_use.active_days, period.runs) == (9, 9.0)
-    assert run_units("day", 1, period) == Decimal(9)
-    assert run_units("week", 1, period) == Decimal(2)
+    assert run_units(Metering(BillingUnit.DAY, 1, None), period) == Decimal(9)
+    assert run_units(Metering(BillingUnit.WEEK, 1, None), period) == Decimal(2)
 
 
 # --- a deadline leaves out what has no time estimate ----------------------------------------------
@@ -147,8 +149,10 @@ def test_sixty_quarter_hour_runs_bill_sixty_started_hours_on_an_hourly_meter() -
     """60 runs of 15 minutes at ¥1.50 an hour: per second 15 h, ¥22.50; per started hour
     (智星云's "按小时计费", the seed article) 60 h, ¥90."""
     use = usage.Usage(hours=15.0, runs=60.0)
-    assert run_units("hour", 1, use) * Decimal(ZXY_HOUR) == Decimal("22.50")
-    assert run_units("hour", 3600, use) * Decimal(ZXY_HOUR) == Decimal("90.00")
+    per_second = Metering(BillingUnit.HOUR, 1, None)
+    per_started_hour = Metering(BillingUnit.HOUR, 3600, None)
+    assert run_units(per_second, use) * Decimal(ZXY_HOUR) == Decimal("22.50")
+    assert run_units(per_started_hour, use) * Decimal(ZXY_HOUR) == Decimal("90.00")
 
 
 def _svc_on(granularity: int | None):

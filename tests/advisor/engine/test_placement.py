@@ -519,3 +519,34 @@ def test_training_times_are_kept_by_the_callers_cache_not_by_the_process(monkeyp
     with pytest.raises(ValueError):
         small.time("d", fails)
     assert small.time("d", lambda: 6) == 6
+
+
+def test_billed_units_are_kept_by_the_callers_cache_not_by_the_process(monkeypatch) -> None:
+    """A bill's units (pricing.charges.run_units) are kept in the PlacementCache its caller owns
+    (`units`), not by the module: the same cache asked again computes none, a fresh cache
+    computes them afresh, and the answers are the same."""
+    from advisor.engine.pricing import charges
+
+    calls: list[object] = []
+    real = charges.run_units
+
+    def counted(*args: object) -> object:
+        calls.append(args)
+        return real(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(charges, "run_units", counted)
+    prices = (
+        PriceSpec("hour", Decimal("2"), "CNY", NOW, "test", granularity_seconds=3600),
+        PriceSpec("day", Decimal("30"), "CNY", NOW, "test"),
+    )
+    catalogue = [replace(offering("a100-80gb", 1), id="a100", prices=prices)]
+    service = Scenario(tasks=(Task(name="svc", kind="fixed", vram_gib=4, hours_per_month=300),))
+    kept = PlacementCache()
+    first = advise(service, catalogue, ACCELERATORS, now=NOW, placements=kept)
+    computed = len(calls)
+    assert computed >= 2  # one per metering at least
+    assert advise(service, catalogue, ACCELERATORS, now=NOW, placements=kept) == first
+    assert len(calls) == computed
+    fresh = advise(service, catalogue, ACCELERATORS, now=NOW, placements=PlacementCache())
+    assert fresh == first
+    assert len(calls) == 2 * computed

@@ -27,6 +27,7 @@ from advisor.engine.types import (
 )
 from advisor.engine.usage import Usage
 from advisor.engine.vocab import CostBasis
+from tests.advisor.engine.price_strategies import RATES, prices
 from tests.advisor.engine.test_advice_properties import ACCELERATORS, NOW, jobs, services
 from tests.conftest import examples
 
@@ -38,25 +39,18 @@ STORAGE = (
     StoragePriceSpec("a", "gb_day", Decimal("0.0066"), "CNY", NOW),
     StoragePriceSpec("b", "gb_hour", Decimal("0.0004"), "CNY", NOW, 50),
 )
-RATES = ()
 # None, or a platform that releases an instance stopped for 3 days (keeping it on may cost more).
 RULES = (None, None, BillingRulesSpec(release_after_stopped_days=3, idle_mode=False))
 
-price = st.builds(
-    lambda unit, cents, age, stale, min_charge: PriceSpec(
-        unit=unit,
-        amount=Decimal(cents) / 100,
-        currency="CNY",
-        observed_at=NOW - timedelta(days=age),
-        stale=stale,
-        min_charge=Decimal(min_charge) / 100,
+# Prices of every kind (price_strategies: every field of pricing.kind.PriceKind), with few
+# distinct amounts, so that equal costs (and ties to the cent) are common.
+price = prices(
+    NOW,
+    st.sampled_from([150, 188, 199, 250, 300, 1200, 4500, 60000, 140000]).map(
+        lambda cents: Decimal(cents) / 100
     ),
-    st.sampled_from(["hour", "hour", "day", "month"]),
-    # Few distinct amounts, so that equal costs (and ties to the cent) are common.
-    st.sampled_from([150, 188, 199, 250, 300, 1200, 4500, 60000, 140000]),
     st.sampled_from([0, 3, 40, 120]),
     st.booleans(),
-    st.sampled_from([0, 0, 0, 1]),
 )
 
 
@@ -101,10 +95,11 @@ def catalogue(draw: st.DrawFn) -> list[OfferingSpec]:
 
 
 scenarios = st.builds(
-    lambda tasks, objective, storage, spot, fresh, budget, deadline, chosen: Scenario(
+    lambda tasks, objective, storage, spot, fresh, budget, deadline, chosen, startup: Scenario(
         tasks=tuple(replace(t, name=f"t{i}") for i, t in enumerate(tasks)),
         constraints=Constraints(
             storage_gb=storage,
+            startup_minutes=startup,
             allow_interruptible=spot,
             fresh_only=fresh,
             budget_per_month=budget,
@@ -121,6 +116,8 @@ scenarios = st.builds(
     st.sampled_from([None, None, Decimal("2000"), Decimal("20000")]),
     st.sampled_from([None, None, 50.0, 500.0]),
     st.sampled_from([(), (), ("a", "b"), ("c",)]),
+    # Start-up minutes per run, billed where a price's platform bills them (startup_billed).
+    st.sampled_from([0.0, 0.0, 10.0]),
 )
 
 
@@ -215,7 +212,13 @@ def test_advise_answers_the_same_with_a_kept_index_as_without(scenario, offering
     def answer(**kept):
         try:
             return advise(
-                scenario, offerings, ACCELERATORS, now=NOW, storage_prices=STORAGE, **kept
+                scenario,
+                offerings,
+                ACCELERATORS,
+                now=NOW,
+                rates=RATES,
+                storage_prices=STORAGE,
+                **kept,
             )
         except NoFit as error:
             return (error.detail, error.rejected, error.closest_miss)
@@ -298,6 +301,7 @@ def test_fits_kept_across_calls_answer_as_fresh_ones(first, then, offerings, oth
                 offerings,
                 ACCELERATORS,
                 now=NOW,
+                rates=RATES,
                 storage_prices=storage_prices,
                 placements=placements,
                 index=index,
@@ -383,7 +387,13 @@ def test_the_ranking_kept_by_the_index_answers_as_a_fresh_one(first, then, offer
     def answer(scenario, now, index):
         try:
             return advise(
-                scenario, offerings, ACCELERATORS, now=now, storage_prices=STORAGE, index=index
+                scenario,
+                offerings,
+                ACCELERATORS,
+                now=now,
+                rates=RATES,
+                storage_prices=STORAGE,
+                index=index,
             )
         except NoFit as error:
             return (error.detail, error.rejected, error.closest_miss)
@@ -475,9 +485,10 @@ def test_bounds_shared_by_bills_alike_in_their_busiest_group_are_each_bills_own(
     for bill in bill_list:
         alone = prune._Bounds(ctx)
         for p in prices:
-            kind = prune._kind_number(p)
+            kind = p.kind
             assert shared.factors(bill)[kind] == alone.factors(bill)[kind]
-            expected = bill.float_units_for(p)[0][0] * bill.groups[0][1] * ctx.float_rate("CNY")
+            rate = ctx.float_rate(p.currency)
+            expected = bill.float_units_for(p)[0][0] * bill.groups[0][1] * rate
             assert shared.factors(bill)[kind] == expected
         for platform in ("a", "b", "z"):
             own = float(ranking._storage(ctx, platform, bill.busiest)[0] or 0)

@@ -1,7 +1,9 @@
 """The engine's modules form layers: no import cycle among them, and no module reads another's
 private names (a leading underscore: that module's own business). Imports are counted wherever
 they are written (at the top, inside a function, under TYPE_CHECKING): an import put inside a
-function to dodge a cycle is still the cycle."""
+function to dodge a cycle is still the cycle. And no module keeps state for the life of the
+process (a cache, a registry, a lock): what the engine keeps between calls is the caller's
+(placement.PlacementCache)."""
 
 from __future__ import annotations
 
@@ -170,3 +172,99 @@ def test_the_checks_see_every_way_of_reading_a_private_name() -> None:
         "by_path: lib._x",
         "relative: from lib import _x",
     ]
+
+
+# Methods that change a container in place.
+_MUTATORS = frozenset(
+    {"append", "extend", "insert", "add", "update", "setdefault", "pop", "popitem", "remove"}
+    | {"clear", "discard", "move_to_end", "appendleft", "sort", "reverse"}
+)
+# Decorators and calls that keep state for the life of the process.
+_PROCESS_STATE = frozenset({"lru_cache", "cache", "Lock", "RLock"})
+
+
+def _bound_in(function: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> set[str]:
+    """The names a function binds itself (its parameters and what it assigns)."""
+    args = function.args
+    names = {a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]}
+    names |= {a.arg for a in (args.vararg, args.kwarg) if a is not None}
+    for node in ast.walk(function):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+    return names
+
+
+def module_state(module: str, source: str) -> list[str]:
+    """What `module` keeps for the life of the process: a module-level name changed inside a
+    function (an item stored, a mutating method called, a `global` rebound), a functools cache,
+    a lock made at module level. Constants (built once at import, never changed) are not state."""
+    tree = ast.parse(source, filename=f"{module}.py")
+    found: list[str] = []
+    module_names: set[str] = set()
+    for node in tree.body:
+        targets: list[ast.expr] = []
+        if isinstance(node, ast.Assign):
+            targets = node.targets
+        elif isinstance(node, ast.AnnAssign):
+            targets = [node.target]
+        for target in targets:
+            module_names |= {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
+        if isinstance(node, ast.Assign | ast.AnnAssign) and node.value is not None:
+            for call in ast.walk(node.value):
+                if (
+                    isinstance(call, ast.Call)
+                    and (_dotted(call.func) or "").split(".")[-1] in _PROCESS_STATE
+                ):
+                    found.append(f"{module}: {ast.unparse(node).splitlines()[0]}")
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            for decorator in node.decorator_list:
+                head = decorator.func if isinstance(decorator, ast.Call) else decorator
+                if (_dotted(head) or "").split(".")[-1] in _PROCESS_STATE:
+                    found.append(f"{module}: @{ast.unparse(decorator)} {node.name}")
+        if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
+            continue
+        local = _bound_in(node)
+        for inner in ast.walk(node):
+            if isinstance(inner, ast.Global):
+                found += [
+                    f"{module}: global {name} in {getattr(node, 'name', 'lambda')}"
+                    for name in inner.names
+                ]
+            base: ast.expr | None = None
+            if isinstance(inner, ast.Subscript) and isinstance(inner.ctx, ast.Store | ast.Del):
+                base = inner.value
+            elif (
+                isinstance(inner, ast.Call)
+                and isinstance(inner.func, ast.Attribute)
+                and inner.func.attr in _MUTATORS
+            ):
+                base = inner.func.value
+            if isinstance(base, ast.Name) and base.id in module_names and base.id not in local:
+                found.append(f"{module}: {base.id} changed in {getattr(node, 'name', 'lambda')}")
+    return sorted(set(found))
+
+
+def test_no_engine_module_keeps_state_for_the_life_of_the_process() -> None:
+    """Whatever the engine keeps between calls lives in the one object the caller owns
+    (placement.PlacementCache); its modules keep nothing of their own."""
+    found = [f for module, source in engine_sources().items() for f in module_state(module, source)]
+    assert found == [], "module-level state:\n" + "\n".join(found)
+
+
+def test_the_check_sees_every_kind_of_module_state() -> None:
+    sources = {
+        "stored": "_KEPT = {}\n\ndef f(k):\n    _KEPT[k] = 1\n",
+        "appended": "SEEN = []\n\ndef f(x):\n    SEEN.append(x)\n",
+        "rebound": "COUNT = 0\n\ndef f():\n    global COUNT\n    COUNT += 1\n",
+        "cached": "import functools\n\n@functools.lru_cache(maxsize=8)\ndef f(x):\n    return x\n",
+        "locked": "import threading\n\nLOCK = threading.Lock()\n",
+        "shadowed": "ITEMS = {}\n\ndef f():\n    ITEMS = {}\n    ITEMS['a'] = 1\n",
+        "constant": "TABLE = {'a': 1}\n\ndef f(k):\n    return TABLE[k]\n",
+        "instance": (
+            "import threading\n\nclass C:\n    def __init__(self):\n"
+            "        self.lock = threading.Lock()\n"
+        ),
+    }
+    found = [f for module, source in sources.items() for f in module_state(module, source)]
+    assert [f.split(":")[0] for f in found] == ["stored", "appended", "rebound", "cached", "locked"]

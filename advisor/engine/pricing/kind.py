@@ -1,0 +1,70 @@
+"""The price kind: everything of a price but its amount that what it charges depends on.
+
+Two prices of one kind charge the same units for the same use, so their costs differ only by
+their amounts: ranking keeps a bill's units per metering (`Metering`), and prune orders the
+offerings of a shape by amount within each kind (`PriceKind`). A new billing rule that depends
+on the price is a field here (docs/advisor-rules.md, "Adding a billing rule"), and every key
+that groups prices reads it from here, never from a tuple of its own.
+
+This module imports only `vocab`, so that `types.PriceSpec` can carry its kind (`PriceSpec.kind`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from decimal import Decimal
+
+from advisor.engine.vocab import METERED_UNITS, BillingUnit, PriceTier
+
+
+@dataclass(frozen=True, slots=True)
+class Metering:
+    """What a price's billed units depend on: its unit, its metering step (the unit's default
+    where the price states none: per second for metered units, whole units for prepaid plans)
+    and whether its platform bills each run's start-up time (None: not stated, counted as
+    billed)."""
+
+    unit: BillingUnit
+    step: int
+    startup_billed: bool | None
+
+    @property
+    def metered(self) -> bool:
+        return self.unit in METERED_UNITS
+
+    def startup_seconds(self, minutes: float) -> float:
+        """Start-up time billed per run: the scenario's start-up minutes on a metered price whose
+        platform bills it or does not say; none on prepaid plans."""
+        if minutes <= 0 or not self.metered or self.startup_billed is False:
+            return 0.0
+        return minutes * 60.0
+
+
+@dataclass(frozen=True, slots=True)
+class PriceKind:
+    """A price less its amount: its metering, its minimum charge (per run on a metered price,
+    once on a prepaid plan), its currency and its tier."""
+
+    metering: Metering
+    min_charge: Decimal
+    currency: str
+    tier: PriceTier
+
+    @classmethod
+    def of(
+        cls,
+        unit: str,
+        granularity_seconds: int | None,
+        startup_billed: bool | None,
+        min_charge: Decimal,
+        currency: str,
+        tier: str,
+    ) -> PriceKind:
+        billing_unit = BillingUnit(unit)
+        step = granularity_seconds or billing_unit.default_granularity_seconds
+        return cls(
+            Metering(billing_unit, step, startup_billed),
+            min_charge,
+            currency,
+            PriceTier(tier),
+        )
