@@ -33,10 +33,10 @@ def article(report: AdviceReport) -> dict[str, Any]:
     checks = [
         {
             "id": check.id,
-            "claim": check.claim,
+            "claim": messages.render(check.claim),
             "verdict": check.verdict,
             "label": str(VERDICT_LABELS[check.verdict]),
-            "lines": list(check.lines),
+            "lines": messages.render_all(check.lines),
         }
         for check in report.checks
     ]

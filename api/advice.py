@@ -575,13 +575,13 @@ class PlanSearchSerializer(serializers.Serializer[Any]):
 
 
 class CheckSerializer(serializers.Serializer[Any]):
-    """One claim of the seed article, checked with arithmetic (advisor/presets.py)."""
+    """One claim of the seed article, checked with arithmetic (advisor/engine/premises.py)."""
 
     id = serializers.CharField()
-    claim = serializers.CharField(help_text="The article's claim, in the reader's language.")
+    claim = MessageSerializer(help_text="The article's claim, in the reader's language.")
     verdict = serializers.ChoiceField(choices=["holds", "does_not_hold", "cannot_tell"])
     holds = serializers.BooleanField(allow_null=True, help_text="null: cannot be told here.")
-    lines = serializers.ListField(child=serializers.CharField(), help_text="The arithmetic.")
+    lines = message_list(help_text="The arithmetic, a message a line.")
 
 
 class VerdictSerializer(serializers.Serializer[Any]):

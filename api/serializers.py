@@ -848,7 +848,8 @@ class TaskSerializer(serializers.Serializer[Any]):
     when = serializers.ChoiceField(choices=WHENS, **OPTIONAL)
     hours_per_month = serializers.FloatField(
         **OPTIONAL,
-        help_text="Above 0. A service: busy hours a month (default 720, always on). A job "
+        help_text="Above 0, at most 720 (the 30-day billing month). A service: busy hours a "
+        "month (default 720, always on). A job "
         "(training with `tokens`): the window it may run in each month (default: any time).",
     )
     jobs_per_month = serializers.FloatField(
