@@ -78,8 +78,7 @@ def test_a_presets_texts_are_shown_in_the_active_language() -> None:
     preset = presets.PRESETS["medical-70b"]
     with translation.override("zh-hans"):
         assert str(preset.title) != "The 70B medical fine-tune case"
-        assert preset.translated_scenario()["tasks"][0]["name"] != (
-            preset.scenario["tasks"][0]["name"]
-        )
+        name = preset.translated_scenario()["tasks"][0]["name"]
+        assert name != preset.scenario["tasks"][0]["name"]
     with translation.override("en"):
         assert str(preset.title) == "The 70B medical fine-tune case"
