@@ -12,14 +12,15 @@ from django.http import QueryDict
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
 
-from advisor import charts, forms, messages
+from advisor import charts, forms
 from advisor.engine.billing import cents
 from advisor.engine.plans import Leg, Plan, PlanSearch
 from advisor.engine.ranking import Recommendation
 from advisor.engine.types import GiB
 from advisor.engine.vocab import PlacementMode
 from advisor.services import AdviceReport, OfferingFit
-from platforms.choices import BILLING_UNIT_LABELS, BillingUnit
+from wording import messages
+from wording.choices import BILLING_UNIT_LABELS, BillingUnit
 
 VERDICT_LABELS = {
     "holds": gettext_lazy("holds"),

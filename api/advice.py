@@ -20,12 +20,12 @@ from django.urls import reverse
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from advisor import messages
 from advisor.engine import vocab
 from advisor.engine.messages import Code, Message
 from advisor.engine.plans import SAVING_THRESHOLD, legs_of
-from platforms.choices import values
 from platforms.models import PriceObservation
+from wording import messages
+from wording.choices import values
 
 COMPONENTS = ("weights", "gradients", "optimizer", "activations", "kv_cache", "overhead")
 GiB = 2**30

@@ -25,7 +25,6 @@ from rest_framework import ISO_8601, serializers
 from rest_framework.settings import api_settings
 
 from advisor.engine import scenario, vocab
-from platforms.choices import values
 from platforms.models import (
     Accelerator,
     AcceleratorAlias,
@@ -45,6 +44,7 @@ from platforms.models import (
     StoragePrice,
 )
 from platforms.selectors import current_prices_by_unit
+from wording.choices import values
 
 from .filters import ListedPrice
 

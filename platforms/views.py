@@ -66,8 +66,9 @@ def offering_compare(request: HttpRequest) -> HttpResponse:
     and placement for it."""
     # The advisor's form and service: imported here, the catalogue app does not need them else.
     from advisor import forms as advisor_forms
-    from advisor import messages, results
+    from advisor import results
     from advisor.services import AdvisorError, scenario_on_offerings
+    from wording import messages
 
     currency = request.GET.get("currency") or Currency.CNY
     if currency not in Currency.values:

@@ -5,7 +5,7 @@ and error it produces is a `Message`: a `Code` and parameters that keep numbers 
 their unit (`Quantity`, `Money`), vocabulary values as enum members and nested messages as
 `Message`. Each code has one English template here, marked with `gettext_noop` so that Django's
 `makemessages` extracts it into the translation catalogue; the Django edge
-(`advisor/messages.py`) translates the template and formats the parameters by locale, and
+(`wording/messages.py`) translates the template and formats the parameters by locale, and
 `english()` renders it for the CLI and for debugging. Nothing may decide anything by reading a
 rendered message: compare codes.
 """
@@ -1462,7 +1462,7 @@ def _english_quantity(q: Quantity) -> str:
     if q.unit is Unit.BYTES:
         return f"{_english_number(q.value / GiB, 2 if q.places is None else q.places)} GiB"
     if q.unit is Unit.HOURS:
-        # One decimal, whole hours from 100 h: advisor/messages.py's rule for every language.
+        # One decimal, whole hours from 100 h: wording/messages.py's rule for every language.
         places = (0 if abs(q.value) >= 100 else 1) if q.places is None else q.places
         return f"{_english_number(q.value, places)} h"
     if q.unit is Unit.DAYS:

@@ -20,7 +20,6 @@ from django.core.management import CommandError, call_command
 from django.http import QueryDict
 from rest_framework.test import APIClient
 
-from advisor import messages
 from advisor.engine.messages import Code
 from advisor.engine.premises import ARTICLE_MIXED_SAVING
 from advisor.forms import scenario_query
@@ -28,6 +27,7 @@ from advisor.presets import PRESETS
 from advisor.services import advise_scenario
 from platforms.models import Offering, PriceObservation
 from tests.conftest import NOW
+from wording import messages
 
 pytestmark = pytest.mark.usefixtures("seed", "frozen")
 
