@@ -63,7 +63,7 @@ format: install
 	$(VENV)/bin/ruff check --fix .
 
 typecheck: install
-	$(VENV)/bin/mypy advisor api platforms config feeds ops
+	$(VENV)/bin/mypy advisor api platforms config feeds ops wording
 
 bench: install
 	for f in bench/bench_*.py; do echo "== $$f"; $(PY) $$f || exit 1; done

@@ -28,7 +28,6 @@ from django.template.defaultfilters import floatformat
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
-from advisor import messages
 from advisor.engine import vocab
 from advisor.engine.billing import (
     METERED_UNITS,
@@ -54,10 +53,11 @@ from advisor.engine.types import (
     Scenario,
 )
 from advisor.engine.vocab import CostBasis
-from advisor.messages import render
 from advisor.services import AdviceReport
-from platforms.choices import BILLING_UNIT_LABELS
 from platforms.safe_text import figure_text_escaped
+from wording import messages
+from wording.choices import BILLING_UNIT_LABELS
+from wording.messages import render
 
 Figure = dict[str, Any]
 
@@ -92,7 +92,7 @@ N = TypeVar("N", Decimal, float)
 
 def money_text(amount: Decimal) -> str:
     """An amount as the page shows it, in the table and in every chart: rounded half up to cents
-    once, here, from the exact Decimal, with the locale's separators (advisor.messages.number,
+    once, here, from the exact Decimal, with the locale's separators (wording.messages.number,
     the rule every message follows too)."""
     return messages.number(amount, 2)
 
@@ -113,7 +113,7 @@ def number_text(value: float, places: int) -> str:
 
 
 def hours_text(hours: float) -> str:
-    """Hours as the results table shows them (advisor.messages.hours_number: one decimal, whole
+    """Hours as the results table shows them (wording.messages.hours_number: one decimal, whole
     hours from 100 h)."""
     return messages.hours_number(hours)
 

@@ -10,9 +10,10 @@ from typing import Any
 
 from django.utils.translation import gettext as _
 
-from advisor import charts, messages
+from advisor import charts
 from advisor.engine.messages import Code
 from advisor.engine.ranking import Recommendation
+from wording import messages
 
 NEXT = 3  # recommendations #1 is set against
 

@@ -24,10 +24,10 @@ from django.utils.translation import gettext_lazy as _
 from advisor.engine import vocab
 from advisor.engine.presets import MODEL_PRESETS, PRESET_INFO
 from advisor.engine.scenario import MAX_TASKS
-from platforms import choices
 from platforms.models import Platform, PriceTier
+from wording import choices
 
-# The closed sets come from advisor/engine/vocab.py, labelled in platforms/choices.py.
+# The closed sets come from advisor/engine/vocab.py, labelled in wording/choices.py.
 KIND_CHOICES = choices.TaskKind.choices
 PRECISION_CHOICES = [(p, p.upper()) for p in ("bf16", "fp16", "fp32", "fp8", "int8", "int4")]
 OPTIMIZER_CHOICES = [

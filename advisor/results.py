@@ -12,13 +12,14 @@ from django.http import QueryDict
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
 
-from advisor import charts, forms, messages
+from advisor import charts, forms
 from advisor.engine.plans import Leg, Plan, PlanSearch
 from advisor.engine.ranking import Recommendation
 from advisor.engine.types import GiB
 from advisor.engine.vocab import PlacementMode
 from advisor.services import AdviceReport, OfferingFit
-from platforms.choices import BILLING_UNIT_LABELS, BillingUnit
+from wording import messages
+from wording.choices import BILLING_UNIT_LABELS, BillingUnit
 
 VERDICT_LABELS = {
     "holds": gettext_lazy("holds"),
@@ -32,10 +33,10 @@ def article(report: AdviceReport) -> dict[str, Any]:
     checks = [
         {
             "id": check.id,
-            "claim": check.claim,
+            "claim": messages.render(check.claim),
             "verdict": check.verdict,
             "label": str(VERDICT_LABELS[check.verdict]),
-            "lines": list(check.lines),
+            "lines": messages.render_all(check.lines),
         }
         for check in report.checks
     ]

@@ -3,11 +3,11 @@
 
 from django.urls import path
 
-from . import sharing
+from . import saved_page, sharing
 
 app_name = "scenarios"
 
 urlpatterns = [
     path("", sharing.index, name="index"),
-    path("<str:key>/", sharing.show, name="show"),
+    path("<str:key>/", saved_page.show, name="show"),
 ]

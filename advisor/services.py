@@ -40,6 +40,13 @@ from advisor.engine.plans import (
     search_plans,
     single_plan,
 )
+from advisor.engine.premises import (
+    EXCLUSIVITY_PLATFORMS,
+    Check,
+    PlatformClaim,
+    Premises,
+    premise_checks,
+)
 from advisor.engine.prune import OfferingIndex
 from advisor.engine.ranking import Advice, Recommendation
 from advisor.engine.ranking import closest_miss as ranking_closest_miss
@@ -461,7 +468,7 @@ class AdviceReport:
     no_fit: NoFit | None = None
     plans: PlanSearch | None = None
     suggestions: tuple[CheckedSuggestion, ...] = ()
-    checks: tuple[presets.Check, ...] = ()
+    checks: tuple[Check, ...] = ()
     verdict: Verdict | None = None
 
     @property
@@ -644,7 +651,47 @@ def advise_scenario(data: Any, *, now: datetime | None = None) -> AdviceReport:
     if preset is None:
         return report
     report = replace(report, verdict=_verdict(report, preset))
-    return replace(report, checks=presets.premise_checks(report))
+    return replace(report, checks=_checks(report, preset))
+
+
+def _checks(report: AdviceReport, preset: presets.Preset) -> tuple[Check, ...]:
+    """The article's claims for `preset`, checked on the report's answer and catalogue
+    (advisor.engine.premises); the platforms' exclusivity is read (1 query) only for the
+    check that compares it."""
+    if not preset.checks:
+        return ()
+    catalogue = report.catalogue
+    premises = Premises(
+        scenario=report.scenario,
+        estimate=report.estimate,
+        accelerators=catalogue.accelerators,
+        offerings=catalogue.offerings,
+        platforms=catalogue.platforms,
+        now=report.now,
+        rates=catalogue.rates,
+        storage_prices=catalogue.storage,
+        stale_after_days=settings.PRICE_STALE_AFTER_DAYS,
+        advice=report.advice,
+        plans=report.plans,
+        verdict=report.verdict,
+        exclusivity=_exclusivity() if "exclusive_contract" in preset.checks else (),
+    )
+    return premise_checks(preset.checks, premises)
+
+
+def _exclusivity() -> tuple[PlatformClaim, ...]:
+    """premises.EXCLUSIVITY_PLATFORMS' physical exclusivity, each with whose word it is."""
+    rows = Platform.objects.filter(slug__in=EXCLUSIVITY_PLATFORMS).select_related(
+        "source", "source__speaker"
+    )
+    return tuple(
+        PlatformClaim(
+            str(platform),
+            platform.physically_exclusive,
+            platform.source.who_about_whom(platform) if platform.source else "",
+        )
+        for platform in rows.order_by("pk")
+    )
 
 
 def _suggestions(report: AdviceReport, error: NoFit) -> tuple[CheckedSuggestion, ...]:

@@ -7,9 +7,9 @@ stored is the scenario as the advisor form produces it from the submitted one, s
 /s/<key>/ is the page that was shared, and two spellings of one scenario share a link.
 
 Views: POST /s/ saves (the form's fields, or `scenario` as JSON) and answers 303 to the short
-link; GET /s/<key>/ shows the advisor page for it, to anyone; GET /s/ lists a logged-in user's
-saved scenarios. A 100-task scenario's query string is about 11 KB, past what a production
-server accepts in a request line: its short link is a few dozen bytes.
+link; GET /s/<key>/ shows the advisor page for it, to anyone (advisor/saved_page.py); GET /s/
+lists a logged-in user's saved scenarios. A 100-task scenario's query string is about 11 KB,
+past what a production server accepts in a request line: its short link is a few dozen bytes.
 """
 
 from __future__ import annotations
@@ -24,16 +24,18 @@ from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.http import HttpRequest, HttpResponse, JsonResponse, QueryDict
 from django.middleware.csrf import CsrfViewMiddleware
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods
 
-from advisor import forms, messages, presets
+from advisor import forms, presets
 from advisor.engine.errors import AdvisorError
 from advisor.engine.scenario import parse_scenario
 from advisor.models import KEY_LENGTH, SavedScenario, ScenarioBookmark
+from api.advice import advice_report_json
+from wording import messages
 
 if TYPE_CHECKING:
     from advisor.services import AdviceReport
@@ -159,19 +161,6 @@ def index(request: HttpRequest) -> HttpResponse:
     return response
 
 
-def show(request: HttpRequest, key: str) -> HttpResponse:
-    """The advisor page of a saved scenario: its form filled, its results, its short link."""
-    from advisor import views  # the page's view; it imports this module
-
-    saved = get_object_or_404(SavedScenario, key=key)
-    query = forms.scenario_query(saved.scenario, preset=saved.preset)
-    if request.GET.get("format") in ("csv", "json"):
-        query["format"] = request.GET["format"]
-    request.GET = query  # type: ignore[assignment]  # the page reads the saved scenario's query
-    request.saved_scenario = saved  # type: ignore[attr-defined]
-    return views.index(request)
-
-
 @login_required
 def mine(request: HttpRequest) -> HttpResponse:
     user = cast(User, request.user)  # login_required: a user, not AnonymousUser
@@ -222,8 +211,6 @@ def _download_url(path: str, query: QueryDict, kind: str, saved: bool) -> str:
 
 def json_download(report: AdviceReport) -> HttpResponse:
     """The advice as the API gives it (POST /api/v1/advise/), as a file."""
-    from api.advice import advice_report_json
-
     response = JsonResponse(
         advice_report_json(report),
         json_dumps_params={"ensure_ascii": False, "indent": 2},

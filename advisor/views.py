@@ -22,7 +22,7 @@ from django.utils.safestring import SafeString
 from django.utils.translation import get_language, ngettext
 from django.utils.translation import gettext as _
 
-from advisor import charts, explain, forms, messages, posted, presets, results, sharing
+from advisor import charts, explain, forms, posted, presets, results, sharing
 from advisor.engine.billing import cents
 from advisor.engine.errors import AdvisorError
 from advisor.engine.estimate import Estimate
@@ -40,10 +40,10 @@ from advisor.engine.serving import ServingEstimate
 from advisor.engine.types import AcceleratorSpec, GiB
 from advisor.engine.vocab import BillingUnit, CostBasis
 from advisor.services import AdviceReport, advise_scenario
-from platforms import choices
-from platforms.choices import BILLING_UNIT_LABELS
 from platforms.models import SourceKind
 from platforms.safe_text import SpreadsheetWriter
+from wording import choices, messages
+from wording.choices import BILLING_UNIT_LABELS
 
 N = TypeVar("N", float, Decimal)
 

@@ -20,12 +20,12 @@ from django.urls import reverse
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from advisor import messages
 from advisor.engine import vocab
 from advisor.engine.messages import Code, Message
 from advisor.engine.plans import SAVING_THRESHOLD, legs_of
-from platforms.choices import values
 from platforms.models import PriceObservation
+from wording import messages
+from wording.choices import values
 
 COMPONENTS = ("weights", "gradients", "optimizer", "activations", "kv_cache", "overhead")
 GiB = 2**30
@@ -575,13 +575,13 @@ class PlanSearchSerializer(serializers.Serializer[Any]):
 
 
 class CheckSerializer(serializers.Serializer[Any]):
-    """One claim of the seed article, checked with arithmetic (advisor/presets.py)."""
+    """One claim of the seed article, checked with arithmetic (advisor/engine/premises.py)."""
 
     id = serializers.CharField()
-    claim = serializers.CharField(help_text="The article's claim, in the reader's language.")
+    claim = MessageSerializer(help_text="The article's claim, in the reader's language.")
     verdict = serializers.ChoiceField(choices=["holds", "does_not_hold", "cannot_tell"])
     holds = serializers.BooleanField(allow_null=True, help_text="null: cannot be told here.")
-    lines = serializers.ListField(child=serializers.CharField(), help_text="The arithmetic.")
+    lines = message_list(help_text="The arithmetic, a message a line.")
 
 
 class VerdictSerializer(serializers.Serializer[Any]):

@@ -12,9 +12,9 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from advisor.engine import vocab
-from platforms.choices import values
 from platforms.compare import MAX_OFFERINGS, MIN_OFFERINGS
 from platforms.models import Currency
+from wording.choices import values
 
 from .advice import MONEY, PRICE, AssignmentSerializer, MessageSerializer, PlanSerializer
 from .serializers import SourceSerializer, StoragePriceSerializer

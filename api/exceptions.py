@@ -33,8 +33,8 @@ from rest_framework.views import exception_handler as drf_exception_handler
 
 from advisor.engine.errors import AdvisorError, NoFit
 from advisor.engine.ranking import unpriced_message
-from advisor.messages import as_json, render
 from ops.db import database_unavailable
+from wording.messages import as_json, render
 
 logger = logging.getLogger(__name__)
 

@@ -25,7 +25,6 @@ from api.advice import (
     SuggestionSerializer,
     VerdictSerializer,
 )
-from platforms.choices import values
 from platforms.models import (
     BillingUnit,
     Confidence,
@@ -37,6 +36,7 @@ from platforms.models import (
     StorageKind,
     StorageUnit,
 )
+from wording.choices import values
 
 # Choice sets that several fields share, or whose field name ("unit", "kind") means different
 # sets in different objects: each becomes one named enum component. Left to drf-spectacular, they

@@ -25,7 +25,6 @@ from rest_framework import ISO_8601, serializers
 from rest_framework.settings import api_settings
 
 from advisor.engine import scenario, vocab
-from platforms.choices import values
 from platforms.models import (
     Accelerator,
     AcceleratorAlias,
@@ -45,6 +44,7 @@ from platforms.models import (
     StoragePrice,
 )
 from platforms.selectors import current_prices_by_unit
+from wording.choices import values
 
 from .filters import ListedPrice
 
@@ -848,7 +848,8 @@ class TaskSerializer(serializers.Serializer[Any]):
     when = serializers.ChoiceField(choices=WHENS, **OPTIONAL)
     hours_per_month = serializers.FloatField(
         **OPTIONAL,
-        help_text="Above 0. A service: busy hours a month (default 720, always on). A job "
+        help_text="Above 0, at most 720 (the 30-day billing month). A service: busy hours a "
+        "month (default 720, always on). A job "
         "(training with `tokens`): the window it may run in each month (default: any time).",
     )
     jobs_per_month = serializers.FloatField(

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
+from celery import shared_task
 from django.core.cache import cache
 from django.db import transaction
 from django.utils import timezone
@@ -32,8 +33,7 @@ from platforms.importers.report import line_ranges
 from platforms.importers.service import Progress
 from platforms.models import Platform
 
-from .models import ImportJob, JobStatus
-from .services import PROBLEMS_KEPT
+from .models import PROBLEMS_KEPT, ImportJob, JobStatus
 from .uploads import job_file_drop, job_file_open, job_file_save
 
 if TYPE_CHECKING:
@@ -67,8 +67,6 @@ def job_create(
     """Save the job with its file (`pieces`, streamed into the database) and hand it to a worker
     to check once committed. Raises uploads.FileRefused (nothing saved) for a file over
     `max_bytes` or not UTF-8."""
-    from .tasks import check_import_job
-
     with transaction.atomic():
         job = ImportJob.objects.create(
             status=JobStatus.CHECK_QUEUED,
@@ -168,8 +166,6 @@ def confirm_deadline(job: ImportJob) -> datetime | None:
 def job_confirm(job: ImportJob, *, by: User) -> bool:
     """Queue a checked job to be written, by the person who uploaded it, within CONFIRM_WITHIN of
     its check; an expired one is marked so (and its file dropped). Returns whether it was queued."""
-    from .tasks import apply_import_job
-
     job.refresh_from_db()
     deadline = confirm_deadline(job)
     if job.status != JobStatus.CHECKED or job.created_by_id != by.pk or deadline is None:
@@ -323,3 +319,20 @@ def _progress_writer(pk: int) -> Progress:
         cache.set(key, {"phase": phase, "done": done, "total": total}, PROGRESS_TTL_S)
 
     return write
+
+
+# The import's Celery tasks, here with what they run, so that queueing one (job_create,
+# job_confirm) needs no import of feeds.tasks, which imports this module; feeds.tasks exports them
+# under their registered names, which stay "feeds.tasks.*".
+@shared_task(name="feeds.tasks.check_import_job", ignore_result=True)
+def check_import_job(job_id: int) -> str:
+    """The admin import's preview: check the uploaded file (a dry run)."""
+    job = job_check(job_id)
+    return job.status if job is not None else "not queued"
+
+
+@shared_task(name="feeds.tasks.apply_import_job", ignore_result=True)
+def apply_import_job(job_id: int) -> str:
+    """The admin import, confirmed: write the checked file."""
+    job = job_run(job_id)
+    return job.status if job is not None else "not queued"

@@ -28,6 +28,10 @@ FEED_NAME = RegexValidator(
 )
 
 
+# Bad rows kept with a feed's run or an import job (FeedRun.problems, ImportJob.problems).
+PROBLEMS_KEPT = 50
+
+
 class RunStatus(models.TextChoices):
     RUNNING = "running", _("running")
     RETRYING = "retrying", _("waiting to retry")
@@ -136,7 +140,7 @@ class FeedRun(models.Model):
     errors = models.PositiveIntegerField(_("errors"), default=0)
     error_code = models.CharField(_("error"), max_length=30, blank=True)
     error_params = models.JSONField(_("error details"), default=dict, blank=True)
-    # The importer's bad rows ("line 3: Price is not a number"), the first FEED_PROBLEMS_KEPT.
+    # The importer's bad rows ("line 3: Price is not a number"), the first PROBLEMS_KEPT.
     problems = models.JSONField(_("bad rows"), default=list, blank=True)
     summary = models.JSONField(_("summary"), default=list, blank=True)
     # One entry per attempt: {"at", "http_status", "error"}.

@@ -26,12 +26,12 @@ from platforms.models import Platform
 
 from . import schedule
 from .fetch import FetchError, fetch
-from .models import Feed, FeedRun, RunStatus, Trigger
+from .jobs import jobs_tidy
+from .models import PROBLEMS_KEPT, Feed, FeedRun, RunStatus, Trigger
 
 logger = logging.getLogger(__name__)
 
 # Bad rows kept on a run or a job (the counts cover them all).
-PROBLEMS_KEPT = 50
 UNDER_WAY = (RunStatus.RUNNING, RunStatus.RETRYING)
 
 
@@ -297,7 +297,5 @@ def abandon_stale(now: datetime | None = None) -> int:
         run.error_code, run.error_params = "abandoned", {}
         run_finish(run, ok=False)
         count += 1
-    # Import jobs too, and previews not confirmed in time (feeds.jobs imports this module).
-    from .jobs import jobs_tidy
-
+    # Import jobs too, and previews not confirmed in time.
     return count + jobs_tidy(now=now, stale_before=before)

@@ -1,6 +1,7 @@
 """Celery tasks: beat's `run_due_feeds` every FEED_CHECK_INTERVAL_S seconds, one `run_feed` per due
 feed (retried with backoff while its failures may pass), and for the admin's import
-`check_import_job` (the preview) and `apply_import_job` (the confirmed file).
+`check_import_job` (the preview) and `apply_import_job` (the confirmed file), defined in
+feeds/jobs.py beside what they run and registered here, where the worker looks for tasks.
 
 With no broker configured (CELERY_BROKER_URL unset) they run eagerly where they are called, and a
 retry follows at once.
@@ -14,8 +15,11 @@ from typing import Any
 from celery import Task, shared_task
 from django.conf import settings
 
-from . import jobs, services
+from . import services
+from .jobs import apply_import_job, check_import_job
 from .models import Feed, FeedRun, RunStatus, Trigger
+
+__all__ = ["apply_import_job", "check_import_job", "run_due_feeds", "run_feed"]
 
 logger = logging.getLogger(__name__)
 
@@ -66,17 +70,3 @@ def run_feed(
         )
     services.run_finish(run, ok=False)
     return RunStatus.FAILED
-
-
-@shared_task(name="feeds.tasks.check_import_job", ignore_result=True)
-def check_import_job(job_id: int) -> str:
-    """The admin import's preview: check the uploaded file (a dry run)."""
-    job = jobs.job_check(job_id)
-    return job.status if job is not None else "not queued"
-
-
-@shared_task(name="feeds.tasks.apply_import_job", ignore_result=True)
-def apply_import_job(job_id: int) -> str:
-    """The admin import, confirmed: write the checked file."""
-    job = jobs.job_run(job_id)
-    return job.status if job is not None else "not queued"

@@ -22,10 +22,10 @@ from django.urls import URLPattern, path
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from advisor.messages import listed_price, rate_number
 from feeds import jobs as import_jobs
 from feeds.models import ImportJob, JobStatus
 from feeds.uploads import FileRefused
+from wording.messages import listed_price, rate_number
 
 from . import services
 from .importers import FORMAT_LABELS, observed_at_value
@@ -92,7 +92,7 @@ class SuperuserEditsHistoryMixin:
 
 @admin.display(description=_("amount"), ordering="amount")
 def listed_amount(obj: PriceObservation | StoragePrice) -> str:
-    """The amount as every page writes a listed price (advisor.messages): 1.66, not 1.660000."""
+    """The amount as every page writes a listed price (wording.messages): 1.66, not 1.660000."""
     return listed_price(obj.amount)
 
 

@@ -26,8 +26,8 @@ from django.utils import timezone
 from django.utils.translation import gettext, ngettext
 
 from advisor.engine import vocab
+from wording.choices import label
 
-from .choices import label
 from .models import Offering, PriceObservation, Source
 from .safe_text import figure_text_escaped
 from .templatetags.catalogue import amount as format_amount

@@ -24,18 +24,18 @@ from django.utils.translation import gettext_lazy as _
 
 from advisor.engine import vocab
 from advisor.engine.hardware import normalise_name
-from advisor.messages import listed_price, rate_number
 
 # The closed sets shared with the engine: derived from advisor/engine/vocab.py with their labels
-# in platforms/choices.py, and importable from here as before.
-from .choices import BillingUnit as BillingUnit
-from .choices import Currency as Currency
-from .choices import Interconnect as Interconnect
-from .choices import MultiTask as MultiTask
-from .choices import Network as Network
-from .choices import PriceTier as PriceTier
-from .choices import SharingMode as SharingMode
-from .choices import StorageUnit as StorageUnit
+# in wording/choices.py, and importable from here as before.
+from wording.choices import BillingUnit as BillingUnit
+from wording.choices import Currency as Currency
+from wording.choices import Interconnect as Interconnect
+from wording.choices import MultiTask as MultiTask
+from wording.choices import Network as Network
+from wording.choices import PriceTier as PriceTier
+from wording.choices import SharingMode as SharingMode
+from wording.choices import StorageUnit as StorageUnit
+from wording.messages import listed_price, rate_number
 
 
 class Confidence(models.TextChoices):

@@ -1,5 +1,7 @@
 from django.urls import path
 
+from advisor import compare_page
+
 from . import views
 
 app_name = "platforms"
@@ -7,6 +9,6 @@ app_name = "platforms"
 urlpatterns = [
     path("", views.comparison, name="comparison"),
     path("offerings/", views.offering_explorer, name="offerings"),
-    path("offerings/compare/", views.offering_compare, name="compare"),
+    path("offerings/compare/", compare_page.offering_compare, name="compare"),
     path("platforms/<slug:slug>/", views.platform_detail, name="detail"),
 ]

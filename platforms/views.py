@@ -3,19 +3,16 @@ history and sources."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils import timezone
-from django.utils.translation import gettext as _
 
 from advisor.snapshot import ALWAYS, Snapshots
 from feeds.selectors import platform_freshness, platforms_freshness
 
-from . import charts, compare, selectors
+from . import charts, selectors
 from .forms import ExplorerForm
-from .models import Currency, Platform
+from .models import Platform
 
 
 def comparison(request: HttpRequest) -> HttpResponse:
@@ -56,56 +53,6 @@ def offering_explorer(request: HttpRequest) -> HttpResponse:
             "page_obj": result.page,
             "rows": result.rows,
             "conversion": result.conversion,
-        },
-    )
-
-
-def offering_compare(request: HttpRequest) -> HttpResponse:
-    """Two to four offerings side by side (platforms/compare.py); with the advisor's scenario in
-    the query (its form's fields, as the advisor's results link here), each one's fit, time, cost
-    and placement for it."""
-    # The advisor's form and service: imported here, the catalogue app does not need them else.
-    from advisor import forms as advisor_forms
-    from advisor import messages, results
-    from advisor.services import AdvisorError, scenario_on_offerings
-
-    currency = request.GET.get("currency") or Currency.CNY
-    if currency not in Currency.values:
-        currency = Currency.CNY
-    try:
-        ids = compare.parse_ids(request.GET.getlist("ids"))
-        result = compare.compare_offerings(ids, currency, now=timezone.now())
-    except compare.CompareError as error:
-        return render(request, "platforms/compare.html", {"error": str(error)}, status=400)
-    fits: dict[int | str, Any] = {}
-    scenario_error = ""
-    advisor_query = ""
-    if advisor_forms.is_submitted(request.GET):
-        form = advisor_forms.ScenarioForm(request.GET, platforms=advisor_forms.platform_choices())
-        if form.is_valid():
-            try:
-                _scenario, fits = scenario_on_offerings(form.scenario(), ids)
-            except AdvisorError as error:
-                scenario_error = messages.render(error.detail)
-        else:
-            scenario_error = _("The scenario in the address is not valid; open it in the advisor.")
-        query = request.GET.copy()
-        query.pop("ids", None)
-        advisor_query = query.urlencode()
-    columns = [
-        {"item": item, "fit": results.fit_view(fits.get(item.offering.pk))}
-        for item in result.offerings
-    ]
-    return render(
-        request,
-        "platforms/compare.html",
-        {
-            "comparison": result,
-            "columns": columns,
-            "currency": currency,
-            "scenario_given": bool(advisor_query),
-            "scenario_error": scenario_error,
-            "advisor_query": advisor_query,
         },
     )
 

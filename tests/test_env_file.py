@@ -44,14 +44,24 @@ def test_a_line_that_is_not_a_pair_names_its_line(tmp_path):
         load_env_file(env)
 
 
-def test_the_example_file_parses():
-    """.env.example is what people copy: every line of it must load."""
-    names = [
-        line.split("=", 1)[0]
-        for line in (ROOT / ".env.example").read_text(encoding="utf-8").splitlines()
+def test_the_example_file_parses(monkeypatch):
+    """.env.example is what people copy: the project's loader reads every line of it, sets each
+    name it lists (none set in the environment here) and gives each the file's value."""
+    example = ROOT / ".env.example"
+    pairs = [
+        line.split("=", 1)
+        for line in example.read_text(encoding="utf-8").splitlines()
         if line.strip() and not line.startswith("#")
     ]
-    assert "SECRET_KEY" in names and "DATABASE_URL" in names
+    names = [name for name, _value in pairs]
+    for name in names:  # unset for the loader; monkeypatch puts back what was there after
+        monkeypatch.setenv(name, "")
+        monkeypatch.delenv(name)
+    assert load_env_file(example) == names
+    assert {name: os.environ[name] for name in names} == dict(pairs)
+    assert os.environ["SECRET_KEY"] == "change-me"
+    assert os.environ["DATABASE_URL"].startswith("postgres://")
+    assert os.environ["PRICE_STALE_AFTER_DAYS"] == "90"
 
 
 def test_the_settings_read_a_dotenv_beside_manage_py(tmp_path):

@@ -1,6 +1,6 @@
 """Every layer derives its closed sets from advisor/engine/vocab.py, and every member is labelled.
 
-Adding a billing unit or a task kind is: the member in vocab.py, its label in platforms/choices.py
+Adding a billing unit or a task kind is: the member in vocab.py, its label in wording/choices.py
 (a migration where a model field lists it) and its translation in locale/. These tests fail when
 one of those is missing, or when a layer keeps a copy of a set that no longer matches vocab.
 """
@@ -24,7 +24,7 @@ from advisor import forms as advisor_forms
 from advisor.engine import billing, types, vocab
 from api import filters as api_filters
 from api import serializers as api_serializers
-from platforms import choices, selectors
+from platforms import selectors
 from platforms.models import (
     ExchangeRate,
     Offering,
@@ -32,6 +32,7 @@ from platforms.models import (
     PriceObservation,
     StoragePrice,
 )
+from wording import choices
 
 PO_FILE = Path(settings.BASE_DIR) / "locale" / "zh_Hans" / "LC_MESSAGES" / "django.po"
 VOCAB_ENUMS = [

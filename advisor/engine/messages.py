@@ -5,7 +5,7 @@ and error it produces is a `Message`: a `Code` and parameters that keep numbers 
 their unit (`Quantity`, `Money`), vocabulary values as enum members and nested messages as
 `Message`. Each code has one English template here, marked with `gettext_noop` so that Django's
 `makemessages` extracts it into the translation catalogue; the Django edge
-(`advisor/messages.py`) translates the template and formats the parameters by locale, and
+(`wording/messages.py`) translates the template and formats the parameters by locale, and
 `english()` renders it for the CLI and for debugging. Nothing may decide anything by reading a
 rendered message: compare codes.
 """
@@ -99,6 +99,7 @@ class Code(StrEnum):
     SESSIONS_AT_LEAST_ONE = "sessions_at_least_one"
     STORAGE_NOT_NEGATIVE = "storage_not_negative"
     BUSY_HOURS_RANGE = "busy_hours_range"
+    HOURS_OVER_MONTH = "hours_over_month"
     BREAK_EVEN_ONE_CURRENCY = "break_even_one_currency"
     # scenario validation rules (scenario.py) and named hardware (hardware.py, mig.py, timing.py)
     RANGE_CLOSED = "range_closed"  # the `range` of OUT_OF_RANGE: [low, high]
@@ -414,6 +415,61 @@ class Code(StrEnum):
     VERDICT_PICK_UNPRICED = "verdict_pick_unpriced"
     VERDICT_NOTHING_RUNS = "verdict_nothing_runs"
     VERDICT_PART_COSTS_MORE = "verdict_part_costs_more"
+    # premises.py: the seed article's claims, checked
+    PREMISE_CLAIM_RULE_OF_THUMB = "premise_claim_rule_of_thumb"
+    PREMISE_CLAIM_FIT_ON = "premise_claim_fit_on"
+    PREMISE_CLAIM_CASE_COST = "premise_claim_case_cost"
+    PREMISE_CLAIM_ONE_CARD = "premise_claim_one_card"
+    PREMISE_CLAIM_MIXED_SAVING = "premise_claim_mixed_saving"
+    PREMISE_CLAIM_MIG_INSTANCES = "premise_claim_mig_instances"
+    PREMISE_CLAIM_MIG_FOR_PRODUCTION = "premise_claim_mig_for_production"
+    PREMISE_CLAIM_FIVE_CARDS = "premise_claim_five_cards"
+    PREMISE_CLAIM_MIG_BREAK_EVEN = "premise_claim_mig_break_even"
+    PREMISE_CLAIM_EXCLUSIVE_CONTRACT = "premise_claim_exclusive_contract"
+    PREMISE_CLAIM_POOLED_SHARES = "premise_claim_pooled_shares"
+    PREMISE_CLAIM_NVLINK_GAIN = "premise_claim_nvlink_gain"
+    PREMISE_CLAIM_PER_CARD = "premise_claim_per_card"
+    PREMISE_MODEL_PARAMS = "premise_model_params"
+    PREMISE_TWENTY_BYTES = "premise_twenty_bytes"
+    PREMISE_WEIGHTS_ONLY = "premise_weights_only"
+    PREMISE_SHARDED = "premise_sharded"
+    PREMISE_USABLE = "premise_usable"
+    PREMISE_FITS = "premise_fits"
+    PREMISE_DOES_NOT_FIT = "premise_does_not_fit"
+    PREMISE_SEE_MEMORY_PLAN = "premise_see_memory_plan"
+    PREMISE_PRORATED = "premise_prorated"
+    PREMISE_DAYS_WORTH = "premise_days_worth"
+    PREMISE_TASK_GIB = "premise_task_gib"
+    PREMISE_PLUS = "premise_plus"
+    PREMISE_SUM_GIB = "premise_sum_gib"
+    PREMISE_CARD_BOTH = "premise_card_both"
+    PREMISE_FIT = "premise_fit"
+    PREMISE_DO_NOT_FIT = "premise_do_not_fit"
+    PREMISE_BEST_SINGLE = "premise_best_single"
+    PREMISE_PART_ALONE = "premise_part_alone"
+    PREMISE_CANNOT_SAVE = "premise_cannot_save"
+    PREMISE_ARTICLE_PLAN = "premise_article_plan"
+    PREMISE_CHEAPEST_CROSS = "premise_cheapest_cross"
+    PREMISE_JUDGED_ON_CROSS = "premise_judged_on_cross"
+    PREMISE_SPLIT_THRESHOLD = "premise_split_threshold"
+    PREMISE_MIG_MOST = "premise_mig_most"
+    PREMISE_REC_ON = "premise_rec_on"
+    PREMISE_CHEAPEST_RUNS = "premise_cheapest_runs"
+    PREMISE_SOFT_CHEAPEST = "premise_soft_cheapest"
+    PREMISE_NOTHING_ON = "premise_nothing_on"
+    PREMISE_CHEAPEST_ON = "premise_cheapest_on"
+    PREMISE_PICK_LEG = "premise_pick_leg"
+    PREMISE_CARDS = "premise_cards"
+    PREMISE_BREAK_EVEN = "premise_break_even"
+    PREMISE_EXCLUSIVE = "premise_exclusive"
+    PREMISE_UNKNOWN = "premise_unknown"
+    PREMISE_VENDOR_ONLY = "premise_vendor_only"
+    PREMISE_POOLED_COUNT = "premise_pooled_count"
+    PREMISE_EXCLUSIVE_VS_FREE = "premise_exclusive_vs_free"
+    PREMISE_NVLINK_HOURS = "premise_nvlink_hours"
+    PREMISE_NVLINK_FASTER = "premise_nvlink_faster"
+    PREMISE_PER_CARD = "premise_per_card"
+    PREMISE_CARDS_USED = "premise_cards_used"
     BECAUSE_FEWER_GPUS = "because_fewer_gpus"
     BECAUSE_CHEAPER_GPU_HOUR = "because_cheaper_gpu_hour"
     BECAUSE_FASTER_GPUS = "because_faster_gpus"
@@ -841,6 +897,9 @@ TEMPLATES: dict[Code, str] = {
     Code.BUSY_HOURS_RANGE: gettext_noop(
         "busy hours per month must be between 0 and %(high)s, got %(hours)s"
     ),
+    Code.HOURS_OVER_MONTH: gettext_noop(
+        "at most %(high)s: the billing month is %(days)s days (%(high)s)"
+    ),
     Code.BREAK_EVEN_ONE_CURRENCY: gettext_noop(
         "break-even needs one currency; got %(a)s and %(b)s"
     ),
@@ -1177,6 +1236,147 @@ TEMPLATES: dict[Code, str] = {
         "the rest of it, %(part)s, already costs %(part_cost)s: more than the advisor's whole "
         "answer, %(best)s (%(best_cost)s), whatever %(what)s would cost."
     ),
+    Code.PREMISE_CLAIM_RULE_OF_THUMB: gettext_noop(
+        "“Params × 20 bytes: a 70B model needs about %(gb)s GB.”"
+    ),
+    Code.PREMISE_CLAIM_FIT_ON: gettext_noop(
+        "“A 70B full fine-tune runs on one 8× A100 80G machine.”"
+    ),
+    Code.PREMISE_CLAIM_CASE_COST: gettext_noop(
+        "“8 days on a %(monthly)s CNY/month machine cost about %(total)s CNY.”"
+    ),
+    Code.PREMISE_CLAIM_ONE_CARD: gettext_noop(
+        "“24 GB is probably not enough for both; 48 GB has room.”"
+    ),
+    Code.PREMISE_CLAIM_MIXED_SAVING: gettext_noop(
+        "“The mixed plan cuts the total cost by %(low)s–%(high)s %%.”"
+    ),
+    Code.PREMISE_CLAIM_MIG_INSTANCES: gettext_noop(
+        "“MIG splits one A100 into at most 7 isolated instances.”"
+    ),
+    Code.PREMISE_CLAIM_MIG_FOR_PRODUCTION: gettext_noop(
+        "“Production inference that needs deterministic latency should use MIG.”"
+    ),
+    Code.PREMISE_CLAIM_FIVE_CARDS: gettext_noop(
+        "“On 矩池云, five parallel tasks need five cards.”"
+    ),
+    Code.PREMISE_CLAIM_MIG_BREAK_EVEN: gettext_noop(
+        "“One card cut into MIG instances costs less per unit of compute.”"
+    ),
+    Code.PREMISE_CLAIM_EXCLUSIVE_CONTRACT: gettext_noop(
+        "“智星云's contract guarantees physically exclusive GPUs.”"
+    ),
+    Code.PREMISE_CLAIM_POOLED_SHARES: gettext_noop(
+        "“Pooled platforms such as 趋动云 share one physical card among tenants.”"
+    ),
+    Code.PREMISE_CLAIM_NVLINK_GAIN: gettext_noop(
+        "“Eight A100s on NVLink are %(low)s–%(high)s %% more efficient than over PCIe.”"
+    ),
+    Code.PREMISE_CLAIM_PER_CARD: gettext_noop(
+        "“12,000 CNY a month for eight cards: 1,500 per card.”"
+    ),
+    Code.PREMISE_MODEL_PARAMS: gettext_noop("%(model)s has %(params)s parameters."),
+    Code.PREMISE_TWENTY_BYTES: gettext_noop(
+        "%(params)s × 20 B = %(gb)s GB (%(tb)s TB), not %(claim)s GB."
+    ),
+    Code.PREMISE_WEIGHTS_ONLY: gettext_noop(
+        "%(claim)s GB is only the weights in BF16 (%(params)s × 2 B = %(w)s GB); "
+        "gradients, AdamW states and the FP32 master copy add 14 B more per parameter."
+    ),
+    Code.PREMISE_SHARDED: gettext_noop(
+        "Sharded over %(gpus)s GPUs, each GPU needs %(need)s GiB; all %(gpus)s hold %(all)s GiB."
+    ),
+    Code.PREMISE_USABLE: gettext_noop("A %(gpu)s has %(usable)s GiB usable, so it %(verdict)s."),
+    Code.PREMISE_FITS: gettext_noop("fits"),
+    Code.PREMISE_DOES_NOT_FIT: gettext_noop("does not fit"),
+    Code.PREMISE_SEE_MEMORY_PLAN: gettext_noop("The memory plan below lists what would fit."),
+    Code.PREMISE_PRORATED: gettext_noop(
+        "%(monthly)s × %(days)s / %(month_days)s days = %(prorated)s CNY if billed by the day;"
+    ),
+    Code.PREMISE_DAYS_WORTH: gettext_noop(
+        "%(total)s CNY is %(days)s days' worth; a monthly plan is bought whole."
+    ),
+    Code.PREMISE_TASK_GIB: gettext_noop("%(gib)s GiB (%(task)s)"),
+    Code.PREMISE_PLUS: gettext_noop("%(a)s + %(b)s"),
+    Code.PREMISE_SUM_GIB: gettext_noop("%(terms)s = %(total)s GiB"),
+    Code.PREMISE_CARD_BOTH: gettext_noop(
+        "%(cap)s GB card: %(usable)s GiB usable, so both at once %(verdict)s."
+    ),
+    Code.PREMISE_FIT: gettext_noop("fit"),
+    Code.PREMISE_DO_NOT_FIT: gettext_noop("do not fit"),
+    Code.PREMISE_BEST_SINGLE: gettext_noop("Best single-platform plan: %(plan)s, %(cost)s."),
+    Code.PREMISE_PART_ALONE: gettext_noop(
+        "Of the article's plan, %(part)s alone costs %(cost)s; the rest has no price."
+    ),
+    Code.PREMISE_CANNOT_SAVE: gettext_noop(
+        "That is already more than %(limit)s of the single-platform plan: the plan cannot "
+        "save %(low)s, whatever the rest costs."
+    ),
+    Code.PREMISE_ARTICLE_PLAN: gettext_noop(
+        "The article's plan, %(plan)s: %(cost)s, %(share)s less."
+    ),
+    Code.PREMISE_CHEAPEST_CROSS: gettext_noop(
+        "The cheapest plan across two platforms in the catalogue, %(plan)s: %(cost)s, "
+        "%(share)s less than the single-platform plan."
+    ),
+    Code.PREMISE_JUDGED_ON_CROSS: gettext_noop(
+        "The claim is judged on that plan, the nearest the catalogue prices."
+    ),
+    Code.PREMISE_SPLIT_THRESHOLD: gettext_noop(
+        "The article claims %(low)s to %(high)s less; the advisor proposes a split only "
+        "above %(limit)s."
+    ),
+    Code.PREMISE_MIG_MOST: gettext_noop(
+        "%(gpu)s: at most %(n)s instances (%(count)s× %(profile)s)."
+    ),
+    Code.PREMISE_REC_ON: gettext_noop("%(offering)s on %(platform)s"),
+    Code.PREMISE_CHEAPEST_RUNS: gettext_noop(
+        "As given, the cheapest is %(rec)s at %(cost)s; %(task)s runs %(mode)s."
+    ),
+    Code.PREMISE_SOFT_CHEAPEST: gettext_noop(
+        "With every task on soft isolation (pooled sharing allowed), the cheapest is "
+        "%(rec)s at %(cost)s: hard isolation costs %(extra)s more."
+    ),
+    Code.PREMISE_NOTHING_ON: gettext_noop("Nothing on %(platform)s runs these tasks."),
+    Code.PREMISE_CHEAPEST_ON: gettext_noop(
+        "Cheapest on %(platform)s: %(n)s× %(offering)s, %(cost)s."
+    ),
+    Code.PREMISE_PICK_LEG: gettext_noop(
+        "%(platform)s: %(offering)s, %(n)s card(s), tasks on %(modes)s, %(cost)s."
+    ),
+    Code.PREMISE_CARDS: gettext_noop("%(platform)s: %(n)s× %(offering)s, %(cost)s."),
+    Code.PREMISE_BREAK_EVEN: gettext_noop(
+        "The %(n)s cards cost %(rate)s per busy hour together; the prepaid %(flat)s pays "
+        "off above %(hours)s busy hours a month (this scenario: %(busy)s)."
+    ),
+    Code.PREMISE_EXCLUSIVE: gettext_noop("%(platform)s: physically exclusive %(value)s (%(who)s)."),
+    Code.PREMISE_UNKNOWN: gettext_noop("unknown"),
+    Code.PREMISE_VENDOR_ONLY: gettext_noop(
+        "智星云's exclusivity is its own statement about itself; no other source in the "
+        "catalogue confirms it."
+    ),
+    Code.PREMISE_POOLED_COUNT: gettext_noop(
+        "%(platform)s: %(pooled)s of %(all)s offerings are pooled slices of a shared card."
+    ),
+    Code.PREMISE_EXCLUSIVE_VS_FREE: gettext_noop(
+        "Physically exclusive, the cheapest is %(rec)s at %(cost)s; without that "
+        "constraint, %(other)s at %(other_cost)s."
+    ),
+    Code.PREMISE_NVLINK_HOURS: gettext_noop(
+        "%(task)s on %(n)s× %(gpu)s: %(nvlink)s h with NVLink (scaling %(e1)s), %(pcie)s "
+        "h over PCIe (scaling %(e2)s)."
+    ),
+    Code.PREMISE_NVLINK_FASTER: gettext_noop(
+        "NVLink is %(gain)s faster for this job; the article says %(low)s to %(high)s."
+    ),
+    Code.PREMISE_PER_CARD: gettext_noop(
+        "%(monthly)s ÷ %(cards)s cards = %(per_card)s CNY per card and month (%(hour)s "
+        "per card-hour at %(month)s h)."
+    ),
+    Code.PREMISE_CARDS_USED: gettext_noop(
+        "This workload uses %(used)s of its %(cards)s cards: %(each)s CNY a month for "
+        "each card it uses."
+    ),
     Code.BECAUSE_FEWER_GPUS: gettext_noop("it bills %(gpus)s GPUs, not %(pick_gpus)s"),
     Code.BECAUSE_CHEAPER_GPU_HOUR: gettext_noop(
         "a GPU-hour of it costs %(price)s, not %(pick_price)s"
@@ -1262,7 +1462,7 @@ def _english_quantity(q: Quantity) -> str:
     if q.unit is Unit.BYTES:
         return f"{_english_number(q.value / GiB, 2 if q.places is None else q.places)} GiB"
     if q.unit is Unit.HOURS:
-        # One decimal, whole hours from 100 h: advisor/messages.py's rule for every language.
+        # One decimal, whole hours from 100 h: wording/messages.py's rule for every language.
         places = (0 if abs(q.value) >= 100 else 1) if q.places is None else q.places
         return f"{_english_number(q.value, places)} h"
     if q.unit is Unit.DAYS:

@@ -16,7 +16,7 @@ from typing import Any, TypeVar, cast
 
 from advisor.engine import vocab
 from advisor.engine.errors import InvalidWorkload
-from advisor.engine.messages import Code, msg
+from advisor.engine.messages import Code, hours, msg
 from advisor.engine.presets import MODEL_PRESETS
 from advisor.engine.types import Constraints, ModelArch, Objective, OnHardware, Scenario, Task
 from advisor.engine.vocab import Currency, Isolation, TaskKind, When
@@ -31,7 +31,9 @@ MAX_TRAINING_TOKENS = 1e16
 MAX_GPUS = 100_000
 MAX_COUNT = 1_000_000  # micro_batch, concurrent_sequences, lora_rank, arch dimensions
 MAX_VRAM_GIB = 1_000_000
-MAX_HOURS_PER_MONTH = 744  # 31 days × 24 h
+# Busy hours a month: at most the billing month (vocab.HOURS_PER_MONTH, 30 days), which is what
+# usage.py bills; a longer calendar month is refused, not billed as 720 h without a word.
+MAX_HOURS_PER_MONTH = vocab.HOURS_PER_MONTH
 MAX_NAME = 200
 MAX_JOBS_PER_MONTH = 10_000
 
@@ -165,6 +167,20 @@ def _number(value: object, path: str, low: float, high: float, *, low_open: bool
     return number
 
 
+def _hours_per_month(value: object, path: str) -> float:
+    """Busy hours (a service) or the window (a job) in a month: above 0, at most the billing
+    month, and said so where a calendar month's 744 h is given."""
+    given = isinstance(value, (int, float)) and not isinstance(value, bool)
+    if given and math.isfinite(cast(float, value)) and cast(float, value) > MAX_HOURS_PER_MONTH:
+        raise InvalidWorkload(
+            Code.HOURS_OVER_MONTH,
+            path,
+            high=hours(MAX_HOURS_PER_MONTH),
+            days=MAX_HOURS_PER_MONTH // 24,
+        )
+    return _number(value, path, 0, MAX_HOURS_PER_MONTH, low_open=True)
+
+
 def _integer(value: object, path: str, low: int, high: float) -> int:
     number = _number(value, path, low, high)
     if not number.is_integer():
@@ -234,7 +250,7 @@ _TASK_READERS: dict[str, Callable[[object, str], Any]] = {
     "needs_nvenc": _boolean,
     "gpus": _count(MAX_GPUS),
     "when": _member(When, WHENS),
-    "hours_per_month": lambda v, p: _number(v, p, 0, MAX_HOURS_PER_MONTH, low_open=True),
+    "hours_per_month": lambda v, p: _hours_per_month(v, p),
     "jobs_per_month": lambda v, p: _number(v, p, 0, MAX_JOBS_PER_MONTH, low_open=True),
     "isolation": _member(Isolation, ISOLATIONS),
 }

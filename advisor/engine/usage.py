@@ -1,6 +1,6 @@
 """How long each instance is used, as billing sees it: one-off jobs, recurring jobs and services.
 
-The rules (README.md, "The scenario"; docs/advisor-rules.md, "What is ranked"):
+The rules (README.md, "The scenario"; docs/advisor-rules.md, "What is costed"):
 
 * A training task with `tokens` is a **job**: its hours on an offering are its estimated training
   time there. It runs once, or `jobs_per_month` times a month. Its `hours_per_month`, when given,

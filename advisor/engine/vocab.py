@@ -1,9 +1,9 @@
 """The project's closed sets, each written once with the behaviour it carries.
 
 Every layer derives from these: the engine's types, Django model and form choices
-(`platforms/choices.py` adds the translated labels), the API's serializer and filter choices,
+(`wording/choices.py` adds the translated labels), the API's serializer and filter choices,
 the explorer's SQL unit tables and the advisor form's per-kind field groups. Adding a member here
-and its label in `platforms/choices.py` is the whole change; a test fails if a label is missing.
+and its label in `wording/choices.py` is the whole change; a test fails if a label is missing.
 
 The rules that several layers apply to these values (staleness, busy hours of an instance, the
 Pareto front, price per GPU-hour) are here too, so that no layer re-derives them.

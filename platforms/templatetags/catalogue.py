@@ -1,4 +1,4 @@
-"""Template filters for catalogue figures and names: the formatting rules of advisor/messages.py
+"""Template filters for catalogue figures and names: the formatting rules of wording/messages.py
 (one per kind of figure, in the page's language) and a platform's names, each once."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ from typing import Any
 
 from django import template
 
-from advisor import messages
 from platforms.models import platform_names
+from wording import messages
 
 register = template.Library()
 

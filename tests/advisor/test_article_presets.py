@@ -21,11 +21,13 @@ from django.http import QueryDict
 from rest_framework.test import APIClient
 
 from advisor.engine.messages import Code
+from advisor.engine.premises import ARTICLE_MIXED_SAVING
 from advisor.forms import scenario_query
-from advisor.presets import ARTICLE_MIXED_SAVING, PRESETS
+from advisor.presets import PRESETS
 from advisor.services import advise_scenario
 from platforms.models import Offering, PriceObservation
 from tests.conftest import NOW
+from wording import messages
 
 pytestmark = pytest.mark.usefixtures("seed", "frozen")
 
@@ -44,8 +46,16 @@ def cli(body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
     return 0, json.loads(out.getvalue())
 
 
-def checks_of(body: dict[str, Any]) -> list[tuple[str, str, list[str]]]:
-    return [(c["id"], c["verdict"], c["lines"]) for c in body["checks"]]
+def checks_of(body: dict[str, Any]) -> list[tuple[str, str, str, list[str]]]:
+    """Each check's id, verdict, claim and lines as the reader sees them; every claim and line
+    carries its code."""
+    out = []
+    for c in body["checks"]:
+        assert c["claim"]["code"].startswith("premise_claim_")
+        assert all(line["code"] for line in c["lines"])
+        lines = [line["message"] for line in c["lines"]]
+        out.append((c["id"], c["verdict"], c["claim"]["message"], lines))
+    return out
 
 
 @pytest.mark.parametrize("slug", list(PRESETS))
@@ -62,7 +72,7 @@ def test_every_preset_gets_the_same_answer_from_the_page_the_api_and_the_cli(cli
     )
     assert page.status_code == 200
     article = page.context["article"]
-    page_checks = [(c["id"], c["verdict"], c["lines"]) for c in article["checks"]]
+    page_checks = [(c["id"], c["verdict"], c["claim"], c["lines"]) for c in article["checks"]]
     assert page_checks or slug == "dev-experiments", "the article makes no figure of it"
     if report.no_fit is not None:
         assert (status, code) == (422, 2)
@@ -183,10 +193,14 @@ def test_q3s_break_even_is_the_prepaid_card_over_the_per_second_cards_hourly_rat
     report = advise_scenario(PRESETS["q3-per-second-billing"].named_scenario(), now=NOW)
     checks = {c.id: c for c in report.checks}
     assert checks["five_cards"].holds is True
-    assert "5× RTX 3090 24GB, 1,032.00 CNY." in checks["five_cards"].lines[0]
+    assert "5× RTX 3090 24GB, 1,032.00 CNY." in messages.render(checks["five_cards"].lines[0])
     mig = checks["mig_break_even"]
     assert mig.holds is False
-    assert "pays off above 266 busy hours a month (this scenario: 160)" in mig.lines[2]
+    assert mig.lines[2].code is Code.PREMISE_BREAK_EVEN
+    assert mig.lines[2].params["hours"] == 266
+    assert "pays off above 266 busy hours a month (this scenario: 160)" in messages.render(
+        mig.lines[2]
+    )
     assert report.verdict is not None and report.verdict.pick is not None
     assert {a.mode for a in report.verdict.pick.legs[0].placement.assignments} == {"mig"}
 
@@ -207,7 +221,7 @@ def test_q4_says_whose_word_physical_exclusivity_rests_on():
     assert Code.REASON_RESTS_ON_VENDOR_CLAIM in [m.code for m in first.reasons]
     checks = {c.id: c for c in report.checks}
     assert checks["exclusive_contract"].holds is None
-    lines = checks["exclusive_contract"].lines
+    lines = messages.render_all(checks["exclusive_contract"].lines)
     assert any("智星云 about itself (vendor claim)" in line for line in lines)
     assert any("unknown (智星云 about a competitor (competitor claim))" in line for line in lines)
     assert checks["pooled_shares"].holds is True
@@ -273,3 +287,24 @@ def test_the_csv_has_one_row_per_leg(client):
     assert [r[leg] for r in mixed] == ["1", "2"]
     assert {r[header.index("platform")] for r in mixed} == {"AutoDL", "Vast.ai"}
     assert sorted(r[tasks] for r in mixed) == ["QLoRA experiment; inference test", "notebook"]
+
+
+def test_the_apis_checks_carry_codes_and_chinese_messages():
+    """Each check's claim and lines are messages: a stable code, its parameters (numbers stay
+    numbers), and the sentence in the reader's language, rendered as the page renders them."""
+    body = PRESETS["q3-per-second-billing"].named_scenario()
+    response = APIClient().post(
+        "/api/v1/advise/", body, format="json", HTTP_ACCEPT_LANGUAGE="zh-hans"
+    )
+    assert response.status_code == 200
+    checks = {c["id"]: c for c in response.json()["checks"]}
+    five = checks["five_cards"]
+    assert five["claim"]["code"] == "premise_claim_five_cards"
+    assert five["claim"]["message"] == "“在矩池云上，五个并行任务需要开五张卡。”"
+    [line] = five["lines"]
+    assert line["code"] == "premise_cheapest_on"
+    assert line["params"]["n"] == 5
+    assert line["params"]["cost"] == {"amount": "1032.00", "currency": "CNY"}
+    assert line["message"].startswith("矩池云")
+    mig = checks["mig_break_even"]["lines"][2]
+    assert mig["code"] == "premise_break_even" and mig["params"]["hours"] == 266

@@ -1,4 +1,4 @@
-"""advisor.messages.number writes what Django's number_format writes for the rounded value, in
+"""wording.messages.number writes what Django's number_format writes for the rounded value, in
 every language the site speaks: the separators read once per language change nothing."""
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from hypothesis import given
 from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 
-from advisor import messages
 from tests.conftest import examples
+from wording import messages
 
 LANGUAGES = [code for code, _name in settings.LANGUAGES]
 values = st.one_of(

@@ -1,4 +1,4 @@
-"""advisor.messages reads each text's translation and each vocabulary label once per language:
+"""wording.messages reads each text's translation and each vocabulary label once per language:
 what it writes is what Django's gettext and the labels give, in every language the site speaks,
 whichever language asked first."""
 
@@ -10,10 +10,9 @@ import pytest
 from django.conf import settings
 from django.utils import translation
 
-from advisor import messages
 from advisor.engine import vocab
 from advisor.engine.messages import TEMPLATES, Code, Message, Money, Quantity, Unit, msg
-from platforms import choices
+from wording import choices, messages
 
 LANGUAGES = [code for code, _name in settings.LANGUAGES]
 

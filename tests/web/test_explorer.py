@@ -102,7 +102,7 @@ def test_the_rows_show_the_ratios_of_their_current_price(client, catalogue):
     assert row.tflops_per_unit == Decimal("64.2")  # 312 x 8 / 38.89
     body = response.content.decode()
     assert "28,000.00 CNY" in body
-    # A computed price reads in cents (advisor.messages.computed_price), the row keeps 4.8611.
+    # A computed price reads in cents (wording.messages.computed_price), the row keeps 4.8611.
     assert ">4.86<" in body and "4.8611" not in body
 
 

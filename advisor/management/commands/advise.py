@@ -3,10 +3,11 @@
 FILE is a scenario JSON file (the scenario contract, README "Scenario"), or `-` for stdin. Reads
 the database through advisor.services, the same code path as the web page and the API, and
 prints the API's body: the ranked recommendations (each a plan of legs), the search over plans
-across platforms, and for a preset of the seed article (`"preset": "<id>"`) its claims checked and the verdict on
-its pick. Bad input exits with status 2 and one line `error: <field>: <message>` on stderr, never
-a traceback. Nothing that fits exits with status 2 too, after printing the API's 422 body (the
-closest miss, the changes that would fit as scenarios to run again, the checks) on stdout.
+across platforms, and for a preset of the seed article (`"preset": "<id>"`) its claims checked
+and the verdict on its pick. Bad input exits with status 2 and one line `error: <field>:
+<message>` on stderr, never a traceback. Nothing that fits exits with status 2 too, after
+printing the API's 422 body (the closest miss, the changes that would fit as scenarios to run
+again, the checks) on stdout.
 """
 
 from __future__ import annotations

@@ -114,6 +114,18 @@ def test_hours_and_jobs_per_month_must_be_above_zero(field: str) -> None:
     assert raised.value.field == f"tasks[0].{field}"
 
 
+def test_busy_hours_above_the_billing_month_are_refused_saying_why() -> None:
+    """usage.py bills at most the 720 h billing month (30 days, vocab.HOURS_PER_MONTH): 744 h,
+    a 31-day month, is refused with the month's length rather than billed as 720 h unsaid;
+    720 h itself is the whole month."""
+    assert parse_scenario(one_task(hours_per_month=720)).tasks[0].hours_per_month == 720
+    with pytest.raises(InvalidWorkload) as raised:
+        parse_scenario(one_task(hours_per_month=744))
+    assert raised.value.field == "tasks[0].hours_per_month"
+    assert raised.value.code is Code.HOURS_OVER_MONTH
+    assert raised.value.message == "at most 720 h: the billing month is 30 days (720 h)"
+
+
 @pytest.mark.parametrize(
     "task",
     [
@@ -155,7 +167,8 @@ def test_on_without_a_count_takes_the_tasks_gpus_and_gpus_defaults_to_on_count()
         (one_task(micro_batch=0), "tasks[0].micro_batch", Code.OUT_OF_RANGE),
         (one_task(seq_len=10_000_001), "tasks[0].seq_len", Code.OUT_OF_RANGE),
         (one_task(context_len=-1), "tasks[0].context_len", Code.OUT_OF_RANGE),
-        (one_task(hours_per_month=745), "tasks[0].hours_per_month", Code.OUT_OF_RANGE),
+        (one_task(hours_per_month=721), "tasks[0].hours_per_month", Code.HOURS_OVER_MONTH),
+        (one_task(hours_per_month=0), "tasks[0].hours_per_month", Code.OUT_OF_RANGE),
         (one_task(master_weights="yes"), "tasks[0].master_weights", Code.MUST_BE_BOOLEAN),
         (one_task(tokens=float("nan")), "tasks[0].tokens", Code.MUST_BE_FINITE),
         (one_task(tokens=0), "tasks[0].tokens", Code.OUT_OF_RANGE),

@@ -209,12 +209,36 @@ def test_the_estimate_on_named_hardware_has_serving_figures() -> None:
             }
         ]
     }
+    """The figures from the published ones, by the module's formulas: Llama 3.1 8B has
+    8,030,261,248 parameters, 32 layers of 32 query heads and 8 KV heads of 128 (Meta's
+    llama-models sku_list and config); the H100 SXM reads 3,350 GB/s and computes 989 dense BF16
+    TFLOPS (NVIDIA H100 datasheet, https://www.nvidia.com/en-us/data-center/h100/).
+
+    * decode, 8 streams each halfway through 4,096 tokens: the BF16 weights (2 B a parameter)
+      and 8 × 2,048 tokens of KV cache (2 × 32 × 8 × 128 × 2 B = 131,072 B a token) at
+      3,350 GB/s: 5.435 ms a step, 184.0 tokens/s a stream, memory-bound;
+    * prefill of the 4,096-token prompt: 2·N·P + 2·L·d·P² = 7.018e13 FLOPs; at dense peak
+      57,721 tokens/s at most; at PREFILL_MFU (0.6) plus one read of the weights, 123.1 ms to the
+      first token."""
     task = estimate(parse_scenario(data), ACCELERATORS).tasks[0]
     assert task.serving is not None and task.fit is not None
+    params, layers, width, prompt = 8_030_261_248, 32, 32 * 128, 4096
+    bandwidth, peak = 3350e9, 989e12
+    kv_per_token = 2 * layers * 8 * 128 * 2
+    step = (params * 2 + kv_per_token * 2048 * 8) / bandwidth
+    flops = 2 * params * prompt + 2 * layers * width * prompt**2
+    assert task.serving.bound == "memory"
+    assert task.serving.step_seconds == pytest.approx(step, rel=1e-9)
+    assert task.serving.stream_tokens_per_s == pytest.approx(183.98, abs=0.01)
     assert task.decode_tokens_per_s == task.serving.stream_tokens_per_s
+    assert task.serving.aggregate_tokens_per_s == pytest.approx(8 / step, rel=1e-9)
     assert task.serving.concurrency == 8 and task.serving.max_concurrency > 8
-    assert task.serving.prompt_tokens == 4096 and task.serving.ttft_seconds
-    assert task.serving.prefill_tokens_per_s and task.serving.prefill_tokens_per_s > 10_000
+    assert task.serving.prompt_tokens == 4096
+    assert task.serving.prefill_tokens_per_s == pytest.approx(prompt / (flops / peak), rel=1e-9)
+    assert task.serving.ttft_seconds == pytest.approx(
+        flops / (peak * serving.PREFILL_MFU) + params * 2 / bandwidth, rel=1e-9
+    )
+    assert task.serving.ttft_seconds == pytest.approx(0.1231, abs=1e-4)
 
 
 def test_a_mig_slice_serves_at_its_share_of_the_bandwidth() -> None:

@@ -19,10 +19,10 @@ from advisor.engine.messages import Code, msg
 from advisor.engine.scenario import parse_scenario
 from advisor.engine.types import AcceleratorSpec, ExchangeRateSpec, GiB, OfferingSpec, PriceSpec
 from advisor.engine.vocab import CostBasis, TaskKind
-from advisor.messages import render
 from advisor.presets import PRESETS
 from advisor.services import advise_scenario
 from tests.conftest import NOW
+from wording.messages import render
 
 WHEN = datetime(2026, 9, 30, tzinfo=NOW.tzinfo)
 
@@ -264,7 +264,7 @@ def test_the_break_even_of_autodls_4090_is_monthly_price_over_hourly_price():
     assert hourly["customdata"][hourly["x"].index(100)] == ["100", "188.00"]
     [cross] = [t for t in fig["data"] if t["name"].startswith("Break-even")]
     assert cross["x"] == [pytest.approx(559.57, abs=1e-2)] and cross["y"] == [1052.0]
-    assert cross["text"] == ["560 h"]  # hours whole from 100 h (advisor.messages.hours_number)
+    assert cross["text"] == ["560 h"]  # hours whole from 100 h (wording.messages.hours_number)
     [here] = [t for t in fig["data"] if t["name"] == "#1 in this scenario"]
     assert (here["x"], here["y"]) == ([300], [564.0]) and y_at(hourly, 300) == 564.0
     assert here["customdata"] == [["300", "564.00"]]
@@ -496,7 +496,7 @@ def test_the_billing_chart_meets_the_table_for_two_instances(seed, frozen, stora
         table = float(cents(rec.monthly_cost - (rec.storage_cost or 0)))
         assert marker["x"] == [600.0] and marker["y"] == [table] == [y_at(chosen, 600.0)]
         [[hours, money]] = marker["customdata"]
-        assert hours == "600"  # whole hours from 100 h (advisor.messages.hours_number)
+        assert hours == "600"  # whole hours from 100 h (wording.messages.hours_number)
         assert money == charts.money_text(rec.monthly_cost - (rec.storage_cost or 0))
     title = figure["layout"]["yaxis"]["title"]["text"]
     assert ("excluding storage" in title) == bool(storage_gb)
@@ -537,10 +537,10 @@ def test_each_job_is_billed_for_its_own_time_on_the_chart():
 
 
 def test_messages_round_money_as_the_tables_do():
-    """A reason's numbers and the table's follow one rule (advisor.messages.number): half up
+    """A reason's numbers and the table's follow one rule (wording.messages.number): half up
     from the exact value, once. A price keeps its own digits (money_places: ¥1.005 stays 1.005)."""
-    from advisor import messages
     from advisor.engine.messages import Money
+    from wording import messages
 
     assert messages.money(Money(Decimal("1.005"), "CNY")) == "1.005 CNY"
     assert messages.money(Money(Decimal("1052.5"), "CNY")) == "1,052.50 CNY"

@@ -105,11 +105,26 @@ def test_a_csrf_token_is_required_to_post(seed, frozen):
     assert strict.post(URL, form_data(scenario_of(2))).status_code == 403
 
 
+@pytest.mark.parametrize(
+    ("kind", "content_type"),
+    [("csv", "text/csv; charset=utf-8"), ("json", "application/json")],
+)
 @pytest.mark.parametrize("rows", [2, 14])
-def test_the_downloads_of_a_posted_scenario_are_the_same_files(client, seed, frozen, rows):
-    data = form_data(scenario_of(rows), format="csv")
+def test_the_downloads_of_a_posted_scenario_are_the_same_files(
+    client, seed, frozen, rows, kind, content_type
+):
+    """Posted (2 rows: redirected to the page's URL; 14: answered at once), the CSV and the JSON
+    download are byte for byte the files the page's own link for the scenario gives."""
+    data = form_data(scenario_of(rows), format=kind)
 
     posted = client.post(URL, data, follow=True)
+    linked = client.get(URL, form_data(scenario_of(rows), format=kind))
 
-    assert posted.status_code == 200
-    assert posted["Content-Type"] == "text/csv; charset=utf-8"
+    assert posted.status_code == linked.status_code == 200
+    assert posted["Content-Type"] == linked["Content-Type"] == content_type
+    assert posted.get("Content-Disposition") == linked.get("Content-Disposition")
+    assert posted.content == linked.content
+    if kind == "csv":
+        assert len(posted.content.decode("utf-8-sig").splitlines()) > 1  # a header and rows
+    else:
+        assert len(posted.json()["recommendations"]) > 0

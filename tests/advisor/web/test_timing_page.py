@@ -10,8 +10,8 @@ from django.http import QueryDict
 from rest_framework.test import APIClient
 
 from advisor.forms import scenario_query
-from advisor.messages import hours_number
 from advisor.presets import PRESETS
+from wording.messages import hours_number
 
 URL = "/advisor/"
 LORA_ON_4090 = {
@@ -45,7 +45,7 @@ def test_the_estimate_shows_the_time_range_the_steps_and_seconds_per_step(client
     # 2e8 tokens / (2 × 4 × 2,048 tokens a step) = 12,207.03: 12,208 steps.
     assert time.steps == 12208 and time.tokens_per_step == 2 * 4 * 2048
     block = html[html.index("data-time") :][:600]
-    # Hours as every figure of the page writes them (advisor.messages.hours_number).
+    # Hours as every figure of the page writes them (wording.messages.hours_number).
     h = hours_number
     assert f"about {h(time.hours)} h ({h(time.low_hours)} to {h(time.high_hours)} h)" in block
     assert f"12208 optimizer steps of about {time.seconds_per_step:.2f} s each" in block

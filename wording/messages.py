@@ -26,7 +26,7 @@ from django.utils.translation import get_language, ngettext
 from advisor.engine import messages as engine
 from advisor.engine import vocab
 from advisor.engine.messages import Message, Money, Param, Quantity, Unit, money_places
-from platforms import choices
+from wording import choices
 
 GiB = 2**30
 

@@ -175,7 +175,7 @@ def check_labels(enum: type[StrEnum], labels: Labels, name: str) -> None:
         if unknown:
             problems.append(f"labels for no member: {', '.join(unknown)}")
         raise ImproperlyConfigured(
-            f"platforms/choices.py {name} ({enum.__name__}): {'; '.join(problems)}"
+            f"wording/choices.py {name} ({enum.__name__}): {'; '.join(problems)}"
         )
 
 
@@ -200,7 +200,7 @@ _missing_enums = [
     if isinstance(e, type) and issubclass(e, StrEnum) and e is not StrEnum and e not in LABELS
 ]
 if _missing_enums:
-    raise ImproperlyConfigured(f"platforms/choices.py LABELS: no labels for {_missing_enums}")
+    raise ImproperlyConfigured(f"wording/choices.py LABELS: no labels for {_missing_enums}")
 
 BillingUnit = text_choices(vocab.BillingUnit, BILLING_UNIT_LABELS)
 StorageUnit = text_choices(vocab.StorageUnit, STORAGE_UNIT_LABELS)
