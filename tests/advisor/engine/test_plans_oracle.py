@@ -31,8 +31,9 @@ from advisor.engine import plans, ranking, usage
 from advisor.engine.advise import advise
 from advisor.engine.errors import NoFit
 from advisor.engine.types import Constraints, OfferingSpec, Scenario
+from tests.advisor.engine.price_strategies import RATES
 from tests.advisor.engine.test_advice_properties import ACCELERATORS, NOW, jobs, services
-from tests.advisor.engine.test_prune import RATES, STORAGE, catalogue
+from tests.advisor.engine.test_prune import STORAGE, catalogue
 from tests.conftest import examples
 
 CENT = Decimal("0.01")
@@ -102,7 +103,9 @@ def oracle(scenario: Scenario, offerings: list[OfferingSpec]):
 def test_the_plan_search_finds_the_plans_of_pricing_every_pair_of_offerings(scenario, offerings):
     assume(not plans.share_tasks(scenario))
     cross, single = oracle(scenario, offerings)
-    found = plans.search_plans(scenario, offerings, ACCELERATORS, now=NOW, storage_prices=STORAGE)
+    found = plans.search_plans(
+        scenario, offerings, ACCELERATORS, now=NOW, rates=RATES, storage_prices=STORAGE
+    )
     assert found is not None  # two tasks or more: there are splits to try
     event("a plan across platforms" if cross is not None else "no plan across platforms")
     if cross is None:
@@ -127,11 +130,15 @@ def test_the_first_of_the_ranked_plans_is_no_dearer_than_any_plan_the_answer_men
     the scenario's deadline: a plan over the deadline is not an answer."""
     scenario = replace(scenario, objective="cost")
     try:
-        advice = advise(scenario, offerings, ACCELERATORS, now=NOW, storage_prices=STORAGE)
+        advice = advise(
+            scenario, offerings, ACCELERATORS, now=NOW, rates=RATES, storage_prices=STORAGE
+        )
     except NoFit:
         event("nothing fits")
         return
-    found = plans.search_plans(scenario, offerings, ACCELERATORS, now=NOW, storage_prices=STORAGE)
+    found = plans.search_plans(
+        scenario, offerings, ACCELERATORS, now=NOW, rates=RATES, storage_prices=STORAGE
+    )
     ranked = plans.ranked_plans(advice, found, scenario)
     first = ranked.recommendations[0]
     assert all(first.cost <= r.cost + CENT for r in ranked.recommendations)
