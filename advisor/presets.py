@@ -10,7 +10,7 @@ pick, through the page, the API (`/api/v1/advise/`, `/api/v1/presets/`) and the 
 
 The file's texts are English; each is translated when shown (gettext), so each needs its
 Chinese in locale/zh_Hans/LC_MESSAGES/django.po, added by hand (makemessages does not read JSON):
-tests/advisor/test_article_presets.py lists any that lacks one. Stale prices are in the catalogue
+tests/advisor/test_presets_data.py lists any that lacks one. Stale prices are in the catalogue
 the presets see, as in every scenario that does not ask for `fresh_only`: the article's platforms
 quote prices from May 2026, each shown with its age.
 """
