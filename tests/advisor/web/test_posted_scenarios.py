@@ -44,10 +44,12 @@ def test_a_short_scenario_is_redirected_to_its_url(client, seed, frozen):
     response = client.post(URL, form_data(scenario))
 
     assert response.status_code == 303
-    query = QueryDict(response.url.split("?", 1)[1])
+    url, fragment = response.url.split("#")
+    assert fragment == "results"  # the browser lands on the answer
+    query = QueryDict(url.split("?", 1)[1])
     assert dict(query.lists()) == form_data(scenario)
     assert "csrfmiddlewaretoken" not in response.url
-    assert ranked(client.get(response.url))
+    assert ranked(client.get(url))
 
 
 def test_a_scenario_too_long_for_a_url_is_answered_with_the_same_page(client, seed, frozen):
@@ -113,3 +115,50 @@ def test_the_downloads_of_a_posted_scenario_are_the_same_files(client, seed, fro
 
     assert posted.status_code == 200
     assert posted["Content-Type"] == "text/csv; charset=utf-8"
+
+
+def test_a_refused_scenario_is_summarised_above_the_form_beside_the_results_it_came_from(
+    client, seed, frozen
+):
+    """An hour count past a month's 744 is the engine's to refuse: the page answers at once
+    (no redirect), names the field in plain words at the top with a link to it, and keeps the
+    results the form was sent from."""
+    scenario = PRESETS["rendering-simulation"].scenario
+    before = forms.scenario_query(scenario)
+    shown = ranked(client.get(URL, before))
+
+    response = client.post(
+        URL, form_data(scenario, **{"t0-hours_per_month": "1000", "previous": before.urlencode()})
+    )
+
+    assert response.status_code == 200
+    assert response.context["error_summary"] == [
+        {
+            "where": "Task 1 · Hours per month",
+            "message": "must be more than 0 and at most 744",
+            "anchor": "id_t0-hours_per_month",
+        }
+    ]
+    html = response.content.decode()
+    assert '<a href="#id_t0-hours_per_month">Task 1 · Hours per month: must be more than' in html
+    assert html.index('id="form-errors"') < html.index('id="scenario-form"')
+    assert "(0, 744]" not in html
+    assert response.context["previous"] is True
+    assert ranked(response) == shown
+    # The form still shows what was typed, and sends the same earlier results along next time.
+    assert response.context["form"].tasks[0]["hours_per_month"].value() == "1000"
+    assert response.context["results_query"] == before.urlencode()
+
+
+def test_a_refused_scenario_in_chinese_is_summarised_in_chinese(client, seed, frozen):
+    scenario = PRESETS["rendering-simulation"].scenario
+    response = client.post(
+        URL,
+        form_data(scenario, **{"t0-hours_per_month": "1000"}),
+        headers={"accept-language": "zh-hans"},
+    )
+    assert response.status_code == 200
+    [error] = response.context["error_summary"]
+    assert error["message"] == "须大于 0 且不超过 744"
+    assert error["where"] == "任务 1 · 每月小时数"
+    assert response.context["outcome"] is None
