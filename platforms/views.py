@@ -35,8 +35,10 @@ def comparison(request: HttpRequest) -> HttpResponse:
             "chosen": set(chosen),
             "platforms": platforms,
             "rows": rows,
+            # Each row's cells beside their platform, whose name labels a cell in a card.
+            "table": [(row, list(zip(row.cells, platforms, strict=True))) for row in rows],
             "sources": selectors.comparison_sources(rows),
-            "price_freshness": [freshness[p.pk] for p in platforms],
+            "price_freshness": [(freshness[p.pk], p) for p in platforms],
         },
     )
 
@@ -44,9 +46,16 @@ def comparison(request: HttpRequest) -> HttpResponse:
 def offering_explorer(request: HttpRequest) -> HttpResponse:
     platforms, accelerators = selectors.explorer_choices()
     form = ExplorerForm(request.GET, platforms=platforms, accelerators=accelerators)
+    # The filters set, counted on the folded filters' button (the sort order and the display
+    # currency are not filters).
+    active = sum(
+        1 for name in form.fields if name not in ("sort", "currency") and request.GET.get(name)
+    )
     if not form.is_valid():
         # The filters come from a URL anyone can edit: say which value is wrong, list nothing.
-        return render(request, "platforms/explorer.html", {"form": form}, status=400)
+        return render(
+            request, "platforms/explorer.html", {"form": form, "active_filters": active}, status=400
+        )
     result = selectors.explorer_page(form.cleaned_data, request.GET.get("page"))
     return render(
         request,
@@ -56,6 +65,7 @@ def offering_explorer(request: HttpRequest) -> HttpResponse:
             "page_obj": result.page,
             "rows": result.rows,
             "conversion": result.conversion,
+            "active_filters": active,
         },
     )
 
@@ -93,7 +103,12 @@ def offering_compare(request: HttpRequest) -> HttpResponse:
         query.pop("ids", None)
         advisor_query = query.urlencode()
     columns = [
-        {"item": item, "fit": results.fit_view(fits.get(item.offering.pk))}
+        {
+            "item": item,
+            "fit": results.fit_view(fits.get(item.offering.pk)),
+            # What names the column in a card (below 700 px the table stacks).
+            "label": f"{item.offering.platform} · {item.offering.name_text}",
+        }
         for item in result.offerings
     ]
     return render(
