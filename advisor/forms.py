@@ -337,6 +337,23 @@ class TaskForm(forms.Form):
         return task
 
 
+class StartForm(forms.Form):
+    """The home page's "What do you want to run?": a model, a kind and hours, sent to the advisor
+    as its first task's fields (prefix `t0`); the advisor fills in the rest with its defaults."""
+
+    model = forms.ChoiceField(label=_("Model"), choices=MODEL_CHOICES[1:], initial="llama-3.1-8b")
+    kind = forms.ChoiceField(
+        label=_("To do"),
+        choices=[
+            (k, label) for k, label in KIND_CHOICES if "model" in vocab.TaskKind(k).field_groups
+        ],
+        initial="lora",
+    )
+    hours_per_month = TaskForm.base_fields["hours_per_month"]
+
+    prefix = "t0"
+
+
 class ConstraintsForm(forms.Form):
     """Constraints and objective: unprefixed parameters."""
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 from django.http import Http404, HttpRequest, HttpResponse
-from django.shortcuts import render
+from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -14,8 +15,38 @@ from advisor.snapshot import ALWAYS, Snapshots
 from feeds.selectors import platform_freshness, platforms_freshness
 
 from . import charts, compare, selectors
+from . import home as home_facts
 from .forms import ExplorerForm
 from .models import Currency, Platform
+
+
+def home(request: HttpRequest) -> HttpResponse:
+    """What the product does, a way into the advisor with a model, a kind and hours, the seed
+    article's scenarios and the cheapest card of each kind today. The platform comparison that
+    was here has its own page: an old link that chose platforms is sent there."""
+    from advisor import forms as advisor_forms
+    from advisor import presets
+
+    if "platforms" in request.GET:
+        return redirect(f"{reverse('platforms:comparison')}?{request.GET.urlencode()}")
+    return render(
+        request,
+        "platforms/home.html",
+        {
+            "start": advisor_forms.StartForm(),
+            "presets": [
+                (
+                    p,
+                    advisor_forms.scenario_query(
+                        p.translated_scenario(), preset=p.slug
+                    ).urlencode(),
+                )
+                for p in presets.PRESETS.values()
+            ],
+            "cheapest": home_facts.cheapest_cards(),
+            "platform_count": Platform.objects.count(),
+        },
+    )
 
 
 def comparison(request: HttpRequest) -> HttpResponse:

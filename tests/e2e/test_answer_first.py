@@ -101,3 +101,19 @@ def test_a_preset_link_lands_on_its_results(screen):
     with screen.expect_navigation():
         screen.locator("[data-preset='training-inference']").click()
     assert_lands_on(screen, "results")
+
+
+def test_the_homes_question_opens_the_advisor_at_the_results(screen):
+    screen.goto("/")
+    expect(screen.locator("[data-what-it-does]")).to_be_visible()
+    expect(screen.locator("[data-cheapest-cards] li").first).to_be_visible()
+    screen.locator("#id_t0-model").select_option("qwen2.5-7b")
+    screen.locator("#id_t0-kind").select_option("inference")
+    screen.locator("#id_t0-hours_per_month").fill("200")
+    with screen.expect_navigation():
+        screen.locator(".start-form button[type=submit]").click()
+    assert_lands_on(screen, "results")
+    assert screen.locator("#id_t0-model").input_value() == "qwen2.5-7b"
+    assert screen.locator("#id_t0-kind").input_value() == "inference"
+    assert screen.locator("#id_t0-hours_per_month").input_value() == "200"
+    assert_no_horizontal_scroll(screen)

@@ -44,6 +44,7 @@ def pages() -> list[str]:
     compare = "&".join(f"ids={pk}" for pk in ids)
     return [
         "/",
+        "/platforms/",
         "/advisor/",
         f"/advisor/?{query.urlencode()}",
         "/offerings/",

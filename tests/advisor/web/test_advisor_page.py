@@ -688,9 +688,7 @@ def test_kept_task_rows_are_the_rows_a_fresh_render_gives(client, db, language):
     assert views._TASK_ROWS  # kept
 
 
-def test_the_results_open_with_number_one_in_a_sentence_of_the_tables_figures(
-    client, seed, frozen
-):
+def test_the_results_open_with_number_one_in_a_sentence_of_the_tables_figures(client, seed, frozen):
     response = get(client, PRESETS["rendering-simulation"].scenario)
     first = response.context["rows"][0]
     summary = response.context["summary"]
