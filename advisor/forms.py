@@ -27,7 +27,7 @@ from advisor.engine.messages import Code, Message
 from advisor.engine.presets import MODEL_PRESETS, PRESET_INFO
 from advisor.engine.scenario import MAX_TASKS
 from platforms import choices
-from platforms.models import Platform, PriceTier
+from platforms.models import Platform, PriceTier, platform_names
 
 # The closed sets come from advisor/engine/vocab.py, labelled in platforms/choices.py.
 KIND_CHOICES = choices.TaskKind.choices
@@ -458,7 +458,13 @@ class ConstraintsForm(forms.Form):
 def platform_choices() -> list[tuple[str, str]]:
     """(slug, label) of every platform: one query."""
     rows = Platform.objects.order_by("name_en", "name").values_list("slug", "name", "name_en")
-    return [(slug, f"{name} ({en})" if en and en != name else name) for slug, name, en in rows]
+    return [(slug, _label(*platform_names(name, en or ""))) for slug, name, en in rows]
+
+
+def _label(name: str, english: str) -> str:
+    """A platform's checkbox label: its name, with the English one beside it only when that adds
+    something ("OpenBayes (HyperAI)", not "OpenBayes (OpenBayes (HyperAI))")."""
+    return f"{name} ({english})" if english else name
 
 
 # `tasks[1].seq_len` -> (1, "seq_len"); `tasks[0].on.accelerator` -> (0, "on")

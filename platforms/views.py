@@ -16,7 +16,7 @@ from feeds.selectors import platform_freshness, platforms_freshness
 
 from . import charts, compare, selectors
 from . import home as home_facts
-from .forms import ExplorerForm
+from .forms import SORT_CHOICES, ExplorerForm
 from .models import Currency, Platform
 
 
@@ -76,7 +76,9 @@ def comparison(request: HttpRequest) -> HttpResponse:
 
 def offering_explorer(request: HttpRequest) -> HttpResponse:
     platforms, accelerators = selectors.explorer_choices()
-    form = ExplorerForm(request.GET, platforms=platforms, accelerators=accelerators)
+    data = request.GET.copy()
+    data.setdefault("sort", SORT_CHOICES[0][0])  # the order shown ticked when none is asked
+    form = ExplorerForm(data, platforms=platforms, accelerators=accelerators)
     # The filters set, counted on the folded filters' button (the sort order and the display
     # currency are not filters).
     active = sum(
