@@ -48,7 +48,12 @@ def offering_compare(request: HttpRequest) -> HttpResponse:
         query.pop("ids", None)
         advisor_query = query.urlencode()
     columns = [
-        {"item": item, "fit": results.fit_view(fits.get(item.offering.pk))}
+        {
+            "item": item,
+            "fit": results.fit_view(fits.get(item.offering.pk)),
+            # What names the column in a card (below 700 px the table stacks).
+            "label": f"{item.offering.platform} · {item.offering.name_text}",
+        }
         for item in result.offerings
     ]
     return render(

@@ -22,10 +22,11 @@ from django.http import QueryDict
 from django.utils.translation import gettext_lazy as _
 
 from advisor.engine import vocab
+from advisor.engine.messages import Code, Message
 from advisor.engine.presets import MODEL_PRESETS, PRESET_INFO
 from advisor.engine.scenario import MAX_TASKS
-from platforms.models import Platform, PriceTier
-from wording import choices
+from platforms.models import Platform, PriceTier, platform_names
+from wording import choices, messages
 
 # The closed sets come from advisor/engine/vocab.py, labelled in wording/choices.py.
 KIND_CHOICES = choices.TaskKind.choices
@@ -126,7 +127,7 @@ class TaskForm(forms.Form):
         label=_("Parameters (billions)"),
         required=False,
         min_value=0,
-        help_text=_("Instead of a preset."),
+        help_text=_("Typed here, it replaces the model preset."),
         **_number(),
     )
     precision = forms.ChoiceField(label=_("Precision"), choices=PRECISION_CHOICES, initial="bf16")
@@ -293,15 +294,17 @@ class TaskForm(forms.Form):
             for key in ("needs_rt_cores", "needs_nvenc"):
                 if d[key]:
                     task[key] = True
-        if "diffusion" in groups and d["model"] in DIFFUSION_MODELS:
+        if "diffusion" in groups and d["params_b"] is None and d["model"] in DIFFUSION_MODELS:
             for key in ("resolution", "text_encoders", "text_encoder_precision"):
                 if d[key]:
                     task[key] = d[key]
         if "model" in groups:
-            if d["model"]:
-                task["model"] = d["model"]
+            # A parameter count typed by hand replaces the preset chosen beside it (the form
+            # starts with one chosen): the engine takes one or the other, never both.
             if d["params_b"] is not None:
                 task["params"] = d["params_b"]
+            elif d["model"]:
+                task["model"] = d["model"]
             task["precision"] = d["precision"]
             task["attention"] = d["attention"]
         if "training" in groups:
@@ -331,6 +334,23 @@ class TaskForm(forms.Form):
         if d["on_accelerator"]:
             task["on"] = {"accelerator": d["on_accelerator"]}
         return task
+
+
+class StartForm(forms.Form):
+    """The home page's "What do you want to run?": a model, a kind and hours, sent to the advisor
+    as its first task's fields (prefix `t0`); the advisor fills in the rest with its defaults."""
+
+    model = forms.ChoiceField(label=_("Model"), choices=MODEL_CHOICES[1:], initial="llama-3.1-8b")
+    kind = forms.ChoiceField(
+        label=_("To do"),
+        choices=[
+            (k, label) for k, label in KIND_CHOICES if "model" in vocab.TaskKind(k).field_groups
+        ],
+        initial="lora",
+    )
+    hours_per_month = TaskForm.base_fields["hours_per_month"]
+
+    prefix = "t0"
 
 
 class ConstraintsForm(forms.Form):
@@ -437,7 +457,13 @@ class ConstraintsForm(forms.Form):
 def platform_choices() -> list[tuple[str, str]]:
     """(slug, label) of every platform: one query."""
     rows = Platform.objects.order_by("name_en", "name").values_list("slug", "name", "name_en")
-    return [(slug, f"{name} ({en})" if en and en != name else name) for slug, name, en in rows]
+    return [(slug, _label(*platform_names(name, en or ""))) for slug, name, en in rows]
+
+
+def _label(name: str, english: str) -> str:
+    """A platform's checkbox label: its name, with the English one beside it only when that adds
+    something ("OpenBayes (HyperAI)", not "OpenBayes (OpenBayes (HyperAI))")."""
+    return f"{name} ({english})" if english else name
 
 
 # `tasks[1].seq_len` -> (1, "seq_len"); `tasks[0].on.accelerator` -> (0, "on")
@@ -563,11 +589,89 @@ class ScenarioForm:
             return
         self.non_field_errors.append(message)
 
+    def error_summary(self) -> list[dict[str, str]]:
+        """Every error of the form in the order it shows them, for the summary above it: where
+        ("Task 1 · Sequence length (tokens)"), the message, and the id of the input it is about
+        (the form's own id for an error of the whole scenario)."""
+        out = [
+            {"where": "", "message": m, "anchor": "scenario-form"} for m in self.non_field_errors
+        ]
+        parts: list[tuple[forms.Form, str]] = [
+            (task, str(_("Task %(n)s") % {"n": i + 1})) for i, task in enumerate(self.tasks)
+        ]
+        parts.append((self.constraints, ""))
+        for form, task in parts:
+            if not form.is_bound:
+                continue
+            for name, errors in form.errors.items():
+                field = form[name] if name in form.fields else None
+                label = str(field.label) if field is not None else ""
+                where = (
+                    str(_("%(task)s · %(field)s") % {"task": task, "field": label})
+                    if task and label
+                    else task or label
+                )
+                anchor = (field.id_for_label or field.auto_id) if field is not None else ""
+                out.extend(
+                    {"where": where, "message": str(e), "anchor": anchor or "scenario-form"}
+                    for e in errors
+                )
+        return out
+
     @property
     def has_errors(self) -> bool:
         return bool(self.non_field_errors) or any(
             form.errors for form in (*self.tasks, self.constraints) if form.is_bound
         )
+
+
+# Engine errors whose wording names the JSON contract's fields: the form says them in its own words.
+_PLAIN_ERRORS = {
+    Code.MODEL_AND_PARAMS: _("Choose a model preset or type the parameter count, not both."),
+    Code.MODEL_REQUIRED: _("Choose a model preset or type the parameter count."),
+    Code.FIXED_NEEDS_VRAM: _("A task of fixed memory needs its VRAM in GiB."),
+    Code.VRAM_ONLY_FOR_FIXED: _("VRAM applies only to a task of fixed memory."),
+    Code.PARAM_OFFLOAD_NEEDS_ZERO3: _(
+        "Offloading the parameters needs sharding ZeRO-3 / FSDP (everything)."
+    ),
+    Code.JOBS_NEED_TOKENS: _(
+        "Jobs per month apply only to a job: a training task with its training tokens, or a "
+        "task of fixed memory with its frames."
+    ),
+    Code.FIXED_TIME_FIELDS: _(
+        "Frames, seconds per frame and the GPU they were measured on go together: give all "
+        "three, or none."
+    ),
+    Code.ONLY_FOR_FIXED: _("This applies only to a task of fixed memory."),
+    Code.ONLY_FOR_DIFFUSION: _(
+        "This applies only to the image model presets (SD 1.5, SDXL, SD3, SD3.5, FLUX.1)."
+    ),
+}
+
+
+def error_text(detail: Message) -> str:
+    """An engine error as the form says it next to its field: in plain words, without the JSON
+    contract's field names or interval notation ("must be in (0, 744]" reads "must be more than
+    0 and at most 744"); other errors as the engine words them, translated."""
+    plain = _PLAIN_ERRORS.get(detail.code)
+    if plain is not None:
+        return str(plain)
+    bounds = detail.params.get("range")
+    if detail.code is Code.OUT_OF_RANGE and isinstance(bounds, Message):
+        low, high = (_bound(bounds.params.get(k)) for k in ("low", "high"))
+        if bounds.code is Code.RANGE_LOW_OPEN:
+            return str(
+                _("must be more than %(low)s and at most %(high)s") % {"low": low, "high": high}
+            )
+        if bounds.code is Code.RANGE_CLOSED:
+            return str(_("must be from %(low)s to %(high)s") % {"low": low, "high": high})
+    return messages.render(detail)
+
+
+def _bound(value: object) -> str:
+    if isinstance(value, int | float):
+        return messages.number(value, 0 if value == int(value) else 2)
+    return str(value)
 
 
 def scenario_query(scenario: Mapping[str, Any], **extra: str) -> QueryDict:

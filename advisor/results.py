@@ -16,9 +16,9 @@ from advisor import charts, forms
 from advisor.engine.plans import Leg, Plan, PlanSearch
 from advisor.engine.ranking import Recommendation
 from advisor.engine.types import GiB
-from advisor.engine.vocab import PlacementMode
+from advisor.engine.vocab import CostBasis, PlacementMode
 from advisor.services import AdviceReport, OfferingFit
-from wording import messages
+from wording import choices, messages
 from wording.choices import BILLING_UNIT_LABELS, BillingUnit
 
 VERDICT_LABELS = {
@@ -155,6 +155,10 @@ def fit_view(fit: OfferingFit | None) -> dict[str, Any] | None:
         "time": None if rec.time_hours is None else charts.hours_text(rec.time_hours),
         "placement": placement_text(rec),
         "plan": _unit_label_of(rec.plan.unit),
+        # What the cost covers ("per month", "for the whole job"): its label, never the plan's
+        # billing unit ("1,173.52 CNY per hour" was a month's cost).
+        "basis": choices.label(rec.cost_basis),
+        "job_basis": rec.cost_basis is CostBasis.JOB,
         "currency": rec.plan.target_currency,
         "headroom": None
         if rec.headroom_bytes is None

@@ -155,8 +155,9 @@ def index(request: HttpRequest) -> HttpResponse:
         return render(request, "advisor/saved_refused.html", {"reason": str(refused)}, status=400)
     user = request.user if request.user.is_authenticated and _csrf_ok(request) else None
     saved = saved_scenario_get(scenario=scenario, preset=preset, user=user)
-    # 303: the browser GETs the short link, and reloading it does not post again.
-    response = redirect(saved.get_absolute_url())
+    # 303: the browser GETs the short link, and reloading it does not post again; at its
+    # results, where the link to copy is (the page's script focuses their heading).
+    response = redirect(f"{saved.get_absolute_url()}#results")
     response.status_code = 303
     return response
 
@@ -173,9 +174,12 @@ def mine(request: HttpRequest) -> HttpResponse:
 # ---------------------------------------------------------------------------- on the page
 
 
-def share_context(request: HttpRequest, form: forms.ScenarioForm) -> dict[str, Any]:
+def share_context(
+    request: HttpRequest, form: forms.ScenarioForm, query: QueryDict | None = None
+) -> dict[str, Any]:
     """What the results say about sharing: the short link of a saved scenario (or the JSON the
-    Share button saves), the API request that gives the same answer, the downloads."""
+    Share button saves), the API request that gives the same answer, the downloads. `form` and
+    `query` are the scenario of the results shown (the request's own query by default)."""
     saved: SavedScenario | None = getattr(request, "saved_scenario", None)
     scenario = form.scenario()
     api_scenario = dict(scenario)
@@ -186,7 +190,7 @@ def share_context(request: HttpRequest, form: forms.ScenarioForm) -> dict[str, A
     # A shell single-quoted string: each ' becomes '\'' (POSIX sh quoting).
     quoted = "'" + json.dumps(api_scenario, ensure_ascii=False).replace("'", "'\\''") + "'"
     curl = f"curl -X POST {api_url} \\\n  -H 'Content-Type: application/json' \\\n  -d {quoted}"
-    downloads = request.GET.copy()
+    downloads = (request.GET if query is None else query).copy()
     downloads.pop("format", None)
     here = saved.get_absolute_url() if saved else reverse("advisor:index")
     return {

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse, QueryDict
@@ -67,7 +67,7 @@ def _advise(form: forms.ScenarioForm) -> Outcome | None:
     try:
         report = advise_scenario(scenario)
     except AdvisorError as error:
-        form.add_engine_error(error.field, messages.render(error.detail))
+        form.add_engine_error(error.field, forms.error_text(error.detail))
         return None
     outcome = Outcome(report)
     if report.no_fit is not None:
@@ -89,30 +89,46 @@ def index(request: HttpRequest) -> HttpResponse:
     if edited is not None:
         return redirect(f"{reverse('advisor:index')}?{edited.urlencode()}")
     submitted = forms.is_submitted(request.GET)
-    form = forms.ScenarioForm(
-        request.GET if submitted else None, platforms=forms.platform_choices()
-    )
+    platforms = forms.platform_choices()
+    form = forms.ScenarioForm(request.GET if submitted else None, platforms=platforms)
     outcome = _advise(form) if form.is_valid() else None
+    # The results shown: this scenario's, or, when it has errors, those of the scenario the
+    # form was sent from (posted.py keeps its query), so that a typo loses nothing.
+    shown, shown_query, previous = form, cast(QueryDict, request.GET), False
+    before: QueryDict | None = getattr(request, "previous_query", None)
+    if outcome is None and form.is_bound and before is not None and forms.is_submitted(before):
+        earlier = forms.ScenarioForm(before, platforms=platforms)
+        outcome = _advise(earlier) if earlier.is_valid() else None
+        if outcome is not None:
+            shown, shown_query, previous = earlier, before, True
     advice = outcome.report.advice if outcome else None
-    if outcome is not None and advice is not None and request.GET.get("format") == "csv":
-        return _csv(advice)
-    if outcome is not None and request.GET.get("format") == "json":
-        return sharing.json_download(outcome.report)
+    if not previous and outcome is not None:
+        if advice is not None and request.GET.get("format") == "csv":
+            return _csv(advice)
+        if request.GET.get("format") == "json":
+            return sharing.json_download(outcome.report)
     figures = charts.advisor_figures(outcome.report) if outcome else {}
     rows = _rows(advice, outcome.report.catalogue.accelerators) if outcome and advice else []
+    results_query = shown_query.copy()
+    results_query.pop("format", None)
     return render(
         request,
         "advisor/index.html",
         {
             "form": form,
+            "error_summary": form.error_summary() if form.has_errors else [],
             "task_template": task_template(),
             "task_rows": [
                 task_row(task, i, len(form.tasks) == 1) for i, task in enumerate(form.tasks)
             ],
             "plan": _plan(outcome.report.estimate) if outcome else [],
             "outcome": outcome,
+            "previous": previous,
+            # The query of the results on the page: the form sends it along (posted.py).
+            "results_query": results_query.urlencode() if outcome else "",
             "advice": advice,
             "rows": rows,
+            "summary": _summary(rows, advice) if advice else None,
             "explain": explain.explain_first(
                 rows, advice.currency, choices.label(advice.cost_basis)
             )
@@ -128,11 +144,58 @@ def index(request: HttpRequest) -> HttpResponse:
             "article": results.article(outcome.report) if outcome else None,
             "no_fit_help": results.no_fit(outcome.report) if outcome else None,
             "plans": results.plans(outcome.report) if outcome else None,
-            "compare_fields": results.compare_fields(request.GET) if outcome else [],
-            "share": sharing.share_context(request, form) if outcome else None,
+            "compare_fields": results.compare_fields(shown_query) if outcome else [],
+            "share": sharing.share_context(request, shown, shown_query) if outcome else None,
             "tasks_notice": forms.task_count_notice(request.GET),
         },
     )
+
+
+def _summary(rows: list[dict[str, Any]], advice: Advice) -> str | None:
+    """#1 in a sentence, for the top of the results: "#1: AutoDL · RTX 4090 (1 × RTX 4090),
+    84.00 CNY for the whole job, 12.5 h; why: …" (the table's own figures); None when nothing
+    is ranked."""
+    if not rows:
+        return None
+    first = rows[0]
+    rec: Recommendation = first["rec"]
+    parts = [
+        _("%(amount)s %(currency)s %(basis)s")
+        % {
+            "amount": first["cost"],
+            "currency": advice.currency,
+            "basis": choices.label(advice.cost_basis),
+        }
+    ]
+    if first["job"] is not None and advice.cost_basis is not CostBasis.JOB:
+        parts.append(
+            _("%(amount)s %(currency)s a job")
+            % {"amount": first["job"], "currency": advice.currency}
+        )
+    if first["time"] is not None:
+        parts.append(_("%(n)s h") % {"n": first["time"]})
+    text = _("#%(rank)s: %(name)s (%(gpus)s), %(figures)s") % {
+        "rank": rec.rank,
+        "name": first["name"],
+        "gpus": first["gpus"],
+        "figures": _(", ").join(parts),
+    }
+    why = sorted(
+        (m for m in rec.reasons if m.code in _WHY),
+        key=lambda m: _WHY.index(m.code),
+    )
+    if why:
+        text = _("%(first)s; why: %(reason)s") % {"first": text, "reason": messages.render(why[0])}
+    return text
+
+
+# What the summary gives as #1's "why", the first found: the ranking's own reason.
+_WHY = (
+    Code.REASON_BEST_BY_COST,
+    Code.REASON_BEST_BY_TIME,
+    Code.REASON_BEST_BY_BALANCED,
+    Code.REASON_CHEAPEST_BILLING,
+)
 
 
 def task_template() -> SafeString:

@@ -85,7 +85,11 @@ class ExplorerForm(forms.Form):
             "elsewhere."
         ),
     )
-    sort = forms.ChoiceField(label=_("Sort by"), required=False, choices=SORT_CHOICES)
+    # Radio buttons: a closed select shows only as much of its choice as its box holds, and the
+    # filters' column cut "price per GPU-hour (lowest first)" short.
+    sort = forms.ChoiceField(
+        label=_("Sort by"), required=False, choices=SORT_CHOICES, widget=forms.RadioSelect
+    )
 
     def __init__(
         self,

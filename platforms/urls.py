@@ -7,7 +7,8 @@ from . import views
 app_name = "platforms"
 
 urlpatterns = [
-    path("", views.comparison, name="comparison"),
+    path("", views.home, name="home"),
+    path("platforms/", views.comparison, name="comparison"),
     path("offerings/", views.offering_explorer, name="offerings"),
     path("offerings/compare/", compare_page.offering_compare, name="compare"),
     path("platforms/<slug:slug>/", views.platform_detail, name="detail"),

@@ -4,15 +4,46 @@ history and sources."""
 from __future__ import annotations
 
 from django.http import Http404, HttpRequest, HttpResponse
-from django.shortcuts import render
+from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.utils import timezone
 
 from advisor.snapshot import ALWAYS, Snapshots
 from feeds.selectors import platform_freshness, platforms_freshness
 
 from . import charts, selectors
-from .forms import ExplorerForm
+from . import home as home_facts
+from .forms import SORT_CHOICES, ExplorerForm
 from .models import Platform
+
+
+def home(request: HttpRequest) -> HttpResponse:
+    """What the product does, a way into the advisor with a model, a kind and hours, the seed
+    article's scenarios and the cheapest card of each kind today. The platform comparison that
+    was here has its own page: an old link that chose platforms is sent there."""
+    from advisor import forms as advisor_forms
+    from advisor import presets
+
+    if "platforms" in request.GET:
+        return redirect(f"{reverse('platforms:comparison')}?{request.GET.urlencode()}")
+    return render(
+        request,
+        "platforms/home.html",
+        {
+            "start": advisor_forms.StartForm(),
+            "presets": [
+                (
+                    p,
+                    advisor_forms.scenario_query(
+                        p.translated_scenario(), preset=p.slug
+                    ).urlencode(),
+                )
+                for p in presets.PRESETS.values()
+            ],
+            "cheapest": home_facts.cheapest_cards(),
+            "platform_count": Platform.objects.count(),
+        },
+    )
 
 
 def comparison(request: HttpRequest) -> HttpResponse:
@@ -32,18 +63,29 @@ def comparison(request: HttpRequest) -> HttpResponse:
             "chosen": set(chosen),
             "platforms": platforms,
             "rows": rows,
+            # Each row's cells beside their platform, whose name labels a cell in a card.
+            "table": [(row, list(zip(row.cells, platforms, strict=True))) for row in rows],
             "sources": selectors.comparison_sources(rows),
-            "price_freshness": [freshness[p.pk] for p in platforms],
+            "price_freshness": [(freshness[p.pk], p) for p in platforms],
         },
     )
 
 
 def offering_explorer(request: HttpRequest) -> HttpResponse:
     platforms, accelerators = selectors.explorer_choices()
-    form = ExplorerForm(request.GET, platforms=platforms, accelerators=accelerators)
+    data = request.GET.copy()
+    data.setdefault("sort", SORT_CHOICES[0][0])  # the order shown ticked when none is asked
+    form = ExplorerForm(data, platforms=platforms, accelerators=accelerators)
+    # The filters set, counted on the folded filters' button (the sort order and the display
+    # currency are not filters).
+    active = sum(
+        1 for name in form.fields if name not in ("sort", "currency") and request.GET.get(name)
+    )
     if not form.is_valid():
         # The filters come from a URL anyone can edit: say which value is wrong, list nothing.
-        return render(request, "platforms/explorer.html", {"form": form}, status=400)
+        return render(
+            request, "platforms/explorer.html", {"form": form, "active_filters": active}, status=400
+        )
     result = selectors.explorer_page(form.cleaned_data, request.GET.get("page"))
     return render(
         request,
@@ -53,6 +95,7 @@ def offering_explorer(request: HttpRequest) -> HttpResponse:
             "page_obj": result.page,
             "rows": result.rows,
             "conversion": result.conversion,
+            "active_filters": active,
         },
     )
 

@@ -8,6 +8,7 @@ from typing import Any
 
 from django import template
 
+from advisor.engine.vocab import HOURS_PER_MONTH, StorageUnit
 from platforms.models import platform_names
 from wording import messages
 
@@ -110,3 +111,14 @@ def has_long_choice(bound_field: Any) -> bool:
         else:
             labels.append(str(label))
     return any(len(label) > LONG_CHOICE for label in labels)
+
+
+@register.filter
+def per_gb_month(price: Any) -> Decimal | None:
+    """A storage price (a StoragePrice) per GB-month, so that a table shows storage in one unit:
+    a month of 720 h as the advisor bills it, TB = 1000 GB (advisor/engine/vocab.py)."""
+    try:
+        unit = StorageUnit(price.unit)
+    except ValueError:
+        return None
+    return Decimal(price.amount) * HOURS_PER_MONTH / unit.hours / unit.gb

@@ -68,7 +68,17 @@
     }
   }
 
+  // Land on the answer: the results' heading after Advise, Share or a link to results, the
+  // summary of the form's errors when it has some (the page marks which with data-land).
+  function land() {
+    var target = document.querySelector("[data-land]");
+    if (target) {
+      target.focus();  // and scrolls it into view
+    }
+  }
+
   function init() {
+    land();
     var form = document.getElementById("scenario-form");
     if (!form) {
       return;

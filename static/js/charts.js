@@ -19,8 +19,12 @@
   // page's language: the zh-CN locale is registered by plotly-locale-zh-cn.js. The mode bar keeps
   // download-as-PNG and the zoom tools; no cloud button (the figures stay on this site).
   var lang = (document.documentElement.lang || "").toLowerCase();
+  // The mode bar shows while the pointer is over a chart. Where nothing hovers (a phone) plotly.js
+  // shows it always, over the chart's own buttons: there site.css hides it until the chart is
+  // tapped (.chart-touched, below) or holds the focus.
   var CONFIG = {
     responsive: true,
+    displayModeBar: "hover",
     displaylogo: false,
     showSendToCloud: false,
     showEditInChartStudio: false,
@@ -197,6 +201,12 @@
     });
     if (drawn.indexOf(el) === -1) {
       drawn.push(el);
+      // Captured: plotly.js's drag layer stops the events it handles from bubbling.
+      ["pointerdown", "touchstart"].forEach(function (type) {
+        el.addEventListener(type, function () {
+          el.classList.add("chart-touched");
+        }, { capture: true, passive: true });
+      });
     }
   }
 

@@ -104,3 +104,18 @@ def test_the_explorer_and_the_advisor_results_tick_offerings_to_compare(client, 
     page = client.get("/advisor/", scenario_query(NOTEBOOK))
     assert page.context["compare_fields"]
     assert 'id="compare-form"' in page.content.decode()
+
+
+def test_the_scenarios_cost_is_labelled_by_what_it_covers_not_by_the_billing_unit(
+    client, catalogue
+):
+    """A month of the scenario on the A100 ×8 costs 6,000.00 CNY: "per month", with its billing
+    plan named apart (the page said "1,173.52 CNY per hour" of a month's cost)."""
+    from advisor.forms import scenario_query
+
+    vm, big = catalogue["4090"], catalogue["a100x8"]
+    query = scenario_query(NOTEBOOK)
+    query.setlist("ids", [str(vm.pk), str(big.pk)])
+    html = client.get("/offerings/compare/", query).content.decode()
+    assert "<strong data-scenario-cost>6,000.00 CNY per month</strong>" in html
+    assert "billing plan: " in html

@@ -130,3 +130,9 @@ def test_the_advise_example_has_the_shape_of_a_live_answer(db, frozen):
         ADVISE_RESPONSE_BODY["recommendations"][0]["offering"]
         == (live["recommendations"][0]["offering"])
     )
+
+
+def test_redoc_names_its_language_and_fetches_no_fonts_from_elsewhere(client):
+    html = client.get("/api/redoc/", HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
+    assert '<html lang="zh-hans">' in html
+    assert "fonts.googleapis.com" not in html and "fonts.gstatic.com" not in html

@@ -6,7 +6,7 @@ from tests.e2e.conftest import assert_no_horizontal_scroll
 
 
 def test_the_comparison_table_compares_a_chosen_subset(page):
-    page.goto("/")
+    page.goto("/platforms/")
     assert page.locator("table.comparison thead th").count() >= 5
     page.get_by_label("AutoDL").check()
     page.get_by_role("button", name="Compare", exact=True).click()
@@ -15,7 +15,7 @@ def test_the_comparison_table_compares_a_chosen_subset(page):
 
 
 def test_the_comparison_page_fits_a_375_px_screen(mobile_page):
-    mobile_page.goto("/")
+    mobile_page.goto("/platforms/")
     assert_no_horizontal_scroll(mobile_page)
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-PAGES = ["/", "/offerings/", "/platforms/autodl/", "/advisor/", "/admin/login/"]
+PAGES = ["/", "/platforms/", "/offerings/", "/platforms/autodl/", "/advisor/", "/admin/login/"]
 
 
 @pytest.fixture

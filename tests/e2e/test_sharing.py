@@ -132,10 +132,12 @@ def test_every_choice_of_every_select_fits_its_box(screen):
 
 
 def test_chinese_headers_and_row_labels_do_not_break_a_character_a_line(screen):
-    screen.goto("/")
+    screen.goto("/platforms/")
+    # At 375 px the table is cards, its header row visually hidden (1 px wide): not read here.
     narrow = screen.evaluate(
         """() => [...document.querySelectorAll('table.comparison th')]
             .filter(th => th.textContent.trim().length > 1)
+            .filter(th => th.closest('thead')?.getBoundingClientRect().width !== 1)
             .filter(th => {
               const em = parseFloat(getComputedStyle(th).fontSize);
               return th.getBoundingClientRect().width < 2.5 * em;
@@ -223,6 +225,7 @@ def test_dark_mode_follows_the_system_and_recolours_the_charts(browser, live_ser
 
 PAGES = [
     "/",
+    "/platforms/",
     "/offerings/",
     "/platforms/autodl/",
     "/advisor/",
@@ -243,7 +246,7 @@ AXE_RUN = """async () => {
 def test_no_page_has_a_serious_or_critical_accessibility_violation(screen, axe_source):
     screen.goto(preset_url())
     screen.locator("[data-share-button]").click()
-    screen.wait_for_url(re.compile(r"/s/[a-z2-7]+/$"))
+    screen.wait_for_url(re.compile(r"/s/[a-z2-7]+/#results$"))
     saved = screen.url
     found = {}
     for path in PAGES:
@@ -267,9 +270,10 @@ def test_a_saved_scenario_reopens_from_its_short_link(screen, browser, live_serv
     cost = screen.locator("table.recommendations tbody tr").first.locator("[data-cost]")
     expected = cost.text_content()
     screen.locator("[data-share-button]").click()
-    screen.wait_for_url(re.compile(r"/s/[a-z2-7]{10}/$"))
+    # At the results, where the link is.
+    screen.wait_for_url(re.compile(r"/s/[a-z2-7]{10}/#results$"))
     link = screen.locator("#short-link").input_value()
-    assert link == screen.url and len(link) < len(live_server.url) + 20
+    assert f"{link}#results" == screen.url and len(link) < len(live_server.url) + 20
     # Someone else opens the link: the same scenario and the same first result.
     other = browser.new_context(viewport=VIEWPORTS["375"])
     page = other.new_page()

@@ -29,7 +29,7 @@ def cell(html: str, index: int) -> str:
     """The comparison's "Prices last seen" cell of the `index`-th platform column."""
     row = re.search(r'<tr data-attribute="prices_seen">(.*?)</tr>', html, flags=re.S)
     assert row, "no freshness row"
-    return re.findall(r"<td>(.*?)</td>", row[1], flags=re.S)[index]
+    return re.findall(r"<td[^>]*>(.*?)</td>", row[1], flags=re.S)[index]
 
 
 def compare(client, *platforms: Platform) -> str:

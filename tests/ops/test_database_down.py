@@ -99,6 +99,6 @@ def test_a_query_that_is_wrong_is_a_500_not_a_503(client):
         "platforms.selectors.comparison_table",
         side_effect=OperationalError("no such column: platforms_source.nope"),
     ):
-        response = client.get("/")
+        response = client.get("/platforms/")
     assert response.status_code == 500
     assert "Retry-After" not in response

@@ -108,7 +108,7 @@ def test_only_a_platforms_own_statements_name_a_speaker():
 
 
 def test_the_comparison_table_badges_competitor_claims_and_keeps_unknown_unknown(client):
-    html = client.get("/").content.decode()
+    html = client.get("/platforms/").content.decode()
     assert "kind-competitor_claim" in html and "competitor claim" in html
     page = client.get("/platforms/matpool/").content.decode()
     # 矩池云's physical exclusivity: nobody says, so it is unknown, not "no".

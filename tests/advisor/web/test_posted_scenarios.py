@@ -44,10 +44,12 @@ def test_a_short_scenario_is_redirected_to_its_url(client, seed, frozen):
     response = client.post(URL, form_data(scenario))
 
     assert response.status_code == 303
-    query = QueryDict(response.url.split("?", 1)[1])
+    url, fragment = response.url.split("#")
+    assert fragment == "results"  # the browser lands on the answer
+    query = QueryDict(url.split("?", 1)[1])
     assert dict(query.lists()) == form_data(scenario)
     assert "csrfmiddlewaretoken" not in response.url
-    assert ranked(client.get(response.url))
+    assert ranked(client.get(url))
 
 
 def test_a_scenario_too_long_for_a_url_is_answered_with_the_same_page(client, seed, frozen):
@@ -128,3 +130,50 @@ def test_the_downloads_of_a_posted_scenario_are_the_same_files(
         assert len(posted.content.decode("utf-8-sig").splitlines()) > 1  # a header and rows
     else:
         assert len(posted.json()["recommendations"]) > 0
+
+
+def test_a_refused_scenario_is_summarised_above_the_form_beside_the_results_it_came_from(
+    client, seed, frozen
+):
+    """An hour count past the billing month's 720 h is the engine's to refuse: the page answers
+    at once (no redirect), names the field in plain words at the top with a link to it, and keeps
+    the results the form was sent from."""
+    scenario = PRESETS["rendering-simulation"].scenario
+    before = forms.scenario_query(scenario)
+    shown = ranked(client.get(URL, before))
+
+    response = client.post(
+        URL, form_data(scenario, **{"t0-hours_per_month": "1000", "previous": before.urlencode()})
+    )
+
+    assert response.status_code == 200
+    assert response.context["error_summary"] == [
+        {
+            "where": "Task 1 · Hours per month",
+            "message": "at most 720 h: the billing month is 30 days (720 h)",
+            "anchor": "id_t0-hours_per_month",
+        }
+    ]
+    html = response.content.decode()
+    assert '<a href="#id_t0-hours_per_month">Task 1 · Hours per month: at most 720 h' in html
+    assert html.index('id="form-errors"') < html.index('id="scenario-form"')
+    assert "(0, 744]" not in html
+    assert response.context["previous"] is True
+    assert ranked(response) == shown
+    # The form still shows what was typed, and sends the same earlier results along next time.
+    assert response.context["form"].tasks[0]["hours_per_month"].value() == "1000"
+    assert response.context["results_query"] == before.urlencode()
+
+
+def test_a_refused_scenario_in_chinese_is_summarised_in_chinese(client, seed, frozen):
+    scenario = PRESETS["rendering-simulation"].scenario
+    response = client.post(
+        URL,
+        form_data(scenario, **{"t0-hours_per_month": "1000"}),
+        headers={"accept-language": "zh-hans"},
+    )
+    assert response.status_code == 200
+    [error] = response.context["error_summary"]
+    assert error["message"] == "不超过 720 小时：计费月按 30 天（720 小时）计"
+    assert error["where"] == "任务 1 · 每月小时数"
+    assert response.context["outcome"] is None

@@ -33,7 +33,8 @@ def save_form(client, query: QueryDict):
 
 def key_of(response) -> str:
     assert response.status_code == 303, response.content[:500]
-    match = re.fullmatch(r"/s/([a-z2-7]+)/", response["Location"])
+    # At its results, where the link to copy is.
+    match = re.fullmatch(r"/s/([a-z2-7]+)/#results", response["Location"])
     assert match, response["Location"]
     return match[1]
 
