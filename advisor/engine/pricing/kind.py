@@ -63,4 +63,10 @@ class PriceKind(NamedTuple):
         tier: str,
     ) -> PriceKind:
         step = granularity_seconds or DEFAULT_STEP[unit]
-        return cls(Metering(unit, step, startup_billed), min_charge, currency, tier)
+        # tuple.__new__ directly: NamedTuple's own __new__ is a Python call, and a kind is made
+        # for every price of the catalogue when it is indexed.
+        metering = _new(Metering, (unit, step, startup_billed))
+        return _new(cls, (metering, min_charge, currency, tier))
+
+
+_new = tuple.__new__
