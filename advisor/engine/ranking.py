@@ -1818,7 +1818,7 @@ def _metering_assumed_extra(ctx: Context, c: Candidate) -> Decimal | None:
             continue
         assumed = True
         startup = p.kind.metering.startup_seconds(ctx.c.startup_minutes)
-        hourly = charges.run_units(replace(p.kind.metering, step=3600), use, startup)
+        hourly = charges.run_units(p.kind.metering._replace(step=3600), use, startup)
         if hourly > units:
             more = charges.run_charge(p, hourly, use.runs) - charges.run_charge(p, units, use.runs)
             extra += ctx.convert(more, p.currency) * n

@@ -329,17 +329,21 @@ class PriceSpec:
         """`amount` as a float, for ranking thousands of offerings (money shown stays Decimal)."""
         return float(self.amount)
 
-    @cached_property
+    @property
     def kind(self) -> PriceKind:
-        """Everything of this price but its amount that its charge depends on (pricing.kind)."""
-        return PriceKind.of(
-            self.unit,
-            self.granularity_seconds,
-            self.startup_billed,
-            self.min_charge,
-            self.currency,
-            self.tier,
-        )
+        """Everything of this price but its amount that its charge depends on (pricing.kind),
+        made on first use and kept on the price (read for every price of the catalogue)."""
+        found: PriceKind | None = self.__dict__.get("_kind")
+        if found is None:
+            found = self.__dict__["_kind"] = PriceKind.of(
+                self.unit,
+                self.granularity_seconds,
+                self.startup_billed,
+                self.min_charge,
+                self.currency,
+                self.tier,
+            )
+        return found
 
 
 @dataclass(frozen=True)

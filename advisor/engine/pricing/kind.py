@@ -11,20 +11,23 @@ This module imports only `vocab`, so that `types.PriceSpec` can carry its kind (
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from decimal import Decimal
+from typing import NamedTuple
 
-from advisor.engine.vocab import METERED_UNITS, BillingUnit, PriceTier
+from advisor.engine.vocab import METERED_UNITS, BillingUnit
+
+# The metering step of a price that states none, by unit (billing's module docstring): per
+# second for metered units, whole units for prepaid plans.
+DEFAULT_STEP: dict[str, int] = {u.value: u.default_granularity_seconds for u in BillingUnit}
 
 
-@dataclass(frozen=True, slots=True)
-class Metering:
+class Metering(NamedTuple):
     """What a price's billed units depend on: its unit, its metering step (the unit's default
     where the price states none: per second for metered units, whole units for prepaid plans)
     and whether its platform bills each run's start-up time (None: not stated, counted as
-    billed)."""
+    billed). A tuple: it is made for every price of the catalogue and is a key everywhere."""
 
-    unit: BillingUnit
+    unit: str
     step: int
     startup_billed: bool | None
 
@@ -40,15 +43,14 @@ class Metering:
         return minutes * 60.0
 
 
-@dataclass(frozen=True, slots=True)
-class PriceKind:
+class PriceKind(NamedTuple):
     """A price less its amount: its metering, its minimum charge (per run on a metered price,
     once on a prepaid plan), its currency and its tier."""
 
     metering: Metering
     min_charge: Decimal
     currency: str
-    tier: PriceTier
+    tier: str
 
     @classmethod
     def of(
@@ -60,11 +62,11 @@ class PriceKind:
         currency: str,
         tier: str,
     ) -> PriceKind:
-        billing_unit = BillingUnit(unit)
-        step = granularity_seconds or billing_unit.default_granularity_seconds
-        return cls(
-            Metering(billing_unit, step, startup_billed),
-            min_charge,
-            currency,
-            PriceTier(tier),
-        )
+        step = granularity_seconds or DEFAULT_STEP[unit]
+        # tuple.__new__ directly: NamedTuple's own __new__ is a Python call, and a kind is made
+        # for every price of the catalogue when it is indexed.
+        metering = _new(Metering, (unit, step, startup_billed))
+        return _new(cls, (metering, min_charge, currency, tier))
+
+
+_new = tuple.__new__
