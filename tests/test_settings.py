@@ -125,7 +125,7 @@ def test_production_redirects_to_https_and_sends_hsts_by_default():
         "31536000",
         "True",
         "json",
-        "django.core.cache.backends.redis.RedisCache",
+        "ops.cache.FallbackRedisCache",
         "0",
     ], shown.stderr
 

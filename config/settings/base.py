@@ -153,14 +153,20 @@ STORAGES = {
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
 }
 
-# Redis (Django's own RedisCache on the `redis` package) is shared by every worker: the API's
-# throttle counters live here, so production requires it (prod.py).
+# Redis (Django's RedisCache on the `redis` package) is shared by every worker: the API's
+# throttle counters live here, so production requires it (prod.py). A Redis that is down or
+# frozen is not an outage: each call gives up after CACHE_TIMEOUT_MS, and the process then uses
+# its own memory cache for CACHE_RETRY_AFTER_S seconds before trying Redis again (ops/cache.py).
+CACHE_TIMEOUT_MS = envint("CACHE_TIMEOUT_MS", 50)
 CACHES = {
     "default": {
-        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "BACKEND": "ops.cache.FallbackRedisCache",
         "LOCATION": env("REDIS_URL"),
-        # A cache that does not answer fails fast instead of holding the request.
-        "OPTIONS": {"socket_connect_timeout": 2, "socket_timeout": 2},
+        "OPTIONS": {
+            "socket_connect_timeout": CACHE_TIMEOUT_MS / 1000,
+            "socket_timeout": CACHE_TIMEOUT_MS / 1000,
+            "retry_after": envint("CACHE_RETRY_AFTER_S", 5),
+        },
     }
     if env("REDIS_URL")
     else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
