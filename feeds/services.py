@@ -120,6 +120,7 @@ def run_attempt(run: FeedRun) -> Attempt:
             platform=feed.platform,
             source_url=feed.url,
             strict=feed.strict,
+            untrusted=True,
         )
         _record(run, report)
         if report.applied:
@@ -129,7 +130,7 @@ def run_attempt(run: FeedRun) -> Attempt:
     conflict = any(problem.reason == "conflict" for problem in report.errors)
     if conflict:
         return _failed(run, at, "conflict", transient=True)
-    first = str(report.errors[0]) if report.errors else ""
+    first = report.errors[0].located() if report.errors else ""
     return _failed(run, at, "rows", {"count": len(report.errors), "first": first})
 
 
@@ -183,8 +184,15 @@ def run_finish(run: FeedRun, *, ok: bool, seen_at: datetime | None = None) -> No
 
 
 def run_crashed(run: FeedRun, exc: BaseException) -> None:
-    """An unexpected error: the run fails (and the error goes on to the log)."""
-    run.error_code, run.error_params = "internal", {"error": f"{type(exc).__name__}: {exc}"}
+    """An unexpected error: the run fails (and the error goes on to the log). The run keeps the
+    error's type alone: its text may quote the download."""
+    run.error_code, run.error_params = "internal", {"error": type(exc).__name__}
+    run_finish(run, ok=False)
+
+
+def run_stopped(run: FeedRun) -> None:
+    """The run's task reached its time limit (FEED_TASK_TIME_LIMIT_S): the run fails."""
+    run.error_code, run.error_params = "time_limit", {}
     run_finish(run, ok=False)
 
 
@@ -233,7 +241,8 @@ def _record(run: FeedRun, report: ImportReport) -> None:
     run.skipped = report.skipped_rows
     run.prices_added, run.prices_seen = report.prices_added, report.prices_seen
     run.errors = len(report.errors)
-    run.problems = [str(problem) for problem in report.errors[:PROBLEMS_KEPT]]
+    # By line and kind only: the file is whatever the feed's server sent (RowProblem.located).
+    run.problems = [problem.located() for problem in report.errors[:PROBLEMS_KEPT]]
     run.summary = report.summary_lines()
 
 

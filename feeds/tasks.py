@@ -1,5 +1,6 @@
 """Celery tasks: beat's `run_due_feeds` every FEED_CHECK_INTERVAL_S seconds, one `run_feed` per due
-feed (retried with backoff while its failures may pass), and for the admin's import
+feed (retried with backoff while its failures may pass; stopped past FEED_TASK_TIME_LIMIT_S and
+killed past FEED_TASK_HARD_TIME_LIMIT_S), and for the admin's import
 `check_import_job` (the preview) and `apply_import_job` (the confirmed file).
 
 With no broker configured (CELERY_BROKER_URL unset) they run eagerly where they are called, and a
@@ -12,6 +13,7 @@ import logging
 from typing import Any
 
 from celery import Task, shared_task
+from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 
 from . import jobs, services
@@ -30,7 +32,14 @@ def run_due_feeds() -> int:
     return len(feeds)
 
 
-@shared_task(bind=True, name="feeds.tasks.run_feed", ignore_result=True, max_retries=None)
+@shared_task(
+    bind=True,
+    name="feeds.tasks.run_feed",
+    ignore_result=True,
+    max_retries=None,
+    soft_time_limit=settings.FEED_TASK_TIME_LIMIT_S,
+    time_limit=settings.FEED_TASK_HARD_TIME_LIMIT_S,
+)
 def run_feed(
     self: Task[Any, Any], feed_id: int, trigger: str = Trigger.SCHEDULE, run_id: int | None = None
 ) -> str:
@@ -52,6 +61,10 @@ def run_feed(
         run.save(update_fields=["status"])
     try:
         attempt = services.run_attempt(run)
+    except SoftTimeLimitExceeded:
+        # What the attempt wrote was rolled back with its transaction.
+        services.run_stopped(run)
+        return RunStatus.FAILED
     except Exception as exc:
         services.run_crashed(run, exc)
         raise

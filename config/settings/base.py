@@ -199,13 +199,22 @@ CELERY_BEAT_SCHEDULE_FILENAME = env(
 )
 # A feed that failed this many runs in a row is flagged in the admin and on its platform's page.
 FEED_FAILURES_BEFORE_FLAG = envint("FEED_FAILURES_BEFORE_FLAG", 3)
+# The whole download's time limit (feeds/fetch.py).
 FEED_TIMEOUT_S = envint("FEED_TIMEOUT_S", 60)
+# Feeds fetch only public addresses; these hosts ("mirror.internal"), hosts and ports
+# ("10.0.0.5:8080") or networks ("10.20.0.0/16") are fetched too, for an internal mirror.
+FEED_ALLOWED_HOSTS = envlist("FEED_ALLOWED_HOSTS", "")
 FEED_MAX_BYTES = envint("FEED_MAX_BYTES", 50 * 1024 * 1024)
 # Attempts after the first when a run fails in a way that may pass (timeout, HTTP 5xx, cut-off
 # download); attempt n+1 waits FEED_RETRY_BACKOFF_S * 2**(n-1) seconds, at most ..._MAX_S.
 FEED_MAX_RETRIES = envint("FEED_MAX_RETRIES", 3)
 FEED_RETRY_BACKOFF_S = envint("FEED_RETRY_BACKOFF_S", 60)
 FEED_RETRY_BACKOFF_MAX_S = envint("FEED_RETRY_BACKOFF_MAX_S", 3600)
+# A feed run's Celery task: past the soft limit the run is stopped and recorded as failed
+# (nothing written); past the hard limit its worker process is killed. A slow feed cannot hold a
+# worker, and the imports queued behind it, longer than this.
+FEED_TASK_TIME_LIMIT_S = envint("FEED_TASK_TIME_LIMIT_S", 600)
+FEED_TASK_HARD_TIME_LIMIT_S = envint("FEED_TASK_HARD_TIME_LIMIT_S", FEED_TASK_TIME_LIMIT_S + 60)
 # A run or import job still under way after this long is marked failed (its worker stopped).
 FEED_RUN_STALE_S = envint("FEED_RUN_STALE_S", 3600)
 
