@@ -354,6 +354,7 @@ def _gunicorn(args: argparse.Namespace, url: str, port: int) -> tuple[subprocess
         "ALLOWED_HOSTS": "127.0.0.1",
         "DATABASE_URL": url,
         "REDIS_URL": args.redis_url,
+        "CELERY_BROKER_URL": args.redis_url,
         "TLS_AT_PROXY": "true",  # plain HTTP on loopback
         "STATIC_ROOT": str(folder / "static"),
         # The throttles are not what is measured (an anonymous client counts against both).

@@ -141,6 +141,7 @@ def main() -> int:
         "ALLOWED_HOSTS": "127.0.0.1",
         "DATABASE_URL": database_url,
         "REDIS_URL": args.redis_url,
+        "CELERY_BROKER_URL": args.redis_url,
         "TLS_AT_PROXY": "true",  # plain HTTP on loopback
         "STATIC_ROOT": str(folder / "static"),
         # The throttles are not what is measured: an anonymous client is counted by both the

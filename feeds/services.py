@@ -26,6 +26,7 @@ from platforms.models import Platform
 
 from . import schedule
 from .fetch import FetchError, fetch
+from .liveness import beating, heard
 from .models import Feed, FeedRun, RunStatus, Trigger
 
 logger = logging.getLogger(__name__)
@@ -33,6 +34,7 @@ logger = logging.getLogger(__name__)
 # Bad rows kept on a run or a job (the counts cover them all).
 PROBLEMS_KEPT = 50
 UNDER_WAY = (RunStatus.RUNNING, RunStatus.RETRYING)
+ALIVE_KEY = "feeds:run:{pk}:alive"
 
 
 def feed_create(
@@ -89,6 +91,11 @@ class Attempt:
 def run_attempt(run: FeedRun) -> Attempt:
     """Fetch the feed and import it. A success finishes the run (in the import's transaction); a
     failure is recorded on the run, which the caller retries or finishes (`run_finish`)."""
+    with beating(ALIVE_KEY.format(pk=run.pk)):
+        return _attempt(run)
+
+
+def _attempt(run: FeedRun) -> Attempt:
     feed = run.feed
     run.attempts += 1
     at = timezone.now()
@@ -295,14 +302,19 @@ def feeds_claim_due(now: datetime | None = None) -> list[Feed]:
 
 
 def abandon_stale(now: datetime | None = None) -> int:
-    """Runs and import jobs still under way after FEED_RUN_STALE_S: their worker stopped, and
-    since a result is saved with what it wrote, nothing was written. They are marked failed."""
+    """Runs and import jobs whose worker was lost: running with their heartbeat gone for
+    WORKER_LOST_AFTER_S (feeds.liveness), or still under way after FEED_RUN_STALE_S. Since a
+    result is saved with what it wrote, nothing was written. They are marked failed, which frees
+    the feed for its next run."""
     now = now or timezone.now()
     before = now - timedelta(seconds=settings.FEED_RUN_STALE_S)
+    lost_before = now - timedelta(seconds=settings.WORKER_LOST_AFTER_S)
     count = 0
-    for run in FeedRun.objects.select_related("feed").filter(
-        status__in=UNDER_WAY, started_at__lt=before
-    ):
+    stale = Q(status__in=UNDER_WAY, started_at__lt=before)
+    maybe_lost = Q(status=RunStatus.RUNNING, started_at__lt=lost_before)
+    for run in FeedRun.objects.select_related("feed").filter(stale | maybe_lost):
+        if run.started_at >= before and heard(ALIVE_KEY.format(pk=run.pk)) is not False:
+            continue
         run.error_code, run.error_params = "abandoned", {}
         run_finish(run, ok=False)
         count += 1

@@ -1,4 +1,6 @@
-"""Celery tasks: beat's `run_due_feeds` every FEED_CHECK_INTERVAL_S seconds, one `run_feed` per due
+"""Celery tasks: beat's `run_due_feeds` every FEED_CHECK_INTERVAL_S seconds (it also marks runs and
+jobs whose worker was lost, and sends again the import steps that never reached a worker), one
+`run_feed` per due
 feed (retried with backoff while its failures may pass; stopped past FEED_TASK_TIME_LIMIT_S and
 killed past FEED_TASK_HARD_TIME_LIMIT_S), and for the admin's import
 `check_import_job` (the preview) and `apply_import_job` (the confirmed file).
@@ -26,6 +28,7 @@ logger = logging.getLogger(__name__)
 def run_due_feeds() -> int:
     """Start every enabled feed that is due; returns how many were started."""
     services.abandon_stale()
+    jobs.jobs_resend()
     feeds = services.feeds_claim_due()
     for feed in feeds:
         run_feed.delay(feed_id=feed.pk, trigger=Trigger.SCHEDULE)

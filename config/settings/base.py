@@ -215,6 +215,13 @@ FEED_RETRY_BACKOFF_MAX_S = envint("FEED_RETRY_BACKOFF_MAX_S", 3600)
 # worker, and the imports queued behind it, longer than this.
 FEED_TASK_TIME_LIMIT_S = envint("FEED_TASK_TIME_LIMIT_S", 600)
 FEED_TASK_HARD_TIME_LIMIT_S = envint("FEED_TASK_HARD_TIME_LIMIT_S", FEED_TASK_TIME_LIMIT_S + 60)
+# A worker on a feed run or an import job writes a heartbeat every WORKER_HEARTBEAT_S; one whose
+# heartbeat is gone for WORKER_LOST_AFTER_S is marked failed (feeds/liveness.py), and its job can
+# be retried. Beat sends a job's task again when the broker was down at upload or confirmation,
+# or when no worker took it for JOB_RESEND_AFTER_S.
+WORKER_HEARTBEAT_S = envint("WORKER_HEARTBEAT_S", 15)
+WORKER_LOST_AFTER_S = envint("WORKER_LOST_AFTER_S", 90)
+JOB_RESEND_AFTER_S = envint("JOB_RESEND_AFTER_S", 600)
 # A run or import job still under way after this long is marked failed (its worker stopped).
 FEED_RUN_STALE_S = envint("FEED_RUN_STALE_S", 3600)
 

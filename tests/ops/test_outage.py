@@ -70,6 +70,7 @@ class Server:
             "ALLOWED_HOSTS": "127.0.0.1",
             "DATABASE_URL": database_url,
             "REDIS_URL": redis_url,
+            "CELERY_BROKER_URL": redis_url,
             "TLS_AT_PROXY": "true",
             "STATIC_ROOT": str(static),
             "DB_CONNECT_TIMEOUT_S": "2",
