@@ -106,15 +106,17 @@ DATABASES = {
 }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
-# Admin login: django-axes counts failed logins per user and per client address (the address as
-# the throttles read it, below); AXES_FAILURE_LIMIT failures lock either for AXES_COOLOFF_MINUTES.
+# Admin login: django-axes counts failed logins per user name and client address together (the
+# address as the throttles read it, below); AXES_FAILURE_LIMIT failures lock that pair for
+# AXES_COOLOFF_MINUTES. Neither alone: wrong passwords from anywhere must not lock the user out
+# everywhere, nor one client everyone behind the same address.
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",
 ]
 AXES_FAILURE_LIMIT = envint("AXES_FAILURE_LIMIT", 5)
 AXES_COOLOFF_TIME = timedelta(minutes=envint("AXES_COOLOFF_MINUTES", 15))
-AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_CLIENT_IP_CALLABLE = "api.authentication.client_address"
 AXES_LOCKOUT_CALLABLE = "ops.views.admin_lockout"
 AXES_RESET_ON_SUCCESS = True
