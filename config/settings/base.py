@@ -60,6 +60,8 @@ MIDDLEWARE = [
     "ops.middleware.RequestIdMiddleware",
     # /healthz and /readyz, before HTTPS redirects and host checks.
     "ops.health.HealthMiddleware",
+    # A body over the limit is refused before anything reads it (ops/fairuse.py).
+    "ops.fairuse.BodyLimitMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "ops.middleware.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -72,6 +74,8 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # Pages and saved scenarios per client (the API has its own throttles): ops/fairuse.py.
+    "ops.fairuse.PageThrottleMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     # Last: it turns a locked-out login (AxesBackend) into the lockout page.
@@ -141,6 +145,16 @@ USE_TZ = True
 # TaskForm) and the constraints; Django's default of 1,000 refused it past 24 rows with a 400.
 # tests/advisor/web/test_posted_scenarios.py keeps the two in step.
 DATA_UPLOAD_MAX_NUMBER_FIELDS = 5000
+# Bodies over these sizes are refused (413) before they are read (ops/fairuse.py): Django's own
+# DATA_UPLOAD_MAX_MEMORY_SIZE (2.5 MB) everywhere but the admin, whose import takes files of up to
+# 20 MB (platforms.admin) in a multipart body.
+MAX_BODY_BYTES = envint("MAX_BODY_BYTES", 2_621_440)
+ADMIN_MAX_BODY_BYTES = envint("ADMIN_MAX_BODY_BYTES", 21 * 1024 * 1024)
+# Pages (not the API, the admin, static files or probes) per client, and saved scenarios
+# (POST /s/) per client; past them a 429 page with Retry-After.
+PAGE_ANON_RATE = env("PAGE_ANON_RATE", "60/min")
+PAGE_USER_RATE = env("PAGE_USER_RATE", "300/min")
+SCENARIO_SAVE_RATE = env("SCENARIO_SAVE_RATE", "30/hour")
 
 STATIC_URL = "static/"
 STATIC_ROOT = env("STATIC_ROOT", str(BASE_DIR / "var" / "staticfiles"))

@@ -33,3 +33,7 @@ GC_GEN0_THRESHOLD = 0
 # Feeds fetch only public addresses: the feed tests' local server allows itself by its address and
 # port (tests/feeds/conftest.py, feed_server); nothing else is allowed here.
 FEED_ALLOWED_HOSTS = []
+# Pages as unthrottled as the API here; tests/ops/test_fair_use.py sets the rates it checks.
+PAGE_ANON_RATE = "100000/min"
+PAGE_USER_RATE = "100000/min"
+SCENARIO_SAVE_RATE = "100000/hour"
