@@ -360,6 +360,9 @@ def _gunicorn(args: argparse.Namespace, url: str, port: int) -> tuple[subprocess
         # The throttles are not what is measured (an anonymous client counts against both).
         "API_ANON_RATE": "1000000/min",
         "API_USER_RATE": "1000000/min",
+        # Nor are the pages' (ops/fairuse.py): every request comes from one address.
+        "PAGE_ANON_RATE": "1000000/min",
+        "PAGE_USER_RATE": "1000000/min",
         "LOG_REQUESTS": "false",
         "DB_STATEMENT_TIMEOUT_S": "0",
     }

@@ -149,6 +149,9 @@ def main() -> int:
         # address too), so both are lifted.
         "API_ANON_RATE": "1000000/min",
         "API_USER_RATE": "1000000/min",
+        # Nor are the pages' (ops/fairuse.py): every request comes from one address.
+        "PAGE_ANON_RATE": "1000000/min",
+        "PAGE_USER_RATE": "1000000/min",
         "LOG_REQUESTS": "false",
     }
     manage = [sys.executable, "manage.py"]

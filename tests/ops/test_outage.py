@@ -76,6 +76,7 @@ class Server:
             "DB_CONNECT_TIMEOUT_S": "2",
             "LOG_REQUESTS": "false",
             "API_ANON_RATE": "100000/min",
+            "PAGE_ANON_RATE": "100000/min",
             **extra,
         }
         if not (static / "staticfiles.json").exists():
