@@ -125,6 +125,9 @@ AXES_CLIENT_IP_CALLABLE = "api.authentication.client_address"
 AXES_LOCKOUT_CALLABLE = "ops.views.admin_lockout"
 AXES_RESET_ON_SUCCESS = True
 AXES_VERBOSE = False
+# Lockout log lines name the user name and the address (axes masks both by default, which left
+# on-call unable to tell an attack from a forgetful admin); passwords are never logged.
+AXES_SENSITIVE_PARAMETERS: list[str] = []
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
@@ -298,6 +301,9 @@ LOG_LEVEL = env("LOG_LEVEL", "INFO").upper()
 LOGGING = logging_config(fmt=LOG_FORMAT, level=LOG_LEVEL)
 SLOW_REQUEST_MS = envint("SLOW_REQUEST_MS", 1000)
 LOG_REQUESTS = envbool("LOG_REQUESTS", False)
+# Keep an X-Request-ID sent with the request (a proxy's): by default only behind a proxy
+# (NUM_PROXIES > 0); a client's own is replaced by ours.
+TRUST_REQUEST_ID = envbool("TRUST_REQUEST_ID", envint("NUM_PROXIES", 0) > 0)
 
 # Seconds a 503 (database unavailable) tells clients to wait before retrying.
 RETRY_AFTER_S = envint("RETRY_AFTER_S", 30)

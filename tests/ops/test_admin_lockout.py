@@ -87,3 +87,16 @@ def test_behind_a_proxy_one_client_does_not_lock_out_the_others(axes_on, admin_u
         via_proxy("wrong", "203.0.113.66")
     assert via_proxy("right-pw-1234", "203.0.113.66").status_code == 429
     assert via_proxy("right-pw-1234", "198.51.100.21").status_code == 302
+
+
+@pytest.mark.django_db
+def test_a_lockout_is_logged_with_the_user_name_and_the_address(axes_on, admin_user, caplog):
+    """Before: axes masked both, so on-call could not tell an attack from a forgetful admin."""
+    import logging
+
+    client = Client()
+    with caplog.at_level(logging.INFO, logger="axes"):
+        for _ in range(5):
+            attempt(client, "wrong", address="203.0.113.77")
+    assert "admin" in caplog.text and "203.0.113.77" in caplog.text
+    assert "wrong" not in caplog.text.replace("wrong password", "")
