@@ -15,6 +15,7 @@ import os
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -276,3 +277,44 @@ def test_with_redis_stopped_or_frozen_the_api_reads_within_100_ms_and_readyz_is_
         server.stop()
         relay.close()
     assert "cache_unavailable" in server.log.read_text()
+
+
+def test_the_liveness_port_answers_at_once_while_16_clients_wait_on_a_frozen_database(
+    transactional_db, redis_url, static_root
+):
+    """Before: /healthz queued behind the requests waiting on the database, 16-18 s with 16
+    clients, so a liveness probe would restart healthy pods. HEALTH_PORT (ops/liveness.py)."""
+    if connection.vendor != "postgresql":
+        _unavailable("the outage tests need PostgreSQL (DATABASE_URL=postgres://...)")
+    config = connection.settings_dict
+    proxy = Proxy(config["HOST"] or "127.0.0.1", int(config["PORT"] or 5432))
+    user = config["USER"] or "postgres"
+    url = f"postgres://{user}@127.0.0.1:{proxy.port}/{config['NAME']}"
+    health_port = _free_port()
+    server = Server(url, redis_url, static_root, HEALTH_PORT=str(health_port), WORKERS="2")
+    try:
+        assert server.get("/api/v1/platforms/")[0] == 200
+        proxy.freeze()
+        waiting = [
+            threading.Thread(target=server.get, args=("/api/v1/platforms/",), daemon=True)
+            for _ in range(16)
+        ]
+        for thread in waiting:
+            thread.start()
+        time.sleep(0.5)  # both workers are now inside requests that wait on the database
+        took = []
+        for _ in range(3):
+            started = time.monotonic()
+            with urllib.request.urlopen(
+                f"http://127.0.0.1:{health_port}/healthz", timeout=10
+            ) as response:
+                assert response.status == 200
+                assert response.read() == b'{"status": "ok"}'
+            took.append(time.monotonic() - started)
+        assert max(took) < 1, took
+        proxy.forward()
+        for thread in waiting:
+            thread.join(60)
+    finally:
+        server.stop()
+        proxy.close()
