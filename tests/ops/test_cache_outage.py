@@ -129,7 +129,12 @@ def test_redis_is_used_again_once_it_answers(relay, client):
     cache.set("while-down", "local")  # kept by this process only
     relay.forward()
     time.sleep(1.1)  # past retry_after
-    response = client.get("/readyz")
+    # A busy test machine can miss the 50 ms timeout once; then the next period tries again.
+    for _ in range(5):
+        response = client.get("/readyz")
+        if response.json()["status"] == "ok":
+            break
+        time.sleep(1.1)
     assert response.json()["status"] == "ok"
     cache.set("after", "shared")
     direct = redis.Redis.from_url(REDIS)
