@@ -415,7 +415,16 @@ def whole_number(row: dict[str, str], column: str, *, required: bool = True) -> 
 def price_value(row: dict[str, str], column: str) -> Decimal:
     value = decimal_value(row, column)
     assert value is not None
-    return value.quantize(PRICE_PLACES, rounding=ROUND_HALF_EVEN)
+    return price_amount(value, column)
+
+
+def price_amount(value: Decimal, column: str) -> Decimal:
+    """`value` to the places a price keeps (6); a price above 0 that would be kept as 0 is an
+    error, not a free offering (before: 0.0000001 was stored as 0 without a word)."""
+    amount = value.quantize(PRICE_PLACES, rounding=ROUND_HALF_EVEN)
+    if value > 0 and amount == 0:
+        raise RowError(f"{column} is above 0 but below {PRICE_PLACES}, the smallest price kept")
+    return amount
 
 
 def ram_value(value: Decimal | None) -> Decimal | None:
