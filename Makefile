@@ -30,8 +30,8 @@ run: setup
 	$(PY) manage.py collectstatic --noinput -v0
 	$(PY) manage.py runserver $(HOST):$(PORT)
 
-# Production settings: DATABASE_URL, SECRET_KEY, ALLOWED_HOSTS and REDIS_URL must be set (README,
-# "Production").
+# Production settings: DATABASE_URL, SECRET_KEY, ALLOWED_HOSTS, REDIS_URL and CELERY_BROKER_URL
+# must be set (README, "Production").
 serve: install messages
 	DJANGO_SETTINGS_MODULE=config.settings.prod $(PY) manage.py migrate --noinput
 	DJANGO_SETTINGS_MODULE=config.settings.prod $(PY) manage.py collectstatic --noinput -v0

@@ -3,8 +3,10 @@ throttled per client, and the client's address as every throttle and the admin's
 
 DRF authenticates before it throttles, so a bad token used to be answered 401 as often as it was
 sent. Here each client (its address) may fail API_AUTH_FAILURE_RATE times (10 a minute by
-default); past that, any request presenting a token is a 429 with Retry-After, until the window
-has passed, whether its token is good or not.
+default); past that, a request presenting a bad token is a 429 with Retry-After until the window
+has passed. A valid token is still accepted: bad tokens sent from an address (a shared NAT, a
+proxy) must not lock its other clients out, and a knox token (a 64-character random key) is not
+something guessing can find. Failures past the limit are not counted again, so the window ends.
 """
 
 from __future__ import annotations
@@ -62,13 +64,12 @@ class TokenAuthentication(KnoxTokenAuthentication):  # type: ignore[misc]  # kno
 
     def authenticate(self, request: Request) -> Any:
         throttle = AuthFailureThrottle()
-        if self._presents_token(request):
-            wait = throttle.blocked_for(request)
-            if wait is not None:
-                raise exceptions.Throttled(wait=wait)
+        wait = throttle.blocked_for(request) if self._presents_token(request) else None
         try:
             return super().authenticate(request)
         except exceptions.AuthenticationFailed:
+            if wait is not None:
+                raise exceptions.Throttled(wait=wait) from None
             throttle.record_failure(request)
             raise
 

@@ -33,7 +33,7 @@ from rest_framework.views import exception_handler as drf_exception_handler
 
 from advisor.engine.errors import AdvisorError, NoFit
 from advisor.engine.ranking import unpriced_message
-from ops.db import database_unavailable
+from ops.db import database_unavailable, query_timeout
 from wording.messages import as_json, render
 
 logger = logging.getLogger(__name__)
@@ -51,6 +51,14 @@ class DatabaseUnavailable(exceptions.APIException):
     status_code = status.HTTP_503_SERVICE_UNAVAILABLE
     default_detail = _("The database is unavailable. Please try again shortly.")
     default_code = "database_unavailable"
+
+
+class QueryTimeout(exceptions.APIException):
+    """A statement or lock timeout: the database answers, this request's query was too slow."""
+
+    status_code = status.HTTP_503_SERVICE_UNAVAILABLE
+    default_detail = _("The request took too long in the database. Please try again shortly.")
+    default_code = "query_timeout"
 
 
 class ServerError(exceptions.APIException):
@@ -109,6 +117,8 @@ def _as_drf_exception(exc: Exception) -> Exception:
         return exceptions.NotFound()
     if isinstance(exc, DjangoPermissionDenied):
         return exceptions.PermissionDenied()
+    if query_timeout(exc):
+        return QueryTimeout()
     if database_unavailable(exc):
         return DatabaseUnavailable()
     if isinstance(exc, SuspiciousOperation):
@@ -201,15 +211,37 @@ def no_fit_body(report: Any) -> dict[str, Any]:
     return {"error": body}
 
 
+def log_database_error(exc: BaseException | None) -> None:
+    """One line for a database that cannot serve (`database_down`) or a query past its timeout
+    (`query_timeout`), with the driver's message and no traceback: during an outage every request
+    fails the same way, and a traceback each is kilobytes of noise."""
+    if exc is None:
+        return
+    if query_timeout(exc):
+        sqlstate = getattr(exc.__cause__, "sqlstate", "")
+        logger.warning(
+            "query timeout (%s): %s",
+            sqlstate,
+            str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__,
+            extra={"event": "query_timeout", "sqlstate": sqlstate},
+        )
+    elif database_unavailable(exc):
+        logger.error(
+            "database unavailable: %s: %s",
+            type(exc).__name__,
+            str(exc).strip().splitlines()[0] if str(exc).strip() else "",
+            extra={"event": "database_down"},
+        )
+
+
 def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     """REST_FRAMEWORK["EXCEPTION_HANDLER"]: DRF's handler (headers, rollback), then our shape."""
-    if database_unavailable(exc):
-        logger.error("database unavailable", exc_info=exc, extra={"event": "database_down"})
+    log_database_error(exc)
     exc = _as_drf_exception(exc)
     response = drf_exception_handler(exc, context)
     if response is None or not isinstance(exc, exceptions.APIException):
         return response
     response.data = {"error": error_body(exc, response.status_code)}
-    if isinstance(exc, DatabaseUnavailable):
+    if isinstance(exc, DatabaseUnavailable | QueryTimeout):
         response["Retry-After"] = str(settings.RETRY_AFTER_S)
     return response

@@ -64,7 +64,8 @@ class ErrorBodySerializer(serializers.Serializer[Any]):
     code = serializers.CharField(
         help_text="Machine-readable: invalid, parse_error, not_authenticated, "
         "authentication_failed, permission_denied, not_found, method_not_allowed, "
-        "not_acceptable, unsupported_media_type, no_fit, throttled."
+        "not_acceptable, unsupported_media_type, no_fit, throttled, database_unavailable, "
+        "query_timeout, server_error."
     )
     message = serializers.CharField(help_text="One sentence for a person.")
     # A field named like Serializer.fields (DRF collects declared fields before that property).

@@ -17,7 +17,8 @@ from django.utils.safestring import SafeString
 from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
-from . import schedule
+from . import jobs, schedule
+from .liveness import send
 from .models import Feed, FeedRun, ImportJob, Trigger
 
 
@@ -129,7 +130,8 @@ class FeedAdmin(admin.ModelAdmin[Feed]):
         feeds = list(queryset)
 
         def start(pk: int) -> None:
-            transaction.on_commit(lambda: run_feed.delay(feed_id=pk, trigger=Trigger.ADMIN))
+            # A broker that is down is logged; the feed runs on its schedule once it is back.
+            transaction.on_commit(lambda: send(run_feed, feed_id=pk, trigger=Trigger.ADMIN))
 
         for feed in feeds:
             start(feed.pk)
@@ -253,6 +255,45 @@ class ImportJobAdmin(ReadOnlyAdmin, admin.ModelAdmin[ImportJob]):
     list_filter = ["status", "format"]
     search_fields = ["filename"]
     list_select_related = ["platform", "created_by"]
+    actions = ["retry"]
+
+    def has_retry_permission(self, request: HttpRequest) -> bool:
+        # As "Import offers" asks: adding offerings and prices.
+        user = request.user
+        return bool(
+            user.has_perm("platforms.add_offering")
+            and user.has_perm("platforms.add_priceobservation")
+        )
+
+    @admin.action(
+        description=_("Retry the selected jobs whose worker was lost"), permissions=["retry"]
+    )
+    def retry(self, request: HttpRequest, queryset: QuerySet[ImportJob]) -> None:
+        retried = sum(jobs.job_retry(job) for job in queryset)
+        skipped = queryset.count() - retried
+        if retried:
+            self.message_user(
+                request,
+                ngettext(
+                    "%(n)d job sent to a worker again.",
+                    "%(n)d jobs sent to a worker again.",
+                    retried,
+                )
+                % {"n": retried},
+            )
+        if skipped:
+            self.message_user(
+                request,
+                ngettext(
+                    "%(n)d job cannot be retried: only a job whose worker was lost, with its "
+                    "file kept, can be.",
+                    "%(n)d jobs cannot be retried: only a job whose worker was lost, with its "
+                    "file kept, can be.",
+                    skipped,
+                )
+                % {"n": skipped},
+                level=messages.WARNING,
+            )
 
     @admin.display(description=_("page"))
     def progress_link(self, job: ImportJob) -> SafeString:

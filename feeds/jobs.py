@@ -6,6 +6,10 @@ progress throughout, so neither a large file nor a slow import holds a web reque
     upload -> check_queued -> checking -> checked --confirm--> queued -> running -> succeeded
                                        \\-> refused            \\-> expired           \\-> failed
 
+A step whose task could not be sent (the broker was down) stays waiting and beat sends it again
+(`jobs_resend`); a step whose worker was lost is failed within minutes (feeds.liveness) with its
+file kept, and staff can retry it (`job_retry`, the admin's "Retry" action).
+
 Each outcome is saved in the transaction that produced it, so the page never says "failed" about
 an import that was written. Live progress (rows checked, rows written) cannot be read from that
 transaction by another connection, so it goes to Django's cache: shared between the web and the
@@ -23,8 +27,10 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from celery import shared_task
+from django.conf import settings
 from django.core.cache import cache
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext
 
@@ -33,7 +39,8 @@ from platforms.importers.report import line_ranges
 from platforms.importers.service import Progress
 from platforms.models import Platform
 
-from .models import PROBLEMS_KEPT, ImportJob, JobStatus
+from .liveness import beating, heard, send
+from .models import PROBLEMS_KEPT, ImportJob, ImportJobChunk, JobStatus
 from .uploads import job_file_drop, job_file_open, job_file_save
 
 if TYPE_CHECKING:
@@ -42,6 +49,9 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 PROGRESS_KEY = "feeds:import-job:{pk}:progress"
+ALIVE_KEY = "feeds:import-job:{pk}:alive"
+# A step's task is sent once its transaction commits; a job left unsent this long is sent by beat.
+SEND_GRACE = timedelta(seconds=10)
 PROGRESS_TTL_S = 24 * 60 * 60
 # Write progress at most this often (the last row of a phase always).
 PROGRESS_EVERY_S = 0.5
@@ -80,8 +90,21 @@ def job_create(
         )
         job.size = job_file_save(job, pieces, max_bytes=max_bytes)
         job.save(update_fields=["size"])
-        transaction.on_commit(lambda: check_import_job.delay(job_id=job.pk))
+        transaction.on_commit(lambda: _send(check_import_job, job.pk))
     return job
+
+
+def _send(task: Any, job_id: int) -> bool:
+    """Hand the job's waiting step to a worker; when the broker is down the job stays waiting
+    (unsent) for beat to send again."""
+    sent_at = timezone.now()
+    if not send(task, job_id=job_id):
+        return False
+    # Eager (no broker): the step already ran; only a job still waiting is marked.
+    ImportJob.objects.filter(
+        pk=job_id, status__in=[JobStatus.CHECK_QUEUED, JobStatus.QUEUED]
+    ).update(sent_at=sent_at)
+    return True
 
 
 def _take(job_id: int, waiting: str, working: str) -> ImportJob | None:
@@ -96,7 +119,7 @@ def _take(job_id: int, waiting: str, working: str) -> ImportJob | None:
 
 
 def _import(job: ImportJob, *, dry_run: bool) -> ImportReport:
-    with job_file_open(job) as text:
+    with beating(ALIVE_KEY.format(pk=job.pk)), job_file_open(job) as text:
         return offers_import(
             text=text,
             fmt=job.format,
@@ -175,10 +198,10 @@ def job_confirm(job: ImportJob, *, by: User) -> bool:
         return False
     with transaction.atomic():
         confirmed = ImportJob.objects.filter(pk=job.pk, status=JobStatus.CHECKED).update(
-            status=JobStatus.QUEUED, confirmed_at=timezone.now()
+            status=JobStatus.QUEUED, confirmed_at=timezone.now(), sent_at=None
         )
         if confirmed:
-            transaction.on_commit(lambda: apply_import_job.delay(job_id=job.pk))
+            transaction.on_commit(lambda: _send(apply_import_job, job.pk))
     job.refresh_from_db()
     return bool(confirmed)
 
@@ -209,6 +232,60 @@ def job_run(job_id: int) -> ImportJob | None:
     return job
 
 
+def job_retry(job: ImportJob) -> bool:
+    """Put a job whose worker was lost (failed, "abandoned", its file kept) back to the step it
+    was on, and send it. Returns whether it was."""
+
+    if not job_retryable(job):
+        return False
+    step = JobStatus.QUEUED if job.confirmed_at is not None else JobStatus.CHECK_QUEUED
+    with transaction.atomic():
+        retried = ImportJob.objects.filter(
+            pk=job.pk, status=JobStatus.FAILED, error_code="abandoned"
+        ).update(
+            status=step,
+            error_code="",
+            error_params={},
+            started_at=None,
+            finished_at=None,
+            sent_at=None,
+        )
+        if retried:
+            task = apply_import_job if step == JobStatus.QUEUED else check_import_job
+            transaction.on_commit(lambda: _send(task, job.pk))
+    job.refresh_from_db()
+    return bool(retried)
+
+
+def job_retryable(job: ImportJob) -> bool:
+    return (
+        job.status == JobStatus.FAILED
+        and job.error_code == "abandoned"
+        and ImportJobChunk.objects.filter(job=job).exists()
+    )
+
+
+def jobs_resend(now: datetime | None = None) -> int:
+    """Send again the waiting steps whose task never reached the broker, or that no worker took
+    within JOB_RESEND_AFTER_S (a broker restarted without its queue). A step is taken by one
+    worker only (`_take`), so one sent twice runs once. Returns how many were sent."""
+
+    now = now or timezone.now()
+    lost = now - timedelta(seconds=settings.JOB_RESEND_AFTER_S)
+    unsent = Q(sent_at__isnull=True) | Q(sent_at__lt=lost)
+    count = 0
+    for status, since, task in (
+        (JobStatus.CHECK_QUEUED, "created_at", check_import_job),
+        (JobStatus.QUEUED, "confirmed_at", apply_import_job),
+    ):
+        waiting = ImportJob.objects.filter(
+            unsent, status=status, **{f"{since}__lt": now - SEND_GRACE}
+        )
+        for pk in waiting.values_list("pk", flat=True):
+            count += _send(task, pk)
+    return count
+
+
 def _fail(job: ImportJob, exc: Exception) -> ImportJob:
     job.status = JobStatus.FAILED
     job.error_code, job.error_params = "internal", {"error": f"{type(exc).__name__}: {exc}"}
@@ -222,11 +299,13 @@ def _expire(job: ImportJob) -> None:
     _finish(job)
 
 
-def _finish(job: ImportJob) -> None:
-    """Save the job's outcome; its file (up to 20 MB) is not kept once the job is done."""
+def _finish(job: ImportJob, *, keep_file: bool = False) -> None:
+    """Save the job's outcome; its file (up to 20 MB) is not kept once the job is done, unless
+    it is to be retried (`keep_file`)."""
     job.finished_at = timezone.now()
     job.save()
-    job_file_drop(job)
+    if not keep_file:
+        job_file_drop(job)
     cache.delete(PROGRESS_KEY.format(pk=job.pk))
     ok = job.status == JobStatus.SUCCEEDED
     logger.log(
@@ -251,16 +330,19 @@ def _finish(job: ImportJob) -> None:
 
 
 def jobs_tidy(*, now: datetime, stale_before: datetime) -> int:
-    """Jobs left behind, marked and their files dropped: checks and imports still under way that
-    started before `stale_before` (their worker stopped; as an outcome is saved with what it
-    wrote, nothing was written), and previews not confirmed in time. Returns how many."""
+    """Jobs left behind, marked: checks and imports under way whose worker was lost (their
+    heartbeat gone for WORKER_LOST_AFTER_S, or started before `stale_before`; as an outcome is
+    saved with what it wrote, nothing was written), failed with their file kept for a retry; and
+    previews not confirmed in time, their files dropped. Returns how many."""
     count = 0
-    stuck = ImportJob.objects.filter(
-        status__in=[JobStatus.CHECKING, JobStatus.RUNNING], started_at__lt=stale_before
-    )
-    for job in stuck:
+    lost_before = now - timedelta(seconds=settings.WORKER_LOST_AFTER_S)
+    under_way = ImportJob.objects.filter(status__in=[JobStatus.CHECKING, JobStatus.RUNNING])
+    for job in under_way.filter(started_at__lt=lost_before):
+        stale = job.started_at is not None and job.started_at < stale_before
+        if not stale and heard(ALIVE_KEY.format(pk=job.pk)) is not False:
+            continue
         job.status, job.error_code, job.error_params = JobStatus.FAILED, "abandoned", {}
-        _finish(job)
+        _finish(job, keep_file=True)
         count += 1
     for job in ImportJob.objects.filter(
         status=JobStatus.CHECKED, checked_at__lt=now - CONFIRM_WITHIN

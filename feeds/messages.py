@@ -18,7 +18,19 @@ MESSAGES: dict[str, Promise] = {
     "timeout": _("No answer within %(seconds)s s (FEED_TIMEOUT_S)."),
     "unreachable": _("Cannot reach the feed: %(reason)s"),
     "connection": _("The connection failed: %(error)s"),
-    "gzip": _("The gzip body cannot be read: %(error)s"),
+    "gzip": _("The gzip body cannot be read."),
+    "bad_url": _("The address is not a valid http or https URL with a host."),
+    "address": _(
+        "%(host)s is at %(address)s, which is not on the public internet, so it is not fetched; "
+        "an operator can allow an internal mirror with FEED_ALLOWED_HOSTS."
+    ),
+    "no_such_host": _("The host %(host)s cannot be found."),
+    "redirects": _("More than %(count)s redirects."),
+    "tls": _("The secure connection failed: %(error)s"),
+    "time_limit": _(
+        "The run took longer than its time limit (FEED_TASK_TIME_LIMIT_S) and was stopped; "
+        "nothing was written."
+    ),
     "gzip_cut": _("The gzip body was cut short."),
     "empty": _("The feed is empty."),
     "not_utf8": _("The feed is not UTF-8 text."),

@@ -224,6 +224,9 @@ class ImportJob(models.Model):
     created_at = models.DateTimeField(_("created at"), auto_now_add=True)
     checked_at = models.DateTimeField(_("checked at"), null=True, blank=True)
     confirmed_at = models.DateTimeField(_("confirmed at"), null=True, blank=True)
+    # When its waiting step's task reached the broker; null while it has not (the broker was
+    # down): beat sends it again (feeds.jobs.jobs_resend).
+    sent_at = models.DateTimeField(_("sent to a worker at"), null=True, blank=True)
     started_at = models.DateTimeField(_("started at"), null=True, blank=True)
     finished_at = models.DateTimeField(_("finished at"), null=True, blank=True)
     rows = models.PositiveIntegerField(_("rows"), default=0)

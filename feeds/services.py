@@ -27,12 +27,14 @@ from platforms.models import Platform
 from . import schedule
 from .fetch import FetchError, fetch
 from .jobs import jobs_tidy
+from .liveness import beating, heard
 from .models import PROBLEMS_KEPT, Feed, FeedRun, RunStatus, Trigger
 
 logger = logging.getLogger(__name__)
 
 # Bad rows kept on a run or a job (the counts cover them all).
 UNDER_WAY = (RunStatus.RUNNING, RunStatus.RETRYING)
+ALIVE_KEY = "feeds:run:{pk}:alive"
 
 
 def feed_create(
@@ -89,6 +91,11 @@ class Attempt:
 def run_attempt(run: FeedRun) -> Attempt:
     """Fetch the feed and import it. A success finishes the run (in the import's transaction); a
     failure is recorded on the run, which the caller retries or finishes (`run_finish`)."""
+    with beating(ALIVE_KEY.format(pk=run.pk)):
+        return _attempt(run)
+
+
+def _attempt(run: FeedRun) -> Attempt:
     feed = run.feed
     run.attempts += 1
     at = timezone.now()
@@ -120,6 +127,7 @@ def run_attempt(run: FeedRun) -> Attempt:
             platform=feed.platform,
             source_url=feed.url,
             strict=feed.strict,
+            untrusted=True,
         )
         _record(run, report)
         if report.applied:
@@ -129,7 +137,7 @@ def run_attempt(run: FeedRun) -> Attempt:
     conflict = any(problem.reason == "conflict" for problem in report.errors)
     if conflict:
         return _failed(run, at, "conflict", transient=True)
-    first = str(report.errors[0]) if report.errors else ""
+    first = report.errors[0].located() if report.errors else ""
     return _failed(run, at, "rows", {"count": len(report.errors), "first": first})
 
 
@@ -183,8 +191,15 @@ def run_finish(run: FeedRun, *, ok: bool, seen_at: datetime | None = None) -> No
 
 
 def run_crashed(run: FeedRun, exc: BaseException) -> None:
-    """An unexpected error: the run fails (and the error goes on to the log)."""
-    run.error_code, run.error_params = "internal", {"error": f"{type(exc).__name__}: {exc}"}
+    """An unexpected error: the run fails (and the error goes on to the log). The run keeps the
+    error's type alone: its text may quote the download."""
+    run.error_code, run.error_params = "internal", {"error": type(exc).__name__}
+    run_finish(run, ok=False)
+
+
+def run_stopped(run: FeedRun) -> None:
+    """The run's task reached its time limit (FEED_TASK_TIME_LIMIT_S): the run fails."""
+    run.error_code, run.error_params = "time_limit", {}
     run_finish(run, ok=False)
 
 
@@ -233,7 +248,8 @@ def _record(run: FeedRun, report: ImportReport) -> None:
     run.skipped = report.skipped_rows
     run.prices_added, run.prices_seen = report.prices_added, report.prices_seen
     run.errors = len(report.errors)
-    run.problems = [str(problem) for problem in report.errors[:PROBLEMS_KEPT]]
+    # By line and kind only: the file is whatever the feed's server sent (RowProblem.located).
+    run.problems = [problem.located() for problem in report.errors[:PROBLEMS_KEPT]]
     run.summary = report.summary_lines()
 
 
@@ -286,14 +302,19 @@ def feeds_claim_due(now: datetime | None = None) -> list[Feed]:
 
 
 def abandon_stale(now: datetime | None = None) -> int:
-    """Runs and import jobs still under way after FEED_RUN_STALE_S: their worker stopped, and
-    since a result is saved with what it wrote, nothing was written. They are marked failed."""
+    """Runs and import jobs whose worker was lost: running with their heartbeat gone for
+    WORKER_LOST_AFTER_S (feeds.liveness), or still under way after FEED_RUN_STALE_S. Since a
+    result is saved with what it wrote, nothing was written. They are marked failed, which frees
+    the feed for its next run."""
     now = now or timezone.now()
     before = now - timedelta(seconds=settings.FEED_RUN_STALE_S)
+    lost_before = now - timedelta(seconds=settings.WORKER_LOST_AFTER_S)
     count = 0
-    for run in FeedRun.objects.select_related("feed").filter(
-        status__in=UNDER_WAY, started_at__lt=before
-    ):
+    stale = Q(status__in=UNDER_WAY, started_at__lt=before)
+    maybe_lost = Q(status=RunStatus.RUNNING, started_at__lt=lost_before)
+    for run in FeedRun.objects.select_related("feed").filter(stale | maybe_lost):
+        if run.started_at >= before and heard(ALIVE_KEY.format(pk=run.pk)) is not False:
+            continue
         run.error_code, run.error_params = "abandoned", {}
         run_finish(run, ok=False)
         count += 1

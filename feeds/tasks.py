@@ -1,5 +1,7 @@
-"""Celery tasks: beat's `run_due_feeds` every FEED_CHECK_INTERVAL_S seconds, one `run_feed` per due
-feed (retried with backoff while its failures may pass), and for the admin's import
+"""Celery tasks: beat's `run_due_feeds` every FEED_CHECK_INTERVAL_S seconds (it also marks runs and
+jobs whose worker was lost, and sends again the import steps that never reached a worker), one
+`run_feed` per due feed (retried with backoff while its failures may pass; stopped past
+FEED_TASK_TIME_LIMIT_S and killed past FEED_TASK_HARD_TIME_LIMIT_S), and for the admin's import
 `check_import_job` (the preview) and `apply_import_job` (the confirmed file), defined in
 feeds/jobs.py beside what they run and registered here, where the worker looks for tasks.
 
@@ -13,9 +15,10 @@ import logging
 from typing import Any
 
 from celery import Task, shared_task
+from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 
-from . import services
+from . import jobs, services
 from .jobs import apply_import_job, check_import_job
 from .models import Feed, FeedRun, RunStatus, Trigger
 
@@ -28,13 +31,21 @@ logger = logging.getLogger(__name__)
 def run_due_feeds() -> int:
     """Start every enabled feed that is due; returns how many were started."""
     services.abandon_stale()
+    jobs.jobs_resend()
     feeds = services.feeds_claim_due()
     for feed in feeds:
         run_feed.delay(feed_id=feed.pk, trigger=Trigger.SCHEDULE)
     return len(feeds)
 
 
-@shared_task(bind=True, name="feeds.tasks.run_feed", ignore_result=True, max_retries=None)
+@shared_task(
+    bind=True,
+    name="feeds.tasks.run_feed",
+    ignore_result=True,
+    max_retries=None,
+    soft_time_limit=settings.FEED_TASK_TIME_LIMIT_S,
+    time_limit=settings.FEED_TASK_HARD_TIME_LIMIT_S,
+)
 def run_feed(
     self: Task[Any, Any], feed_id: int, trigger: str = Trigger.SCHEDULE, run_id: int | None = None
 ) -> str:
@@ -56,6 +67,10 @@ def run_feed(
         run.save(update_fields=["status"])
     try:
         attempt = services.run_attempt(run)
+    except SoftTimeLimitExceeded:
+        # What the attempt wrote was rolled back with its transaction.
+        services.run_stopped(run)
+        return RunStatus.FAILED
     except Exception as exc:
         services.run_crashed(run, exc)
         raise

@@ -36,8 +36,13 @@ def default_name(alias: str = "default") -> str:
 
 
 def backup(path: Path, alias: str = "default") -> Path:
-    """Write a backup of database `alias` to `path`; returns the path."""
+    """Write a backup of database `alias` to `path`, readable by its owner alone (it holds every
+    user's password hash and the API tokens' digests); returns the path."""
     path.parent.mkdir(parents=True, exist_ok=True)
+    # Created empty and owner-only before anything is written into it (pg_dump and SQLite
+    # keep an existing file's mode).
+    path.touch(mode=0o600, exist_ok=True)
+    path.chmod(0o600)
     config = _settings(alias)
     if vendor(alias) == "sqlite":
         source = sqlite3.connect(str(config["NAME"]))

@@ -23,7 +23,9 @@ logger = logging.getLogger("ops.request")
 
 REQUEST_ID_HEADER = "X-Request-ID"
 # An id sent by a proxy in front is kept when it looks like one (no spaces, no markup, short),
-# so that the proxy's log and ours share it; anything else is replaced by our own.
+# so that the proxy's log and ours share it; anything else is replaced by our own. Only with a
+# proxy in front (TRUST_REQUEST_ID, on when NUM_PROXIES is set): a client's own id would
+# otherwise let it pick the id of another request's log lines.
 _CLIENT_ID = re.compile(r"^[A-Za-z0-9._:-]{8,64}$")
 
 
@@ -36,7 +38,7 @@ class RequestIdMiddleware:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
-        incoming = request.META.get("HTTP_X_REQUEST_ID", "")
+        incoming = request.META.get("HTTP_X_REQUEST_ID", "") if _trusted() else ""
         request_id = incoming if _CLIENT_ID.match(incoming) else uuid.uuid4().hex
         request.request_id = request_id  # type: ignore[attr-defined]
         # Not reset on the way out: Django logs a 5xx after the middleware returns; the id is
@@ -69,6 +71,10 @@ class RequestIdMiddleware:
                 extra={"event": "request", **fields},
             )
         return response
+
+
+def _trusted() -> bool:
+    return bool(settings.TRUST_REQUEST_ID)
 
 
 class ContentSecurityPolicyMiddleware:

@@ -19,19 +19,27 @@ from django.template import loader
 from django.utils import translation
 from rest_framework.exceptions import APIException
 
-from api.exceptions import DatabaseUnavailable, ServerError, body_for
+from api.exceptions import DatabaseUnavailable, QueryTimeout, ServerError, body_for
 
-from .db import database_unavailable
+from .db import database_unavailable, query_timeout
 
 
 def server_error(request: HttpRequest) -> HttpResponse:
-    database_down = database_unavailable(sys.exc_info()[1])
+    error = sys.exc_info()[1]
+    database_down = database_unavailable(error)
+    timed_out = query_timeout(error)
     language = getattr(request, "LANGUAGE_CODE", None) or translation.get_language_from_request(
         request
     )
     with translation.override(language):
         if request.path_info.startswith("/api/"):
-            exc: APIException = DatabaseUnavailable() if database_down else ServerError()
+            exc: APIException = (
+                QueryTimeout()
+                if timed_out
+                else DatabaseUnavailable()
+                if database_down
+                else ServerError()
+            )
             response: HttpResponse = JsonResponse(body_for(exc), status=exc.status_code)
         else:
             template, status = ("503.html", 503) if database_down else ("500.html", 500)

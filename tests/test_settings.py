@@ -17,6 +17,7 @@ PROD_ENV = {
     "ALLOWED_HOSTS": "advisor.example.com",
     "DATABASE_URL": "postgres://postgres@127.0.0.1:5432/gpu_advisor",
     "REDIS_URL": "redis://127.0.0.1:6379/0",
+    "CELERY_BROKER_URL": "redis://127.0.0.1:6379/0",
 }
 PROD_VARIABLES = {*PROD_ENV, "DEBUG", "TLS_AT_PROXY", "SECURE_SSL_REDIRECT", "SECURE_HSTS_SECONDS"}
 
@@ -75,8 +76,18 @@ def test_production_starts_with_its_variables():
             "error: SECRET_KEY is too weak",
         ),
         (without("REDIS_URL"), "error: REDIS_URL is required"),
+        # Before: imports ran inside the admin's POST, and gunicorn killed it at 30 s.
+        (without("CELERY_BROKER_URL"), "error: CELERY_BROKER_URL is required"),
     ],
-    ids=["no-database-url", "debug", "short-key", "one-letter-key", "django-insecure", "no-redis"],
+    ids=[
+        "no-database-url",
+        "debug",
+        "short-key",
+        "one-letter-key",
+        "django-insecure",
+        "no-redis",
+        "no-broker",
+    ],
 )
 def test_manage_py_refuses_production_half_configured_with_one_line(env, line):
     """Today a missing DATABASE_URL silently means SQLite, and DEBUG=true or a weak key start."""
@@ -125,7 +136,7 @@ def test_production_redirects_to_https_and_sends_hsts_by_default():
         "31536000",
         "True",
         "json",
-        "django.core.cache.backends.redis.RedisCache",
+        "ops.cache.FallbackRedisCache",
         "0",
     ], shown.stderr
 

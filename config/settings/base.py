@@ -60,6 +60,8 @@ MIDDLEWARE = [
     "ops.middleware.RequestIdMiddleware",
     # /healthz and /readyz, before HTTPS redirects and host checks.
     "ops.health.HealthMiddleware",
+    # A body over the limit is refused before anything reads it (api/fairuse.py).
+    "api.fairuse.BodyLimitMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "ops.middleware.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -72,6 +74,8 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # Pages and saved scenarios per client (the API has its own throttles): api/fairuse.py.
+    "api.fairuse.PageThrottleMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     # Last: it turns a locked-out login (AxesBackend) into the lockout page.
@@ -106,19 +110,24 @@ DATABASES = {
 }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
-# Admin login: django-axes counts failed logins per user and per client address (the address as
-# the throttles read it, below); AXES_FAILURE_LIMIT failures lock either for AXES_COOLOFF_MINUTES.
+# Admin login: django-axes counts failed logins per user name and client address together (the
+# address as the throttles read it, below); AXES_FAILURE_LIMIT failures lock that pair for
+# AXES_COOLOFF_MINUTES. Neither alone: wrong passwords from anywhere must not lock the user out
+# everywhere, nor one client everyone behind the same address.
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",
 ]
 AXES_FAILURE_LIMIT = envint("AXES_FAILURE_LIMIT", 5)
 AXES_COOLOFF_TIME = timedelta(minutes=envint("AXES_COOLOFF_MINUTES", 15))
-AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_CLIENT_IP_CALLABLE = "api.authentication.client_address"
 AXES_LOCKOUT_CALLABLE = "ops.views.admin_lockout"
 AXES_RESET_ON_SUCCESS = True
 AXES_VERBOSE = False
+# Lockout log lines name the user name and the address (axes masks both by default, which left
+# on-call unable to tell an attack from a forgetful admin); passwords are never logged.
+AXES_SENSITIVE_PARAMETERS: list[str] = []
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
@@ -139,6 +148,16 @@ USE_TZ = True
 # TaskForm) and the constraints; Django's default of 1,000 refused it past 24 rows with a 400.
 # tests/advisor/web/test_posted_scenarios.py keeps the two in step.
 DATA_UPLOAD_MAX_NUMBER_FIELDS = 5000
+# Bodies over these sizes are refused (413) before they are read (api/fairuse.py): Django's own
+# DATA_UPLOAD_MAX_MEMORY_SIZE (2.5 MB) everywhere but the admin, whose import takes files of up to
+# 20 MB (platforms.admin) in a multipart body.
+MAX_BODY_BYTES = envint("MAX_BODY_BYTES", 2_621_440)
+ADMIN_MAX_BODY_BYTES = envint("ADMIN_MAX_BODY_BYTES", 21 * 1024 * 1024)
+# Pages (not the API, the admin, static files or probes) per client, and saved scenarios
+# (POST /s/) per client; past them a 429 page with Retry-After.
+PAGE_ANON_RATE = env("PAGE_ANON_RATE", "60/min")
+PAGE_USER_RATE = env("PAGE_USER_RATE", "300/min")
+SCENARIO_SAVE_RATE = env("SCENARIO_SAVE_RATE", "30/hour")
 
 STATIC_URL = "static/"
 STATIC_ROOT = env("STATIC_ROOT", str(BASE_DIR / "var" / "staticfiles"))
@@ -153,14 +172,20 @@ STORAGES = {
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
 }
 
-# Redis (Django's own RedisCache on the `redis` package) is shared by every worker: the API's
-# throttle counters live here, so production requires it (prod.py).
+# Redis (Django's RedisCache on the `redis` package) is shared by every worker: the API's
+# throttle counters live here, so production requires it (prod.py). A Redis that is down or
+# frozen is not an outage: each call gives up after CACHE_TIMEOUT_MS, and the process then uses
+# its own memory cache for CACHE_RETRY_AFTER_S seconds before trying Redis again (ops/cache.py).
+CACHE_TIMEOUT_MS = envint("CACHE_TIMEOUT_MS", 50)
 CACHES = {
     "default": {
-        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "BACKEND": "ops.cache.FallbackRedisCache",
         "LOCATION": env("REDIS_URL"),
-        # A cache that does not answer fails fast instead of holding the request.
-        "OPTIONS": {"socket_connect_timeout": 2, "socket_timeout": 2},
+        "OPTIONS": {
+            "socket_connect_timeout": CACHE_TIMEOUT_MS / 1000,
+            "socket_timeout": CACHE_TIMEOUT_MS / 1000,
+            "retry_after": envint("CACHE_RETRY_AFTER_S", 5),
+        },
     }
     if env("REDIS_URL")
     else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
@@ -193,13 +218,29 @@ CELERY_BEAT_SCHEDULE_FILENAME = env(
 )
 # A feed that failed this many runs in a row is flagged in the admin and on its platform's page.
 FEED_FAILURES_BEFORE_FLAG = envint("FEED_FAILURES_BEFORE_FLAG", 3)
+# The whole download's time limit (feeds/fetch.py).
 FEED_TIMEOUT_S = envint("FEED_TIMEOUT_S", 60)
+# Feeds fetch only public addresses; these hosts ("mirror.internal"), hosts and ports
+# ("10.0.0.5:8080") or networks ("10.20.0.0/16") are fetched too, for an internal mirror.
+FEED_ALLOWED_HOSTS = envlist("FEED_ALLOWED_HOSTS", "")
 FEED_MAX_BYTES = envint("FEED_MAX_BYTES", 50 * 1024 * 1024)
 # Attempts after the first when a run fails in a way that may pass (timeout, HTTP 5xx, cut-off
 # download); attempt n+1 waits FEED_RETRY_BACKOFF_S * 2**(n-1) seconds, at most ..._MAX_S.
 FEED_MAX_RETRIES = envint("FEED_MAX_RETRIES", 3)
 FEED_RETRY_BACKOFF_S = envint("FEED_RETRY_BACKOFF_S", 60)
 FEED_RETRY_BACKOFF_MAX_S = envint("FEED_RETRY_BACKOFF_MAX_S", 3600)
+# A feed run's Celery task: past the soft limit the run is stopped and recorded as failed
+# (nothing written); past the hard limit its worker process is killed. A slow feed cannot hold a
+# worker, and the imports queued behind it, longer than this.
+FEED_TASK_TIME_LIMIT_S = envint("FEED_TASK_TIME_LIMIT_S", 600)
+FEED_TASK_HARD_TIME_LIMIT_S = envint("FEED_TASK_HARD_TIME_LIMIT_S", FEED_TASK_TIME_LIMIT_S + 60)
+# A worker on a feed run or an import job writes a heartbeat every WORKER_HEARTBEAT_S; one whose
+# heartbeat is gone for WORKER_LOST_AFTER_S is marked failed (feeds/liveness.py), and its job can
+# be retried. Beat sends a job's task again when the broker was down at upload or confirmation,
+# or when no worker took it for JOB_RESEND_AFTER_S.
+WORKER_HEARTBEAT_S = envint("WORKER_HEARTBEAT_S", 15)
+WORKER_LOST_AFTER_S = envint("WORKER_LOST_AFTER_S", 90)
+JOB_RESEND_AFTER_S = envint("JOB_RESEND_AFTER_S", 600)
 # A run or import job still under way after this long is marked failed (its worker stopped).
 FEED_RUN_STALE_S = envint("FEED_RUN_STALE_S", 3600)
 
@@ -260,6 +301,9 @@ LOG_LEVEL = env("LOG_LEVEL", "INFO").upper()
 LOGGING = logging_config(fmt=LOG_FORMAT, level=LOG_LEVEL)
 SLOW_REQUEST_MS = envint("SLOW_REQUEST_MS", 1000)
 LOG_REQUESTS = envbool("LOG_REQUESTS", False)
+# Keep an X-Request-ID sent with the request (a proxy's): by default only behind a proxy
+# (NUM_PROXIES > 0); a client's own is replaced by ours.
+TRUST_REQUEST_ID = envbool("TRUST_REQUEST_ID", envint("NUM_PROXIES", 0) > 0)
 
 # Seconds a 503 (database unavailable) tells clients to wait before retrying.
 RETRY_AFTER_S = envint("RETRY_AFTER_S", 30)

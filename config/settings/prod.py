@@ -1,7 +1,8 @@
 """Production: refuses to start half-configured or insecure, with one line saying why.
 
 Required: SECRET_KEY (50 random characters or more), DATABASE_URL, ALLOWED_HOSTS, REDIS_URL (the
-cache every worker shares: throttle counters, import progress). Refused: DEBUG=true. HTTPS is
+cache every worker shares: throttle counters, import progress), CELERY_BROKER_URL (feed runs and
+imports go to workers, never into a web request). Refused: DEBUG=true. HTTPS is
 enforced here (redirect, HSTS, secure cookies) unless TLS_AT_PROXY=true says that the proxy in
 front terminates TLS and already redirects and sends HSTS. Logs are JSON lines on stdout.
 `manage.py` uses these settings with DJANGO_SETTINGS_MODULE=config.settings.prod.
@@ -39,6 +40,12 @@ if not ALLOWED_HOSTS:
 if not env("REDIS_URL"):
     raise ImproperlyConfigured(
         "REDIS_URL is required: the throttles' counters must be shared by every worker."
+    )
+
+if not env("CELERY_BROKER_URL"):
+    raise ImproperlyConfigured(
+        "CELERY_BROKER_URL is required: without a broker, feed runs and admin imports would run "
+        "inside web requests."
     )
 
 # HTTPS. Behind a proxy that terminates TLS, X-Forwarded-Proto says whether the client used it.

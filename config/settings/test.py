@@ -30,3 +30,10 @@ AXES_ENABLED = False
 # The suite's process imports config.wsgi (the API tests' WSGI application): Python's collector
 # thresholds stay as they are here (tests/ops/test_collector.py sets them and puts them back).
 GC_GEN0_THRESHOLD = 0
+# Feeds fetch only public addresses: the feed tests' local server allows itself by its address and
+# port (tests/feeds/conftest.py, feed_server); nothing else is allowed here.
+FEED_ALLOWED_HOSTS = []
+# Pages as unthrottled as the API here; tests/ops/test_fair_use.py sets the rates it checks.
+PAGE_ANON_RATE = "100000/min"
+PAGE_USER_RATE = "100000/min"
+SCENARIO_SAVE_RATE = "100000/hour"

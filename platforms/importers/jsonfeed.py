@@ -16,7 +16,7 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
-from decimal import ROUND_HALF_EVEN, Decimal
+from decimal import Decimal
 from typing import Any, TypeVar
 
 from django.db import models
@@ -25,7 +25,6 @@ from platforms.models import BillingUnit, Currency, DeliveryForm, Interconnect, 
 
 from .interconnect import interconnect_for
 from .rows import (
-    PRICE_PLACES,
     OfferRow,
     Parsed,
     PriceRow,
@@ -35,6 +34,7 @@ from .rows import (
     number_value,
     observed_at_value,
     parse_all,
+    price_amount,
     ram_value,
     shown,
     url_value,
@@ -363,7 +363,7 @@ def _price(index: int, price: object, defaults: _Defaults) -> PriceRow:
     assert unit is not None and currency is not None and amount is not None
     return PriceRow(
         unit=unit,
-        amount=amount.quantize(PRICE_PLACES, rounding=ROUND_HALF_EVEN),
+        amount=_within(where, lambda: price_amount(amount, "amount")),
         currency=currency,
         observed_at=_within(where, lambda: _date(price, "observed_at")) or defaults.observed_at,
         source_url=_within(where, lambda: _url(price, "source_url")) or defaults.source_url,

@@ -44,6 +44,13 @@ class Skip(Exception):
         self.reason = reason
 
 
+# json.JSONDecodeError's "... line 3 column 7 (char 40)".
+_JSON_POSITION = re.compile(r"line (\d+) column (\d+)")
+# The column or field a value problem starts with ("Price is not a number: ...", "amount: ...").
+_COLUMN = re.compile(r"^([A-Za-z_][A-Za-z0-9_]{0,39})(?=:| is | must | has )")
+_VALUE_REASONS = {"bad value", "invalid price", "invalid offering"}
+
+
 @dataclass(frozen=True, slots=True)
 class RowProblem:
     """A skipped or rejected row. `reason` groups rows in the summary; `message` is per row.
@@ -66,6 +73,20 @@ class RowProblem:
         # Line 0: a problem with the import as a whole (its source URL or date, a concurrent write).
         where = f"line {self.line}: " if self.line else ""
         return f"{where}{self.message or self.reason}"
+
+    def located(self) -> str:
+        """The problem without a word of the file: its line, its kind (our own words) and, for a
+        value, the column (or field) it is in; a JSON syntax error's line and column. For files
+        fetched from elsewhere (price feeds), whose content is not ours to repeat."""
+        where = f"line {self.line}: " if self.line else ""
+        if self.reason == "missing columns":
+            return f"{where}{self.message}"  # the names the format requires, not the file's
+        if self.reason == "not JSON":
+            found = _JSON_POSITION.search(self.message)
+            at = f": line {found[1]} column {found[2]}" if found else ""
+            return f"not a JSON document{at}"
+        column = _COLUMN.match(self.message) if self.reason in _VALUE_REASONS else None
+        return f"{where}{self.reason}" + (f" in {column[1]}" if column else "")
 
 
 @dataclass(frozen=True, slots=True)
@@ -394,7 +415,16 @@ def whole_number(row: dict[str, str], column: str, *, required: bool = True) -> 
 def price_value(row: dict[str, str], column: str) -> Decimal:
     value = decimal_value(row, column)
     assert value is not None
-    return value.quantize(PRICE_PLACES, rounding=ROUND_HALF_EVEN)
+    return price_amount(value, column)
+
+
+def price_amount(value: Decimal, column: str) -> Decimal:
+    """`value` to the places a price keeps (6); a price above 0 that would be kept as 0 is an
+    error, not a free offering (before: 0.0000001 was stored as 0 without a word)."""
+    amount = value.quantize(PRICE_PLACES, rounding=ROUND_HALF_EVEN)
+    if value > 0 and amount == 0:
+        raise RowError(f"{column} is above 0 but below {PRICE_PLACES}, the smallest price kept")
+    return amount
 
 
 def ram_value(value: Decimal | None) -> Decimal | None:

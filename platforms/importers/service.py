@@ -44,9 +44,12 @@ def offers_import(
     strict: bool = False,
     created_by: User | None = None,
     progress: Progress | None = None,
+    untrusted: bool = False,
 ) -> ImportReport:
     """Import a catalog file (`_offers_import`) and log its outcome: applied, refused (with its
-    first error) or checked (a dry run), with its counts and the milliseconds it took."""
+    first error) or checked (a dry run), with its counts and the milliseconds it took. An
+    `untrusted` file (a price feed's download) is never quoted in the log: its first error is
+    given by line and kind only (RowProblem.located)."""
     started = time.perf_counter()
     report = _offers_import(
         text=text,
@@ -75,7 +78,10 @@ def offers_import(
         "prices_added": report.prices_added,
         "duration_ms": round((time.perf_counter() - started) * 1000, 1),
     }
-    first = f"; first error: {report.errors[0]}" if report.errors else ""
+    first = ""
+    if report.errors:
+        problem = report.errors[0]
+        first = f"; first error: {problem.located() if untrusted else problem}"
     logger.log(
         logging.WARNING if outcome == "refused" else logging.INFO,
         "import %s of %s (%s): %s rows, %s created, %s updated, %s errors%s",

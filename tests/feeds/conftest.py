@@ -1,5 +1,6 @@
-"""Feed fixtures: a local HTTP server (a threaded http.server on 127.0.0.1) that serves the recorded
-catalog samples of tests/importers/data, or fails on purpose; and the platforms they list."""
+"""Feed fixtures: a local HTTP server (a threaded http.server on 127.0.0.1, allowed by
+FEED_ALLOWED_HOSTS) that serves the recorded catalog samples of tests/importers/data, or fails on
+purpose; and the platforms they list."""
 
 from __future__ import annotations
 
@@ -47,6 +48,8 @@ class Route:
     # Answer HTTP 500 to the first this many requests.
     fail_first: int = 0
     headers: dict[str, str] = field(default_factory=dict)
+    # The status line's reason phrase, when not the standard one.
+    reason: str | None = None
 
 
 class FeedServer:
@@ -69,7 +72,7 @@ class FeedServer:
                 if server.hits[self.path] <= route.fail_first:
                     self.send_error(500, "Internal Server Error")
                     return
-                self.send_response(route.status)
+                self.send_response(route.status, route.reason)
                 self.send_header("Content-Type", route.content_type)
                 self.send_header("Content-Length", str(len(route.body)))
                 for name, value in route.headers.items():
@@ -104,8 +107,12 @@ class FeedServer:
 
 
 @pytest.fixture
-def feed_server() -> Iterator[FeedServer]:
+def feed_server(settings) -> Iterator[FeedServer]:
+    """The server, on loopback: feeds fetch only public addresses, so it is allowed by its address
+    and port (FEED_ALLOWED_HOSTS, as an operator allows an internal mirror), and nothing else on
+    this machine is."""
     server = FeedServer()
+    settings.FEED_ALLOWED_HOSTS = [f"127.0.0.1:{server.httpd.server_address[1]}"]
     server.thread.start()
     try:
         yield server

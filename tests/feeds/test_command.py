@@ -154,7 +154,7 @@ def test_run_fails_with_status_1_and_lists_the_bad_rows(feed_server, lambda_clou
         feeds("run", "lambda")
 
     assert failure.value.returncode == 1
-    assert "  error: line 2: Price is not a number: 'n/a'" in capsys.readouterr().err
+    assert "  error: line 2: bad value in Price" in capsys.readouterr().err
 
 
 def test_run_names_an_unknown_feed_with_status_2(db):

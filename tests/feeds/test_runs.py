@@ -217,7 +217,8 @@ def test_one_bad_row_writes_nothing_of_the_file(feed_server, lambda_cloud, lambd
     run = run_task(feed)
 
     assert (run.status, run.errors, run.created) == ("failed", 1, lambda_sample.offerings)
-    assert run.problems == [f"line {LAMBDA_ROWS + 2}: Price is not a number: 'n/a'"]
+    # The line and the column, not the value: the file is whatever the feed's server sent.
+    assert run.problems == [f"line {LAMBDA_ROWS + 2}: bad value in Price"]
     assert nothing_written()
 
 
@@ -304,3 +305,28 @@ def test_feeds_run_runs_a_feed_synchronously(feed_server, lambda_cloud, capsys, 
         f"created {expected.offerings}, updated 0, unchanged 0, skipped {expected.skipped}" in out
     )
     assert f"  offerings created {lambda_sample.offerings}, updated 0, unchanged 0" in out
+
+
+def test_a_feed_task_has_soft_and_hard_time_limits(settings):
+    """Before: no Celery time limit, so a slow feed held a worker and starved the imports."""
+    assert run_feed.soft_time_limit == settings.FEED_TASK_TIME_LIMIT_S == 600
+    assert run_feed.time_limit == settings.FEED_TASK_HARD_TIME_LIMIT_S == 660
+
+
+def test_a_run_past_its_soft_time_limit_fails_and_frees_the_feed(
+    feed_server, lambda_cloud, monkeypatch
+):
+    from celery.exceptions import SoftTimeLimitExceeded
+
+    feed = make_feed(feed_server.serve_sample("/vms.csv", LAMBDA), lambda_cloud)
+
+    def too_slow(run):
+        raise SoftTimeLimitExceeded()
+
+    monkeypatch.setattr(services, "run_attempt", too_slow)
+    run = run_task(feed)
+    assert (run.status, run.error_code) == ("failed", "time_limit")
+    assert "time limit" in run.error_text
+    assert nothing_written()
+    monkeypatch.undo()
+    assert services.run_start(feed, "admin") is not None  # the feed can run again at once

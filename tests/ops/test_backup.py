@@ -54,6 +54,8 @@ def test_db_backup_and_db_restore_put_an_sqlite_database_back(tmp_path, settings
     out = StringIO()
     call_command("db_backup", str(backup), "--database", "scratch", stdout=out)
     assert out.getvalue().strip() == str(backup)
+    # Before: world-readable (the password hashes and token digests with it).
+    assert backup.stat().st_mode & 0o777 == 0o600
     with sqlite3.connect(live) as db:
         db.execute("DELETE FROM t")
     call_command("db_restore", str(backup), "--database", "scratch", "--noinput", stdout=out)

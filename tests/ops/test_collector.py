@@ -52,6 +52,7 @@ def test_a_worker_loading_the_wsgi_application_sets_them(given, expected):
         "DATABASE_URL": "postgres://nobody@127.0.0.1:1/none",
         "ALLOWED_HOSTS": "127.0.0.1",
         "REDIS_URL": "redis://127.0.0.1:1/0",
+        "CELERY_BROKER_URL": "redis://127.0.0.1:1/1",
     }
     env.pop("GC_GEN0_THRESHOLD", None)
     if given is not None:

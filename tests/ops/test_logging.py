@@ -53,12 +53,17 @@ def test_production_logs_json_and_every_logger_reaches_standard_output():
 
 
 @pytest.mark.django_db
-def test_every_response_names_its_request_id_and_keeps_a_proxys_one():
+def test_every_response_names_its_request_id_and_keeps_a_proxys_one(settings):
     client = Client()
     first = client.get("/healthz")
     second = client.get("/healthz")
     assert len(first["X-Request-ID"]) == 32
     assert first["X-Request-ID"] != second["X-Request-ID"]
+    # Without a proxy in front, a client's own id is not kept (before: trusted as it came).
+    settings.TRUST_REQUEST_ID = False
+    mine = client.get("/healthz", headers={"X-Request-ID": "lb-7f3a9c21"})
+    assert mine["X-Request-ID"] != "lb-7f3a9c21"
+    settings.TRUST_REQUEST_ID = True  # behind a proxy (NUM_PROXIES > 0 turns it on)
     kept = client.get("/healthz", headers={"X-Request-ID": "lb-7f3a9c21"})
     assert kept["X-Request-ID"] == "lb-7f3a9c21"
     # Markup or spaces are not an id: replaced.
@@ -67,8 +72,10 @@ def test_every_response_names_its_request_id_and_keeps_a_proxys_one():
 
 
 @pytest.mark.django_db
-def test_a_500_is_logged_with_its_traceback_and_the_page_shows_the_request_id(caplog):
+def test_a_500_is_logged_with_its_traceback_and_the_page_shows_the_request_id(caplog, settings):
     from unittest import mock
+
+    settings.TRUST_REQUEST_ID = True
 
     client = Client(raise_request_exception=False)
     with mock.patch("platforms.selectors.comparison_table", side_effect=RuntimeError("a bug")):
