@@ -79,7 +79,7 @@ def test_a_500_is_logged_with_its_traceback_and_the_page_shows_the_request_id(ca
 
     client = Client(raise_request_exception=False)
     with mock.patch("platforms.selectors.comparison_table", side_effect=RuntimeError("a bug")):
-        response = client.get("/", headers={"X-Request-ID": "req-0000-1111"})
+        response = client.get("/platforms/", headers={"X-Request-ID": "req-0000-1111"})
     assert response.status_code == 500
     assert response["X-Request-ID"] == "req-0000-1111"
     assert "req-0000-1111" in response.content.decode()
