@@ -360,3 +360,28 @@ def test_the_aws_sample_imports_again_onto_the_seeded_aws_offerings(seeded, caps
     out = capsys.readouterr().out
     assert "errors 0" in out
     assert "offerings created 0, updated 0, unchanged 164" in out
+
+
+def test_host_sizes_are_seeded_only_where_a_source_states_them(seeded):
+    """The most cards one instance takes on one host: AutoDL (8, a guide's 8-card hosts) and
+    优云智算 (its API: "1~8 或 1~10, 因卡型号而异", so 8 for every card). 矩池云, 共绩算力 and
+    算家云 state no limit in any source read: no row, so the advisor rents them one card per
+    instance and says so."""
+    from platforms.models import HostSize
+
+    sizes = {
+        size.platform.slug: size
+        for size in HostSize.objects.select_related("platform", "source", "accelerator")
+    }
+    assert set(sizes) == {"autodl", "compshare"}
+    compshare = sizes["compshare"]
+    assert (compshare.accelerator, compshare.max_cards, compshare.interconnect) == (
+        None,
+        8,
+        "pcie",
+    )
+    assert compshare.source.url == (
+        "https://www.compshare.cn/docs/gpus/instance/createcompshareinstance"
+    )
+    assert compshare.source.speaker.slug == "compshare"
+    assert "1~8" in compshare.notes and "1~8" in compshare.notes_zh
