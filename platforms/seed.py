@@ -379,7 +379,9 @@ def load_catalog_file(entry: dict[str, str], report: SeedReport) -> None:
     from .importers import observed_at_value, offers_import
 
     data = (FIXTURES / "catalogs" / entry["file"]).read_bytes()
-    label = f"{entry['label']} (extract {hashlib.sha256(data).hexdigest()[:8]})"
+    # One token (the catalog's repository, commit and path, then the extract's hash): pages in
+    # either language show it as an identifier.
+    label = f"{entry['label']}#{hashlib.sha256(data).hexdigest()[:8]}"
     if Source.objects.filter(title__startswith=f"Import of {label} ").exists():
         return
     result = offers_import(

@@ -422,6 +422,7 @@ class _Reader:
                     lines=[line],
                     external_id=f"{key}:spot",
                     name=f"{instance} ({region}, spot)",
+                    name_zh=f"{instance}（{region}，抢占式）",
                     interruptible=True,
                     prices=[PriceRow(unit="hour", amount=spot, currency="USD")],
                 )

@@ -115,6 +115,11 @@ def test_azure_spot_prices_are_kept_as_stated_and_promo_skus_have_none(cloud):
     # H100 v5: SpotPrice equals Price in the catalog; stored as the catalog states it.
     assert price("Standard_NC40ads_H100_v5@eastus:spot") == Decimal("6.98")
     assert price("Standard_NC24ads_A100_v4@eastus:spot") == Decimal("0.444433")
+    # Chinese pages name a spot offering in Chinese; the instance type and region stay as written.
+    assert offering("Standard_NC40ads_H100_v5@eastus:spot").name_zh == (
+        "Standard_NC40ads_H100_v5（eastus，抢占式）"
+    )
+    assert offering("Standard_NC40ads_H100_v5@eastus").name_zh == ""
     assert not Offering.objects.filter(external_id__contains="_Promo").exists()  # K80 promos
 
 
