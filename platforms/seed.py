@@ -1,7 +1,8 @@
-"""Loads the seed catalogue: fixtures/accelerators.json, fixtures/catalogue.json, and the sourced
+"""Loads the seed catalogue: fixtures/accelerators.json, fixtures/catalogue.json, the sourced
 price files in fixtures/prices-2026/ (native CSV, imported through the same `offers_import` as any
 price file, so their dated rows become real price history; fixtures/prices-2026/README.md says
-where each row came from).
+where each row came from), and the SkyPilot catalog extracts of fixtures/catalogs/ (AWS, Google
+Cloud, Azure; fixtures/catalogs/README.md), imported the same way on their platforms.
 
 Idempotent and conservative: rows are looked up by their natural keys and created when missing;
 existing rows are never overwritten, so staff edits survive a second `make run`. A price file is
@@ -49,6 +50,8 @@ PRICE_FILES = (
     "prices-2026/needs-accelerators.csv",
     "prices-2026/platform-prices.csv",
 )
+# The catalog extracts the seed imports, with the platform, source URL and date of each.
+CATALOGS = "catalogs/catalogs.json"
 ACCELERATOR_SOURCE = {
     "title": "GPU specification table: public datasheets, NVIDIA MIG guide, measured NCCL figures",
     "title_zh": "GPU 规格表：公开数据手册、NVIDIA MIG 指南、实测 NCCL 数据",
@@ -369,6 +372,36 @@ def load_price_file(name: str, report: SeedReport) -> None:
     report.add("storage and no-GPU-mode prices", True, result.platform_prices_added)
 
 
+def load_catalog_file(entry: dict[str, str], report: SeedReport) -> None:
+    """Import one catalog extract of fixtures/catalogs/ on its platform, dated by its manifest,
+    once per version of its content. Unknown accelerators are skipped with their reason (a cloud
+    sells cards the table lacks); any bad row fails the seed."""
+    from .importers import observed_at_value, offers_import
+
+    data = (FIXTURES / "catalogs" / entry["file"]).read_bytes()
+    # One token (the catalog's repository, commit and path, then the extract's hash): pages in
+    # either language show it as an identifier.
+    label = f"{entry['label']}#{hashlib.sha256(data).hexdigest()[:8]}"
+    if Source.objects.filter(title__startswith=f"Import of {label} ").exists():
+        return
+    result = offers_import(
+        text=data.decode("utf-8"),
+        fmt=entry["format"],
+        filename=label,
+        observed_at=observed_at_value(entry["observed_on"]),
+        platform=Platform.objects.get(slug=entry["platform"]),
+        source_url=entry["url"],
+    )
+    if not result.ok:
+        problems = "; ".join(str(problem) for problem in result.errors[:10])
+        raise SeedError(f"{entry['file']} does not import: {problems}")
+    for source in result.sources:
+        source.notes = entry["date_note"]
+        source.save(update_fields=["notes"])
+    report.add("offerings", True, result.created)
+    report.add("prices", True, result.prices_added)
+
+
 @transaction.atomic
 def load_seed(catalogue: Path | None = None, accelerators: Path | None = None) -> SeedReport:
     catalogue_changed()
@@ -387,6 +420,9 @@ def load_seed(catalogue: Path | None = None, accelerators: Path | None = None) -
         _host_size(row, sources, report)
     for name in PRICE_FILES:
         load_price_file(name, report)
+    manifest = json.loads((FIXTURES / CATALOGS).read_text(encoding="utf-8"))
+    for entry in manifest["catalogs"]:
+        load_catalog_file(entry, report)
     for rate in data.get("exchange_rates", []):
         _, created = ExchangeRate.objects.get_or_create(
             base=rate["base"],

@@ -17,6 +17,10 @@ from .rows import shown
 # Per-GPU memory a catalog states and the accelerator's VRAM differ by rounding (B200: 183,359 MiB
 # = 179.06 GiB against 180 GiB); 5 % tells 40 from 48 and 80 from 94 GB apart.
 MEMORY_TOLERANCE = Decimal("0.05")
+# The table gives VRAM as the maker markets it, which for some cards is decimal gigabytes while a
+# catalog states binary MiB: a 48 GB L40S is 46,068 MiB (44.99 GiB) on Vast, a 288 GB B300
+# 268,288 MiB (262 GiB) on Verda. A stated figure may match either reading of the table's.
+GIB_PER_GB = Decimal(10**9) / Decimal(2**30)
 # Words in an instance type or GPU string that tell form factors of a GPU apart (H100 PCIe/SXM/NVL).
 FORM_FACTOR_WORDS = ("pcie", "sxm", "nvl")
 
@@ -31,7 +35,10 @@ class Unresolved(ValueError):
 
 
 def _memory_matches(accelerator: Accelerator, memory_gib: Decimal) -> bool:
-    return abs(accelerator.vram_gib - memory_gib) <= accelerator.vram_gib * MEMORY_TOLERANCE
+    return any(
+        abs(vram - memory_gib) <= vram * MEMORY_TOLERANCE
+        for vram in (accelerator.vram_gib, accelerator.vram_gib * GIB_PER_GB)
+    )
 
 
 class AcceleratorResolver:

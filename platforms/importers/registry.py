@@ -25,11 +25,17 @@ class Format:
     platform_per_row: bool = False
     # A text file of lines: a body that does not end with a line break was cut short.
     line_based: bool = True
+    # Each cloud writes the format its own way: the reader for the import's platform.
+    reader_for: Callable[[str], Reader] | None = None
 
 
 FORMATS: dict[str, Format] = {
     "skypilot": Format(
-        "SkyPilot catalog (vms.csv)", skypilot.parse, skypilot.read, skypilot.SAME_UNIT
+        "SkyPilot catalog (vms.csv)",
+        skypilot.parse,
+        skypilot.read,
+        skypilot.SAME_UNIT,
+        reader_for=skypilot.reader_for,
     ),
     "gpuhunt": Format("gpuhunt catalog (v2 CSV)", gpuhunt.parse, gpuhunt.read, gpuhunt.SAME_UNIT),
     "native": Format(
@@ -60,7 +66,12 @@ def parser_for(fmt: str) -> Callable[[Text], Parsed]:
     return format_for(fmt).parse
 
 
-def rows_for(fmt: str, text: Text) -> MergedRows:
-    """The file's offerings as an import reads them: in two passes, one offering at a time."""
+def rows_for(fmt: str, text: Text, platform: str = "") -> MergedRows:
+    """The file's offerings as an import reads them: in two passes, one offering at a time.
+
+    `platform` is the slug of the import's platform: a format whose clouds write it differently
+    (SkyPilot) reads the file in that platform's dialect.
+    """
     found = format_for(fmt)
-    return MergedRows(text, found.read, same_unit=found.same_unit)
+    read = found.reader_for(platform) if found.reader_for is not None else found.read
+    return MergedRows(text, read, same_unit=found.same_unit)

@@ -37,11 +37,15 @@ class RowError(ValueError):
 
 
 class Skip(Exception):
-    """A row that is fine but not an offering we keep (CPU-only, no on-demand price)."""
+    """A row that is fine but not an offering we keep (CPU-only, no on-demand price).
 
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
+    `reason` groups rows in the summary; `message`, when given, says more about this row.
+    """
+
+    def __init__(self, reason: str, message: str = "") -> None:
+        super().__init__(message or reason)
         self.reason = reason
+        self.message = message
 
 
 # json.JSONDecodeError's "... line 3 column 7 (char 40)".
@@ -321,7 +325,7 @@ def offer_rows(
         try:
             found = offers(line, row)
         except Skip as exc:
-            parsed.skipped.append(RowProblem(line, exc.reason))
+            parsed.skipped.append(RowProblem(line, exc.reason, exc.message))
             continue
         except RowError as exc:
             parsed.errors.append(RowProblem(line, "bad value", str(exc)))

@@ -140,7 +140,7 @@ def _offers_import(
         report.errors.append(RowProblem(0, reason, " ".join(exc.messages)))
         return report
     # The first pass: rows counted, bad and skipped rows found, each offering's last row noted.
-    source = rows_for(fmt, text)
+    source = rows_for(fmt, text, platform.slug if platform is not None else "")
     parsed = source.scan()
     report.total_rows = parsed.total
     report.skipped += parsed.skipped

@@ -221,7 +221,7 @@ def test_a_job_whose_file_went_bad_writes_nothing(lambda_cloud, uploader, monkey
     assert Offering.objects.count() == 0 and not ImportJobChunk.objects.exists()
 
 
-def _bad_rows(fmt, text):
+def _bad_rows(fmt, text, platform=""):
     from platforms.importers.rows import MergedRows, RowProblem
 
     def read(text, parsed):

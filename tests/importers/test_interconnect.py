@@ -209,7 +209,7 @@ def test_importing_the_aws_sample_stores_nvlink_on_the_nvswitch_offerings(aws):
 
 def test_lambda_gpu_8x_sxm_rows_are_nvlink_and_gpu_1x_rows_are_not():
     """lambda.ai/instances: 8x A100 SXM 40 GB (gpu_8x_a100), A100 SXM 80 GB, H100 SXM, B200 SXM6."""
-    found = by_instance(skypilot.parse(sample(LAMBDA)).rows)
+    found = by_instance(skypilot.parse(sample(LAMBDA), "lambda").rows)
 
     assert found["gpu_8x_a100"] == {("nvlink", 600)}
     assert found["gpu_8x_a100_80gb_sxm4"] == {("nvlink", 600)}

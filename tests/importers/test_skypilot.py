@@ -7,7 +7,7 @@ from decimal import Decimal
 import pytest
 
 from platforms.importers.rows import RowError
-from platforms.importers.skypilot import gpu_info, memory_per_gpu_gib, parse
+from platforms.importers.skypilot import GpuInfo, gpu_info, memory_per_gpu_gib, mib_to_gib, parse
 from platforms.models import Offering, PriceObservation, Source
 
 from .conftest import run, sample
@@ -132,14 +132,15 @@ def test_a_source_url_is_recorded_on_the_import_source(lambda_cloud):
 
 
 def test_runpod_writes_gib_into_the_mib_field_and_it_is_read_as_gib():
-    name, memory = gpu_info(
+    info = gpu_info(
         "{'Gpus': [{'Name': 'A100 PCIe', 'Manufacturer': 'Nvidia', 'Count': 1, "
         "'MemoryInfo': {'SizeInMiB': 80}}], 'TotalGpuMemoryInMiB': 80}"
     )
-    assert (name, memory) == ("A100 PCIe", Decimal("80"))
-    assert memory_per_gpu_gib(81920) == Decimal("80.00")
-    assert memory_per_gpu_gib(1023) == Decimal("1023")
-    assert memory_per_gpu_gib(1024) == Decimal("1.00")
+    assert info == GpuInfo("A100 PCIe", Decimal(80), Decimal(80))
+    assert memory_per_gpu_gib(info, 1, "runpod") == Decimal("80")
+    assert mib_to_gib(Decimal(81920)) == Decimal("80.00")
+    assert mib_to_gib(Decimal(1023)) == Decimal("1023")
+    assert mib_to_gib(Decimal(1024)) == Decimal("1.00")
 
 
 def test_the_runpod_sample_resolves_to_the_80_gb_a100_with_spot_offers(runpod):

@@ -20,6 +20,15 @@ SAMPLES = [
     ("gpuhunt", "gpuhunt-sample.csv"),
     ("native", "native-sample.csv"),
 ]
+# SkyPilot samples read in their cloud's dialect (GCP joins GPU rows to host rows read earlier).
+CLOUD_SAMPLES = [
+    ("gcp", "skypilot-v8-gcp-vms.csv"),
+    ("azure", "skypilot-v8-azure-gpu-vms.csv"),
+    ("hyperstack", "skypilot-v8-hyperstack-vms.csv"),
+    ("nebius", "skypilot-v8-nebius-vms.csv"),
+    ("vastai", "skypilot-v8-vast-vms.csv"),
+    ("verda", "skypilot-v8-verda-vms.csv"),
+]
 HEADER = "offering_key,name,accelerator,gpu_count,billing_unit,amount,currency,observed_at\n"
 
 
@@ -48,6 +57,21 @@ def assert_same(whole: rows.Parsed, streamed: rows.Parsed) -> None:
         whole.merged,
     )
     assert (streamed.storage, streamed.idle_modes) == (whole.storage, whole.idle_modes)
+
+
+@pytest.mark.parametrize(("cloud", "name"), CLOUD_SAMPLES)
+def test_the_two_passes_read_each_cloud_as_the_whole_file_does(cloud, name):
+    from platforms.importers import skypilot
+
+    text = sample(name)
+    whole = skypilot.parse(text, cloud)
+    source = rows_for("skypilot", text, cloud)
+    streamed = source.scan()
+    streamed.rows = list(source.offerings(streamed.errors))
+    streamed.merged = source.merged
+
+    assert whole.rows and not whole.errors
+    assert_same(whole, streamed)
 
 
 @pytest.mark.parametrize(("fmt", "name"), SAMPLES)

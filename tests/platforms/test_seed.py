@@ -218,11 +218,57 @@ def test_the_seed_counts_platforms_and_priced_offerings_of_the_committed_data(se
         for o in p.get("offerings", [])
         if o.get("prices")
     }
+    priced |= catalog_offerings()
     slugs = {p["slug"] for p in catalogue["platforms"]}
     with_prices = Offering.objects.filter(prices__isnull=False).distinct()
     assert Platform.objects.count() == len(slugs) >= 19
-    assert with_prices.count() == len(priced) >= 140
+    assert with_prices.count() == len(priced) >= 300
     assert set(with_prices.values_list("platform__slug", "external_id")) == priced
+
+
+def catalog_offerings() -> set[tuple[str, str]]:
+    """The offerings of fixtures/catalogs/ whose GPU the accelerator table knows, read as their
+    platform's dialect."""
+    import json
+
+    from platforms.importers.accelerators import AcceleratorResolver, Unresolved
+    from platforms.importers.skypilot import parse
+
+    manifest = json.loads((FIXTURES / "catalogs" / "catalogs.json").read_text(encoding="utf-8"))
+    resolver = AcceleratorResolver()
+    found = set()
+    for entry in manifest["catalogs"]:
+        text = (FIXTURES / "catalogs" / entry["file"]).read_text(encoding="utf-8")
+        for row in parse(text, entry["platform"]).rows:
+            try:
+                resolver.resolve(row.accelerator_name, row.gpu_memory_gib, row.hint)
+            except Unresolved:
+                continue
+            found.add((entry["platform"], row.external_id))
+    return found
+
+
+def test_the_seed_prices_the_global_clouds_from_their_skypilot_catalogs(seeded):
+    """AWS, Google Cloud and Azure had no offering: the seed imports their SkyPilot catalog
+    extracts (fixtures/catalogs/), each price dated and linked to the catalog's commit."""
+    counts = {
+        slug: Offering.objects.filter(platform__slug=slug, prices__isnull=False).count()
+        for slug in ("aws", "gcp", "azure")
+    }
+    assert counts == {"aws": 164, "gcp": 312, "azure": 242}
+    p5 = PriceObservation.objects.get(offering__external_id="p5.48xlarge@us-east-1")
+    assert p5.observed_at == observed_at_value("2026-11-01")
+    assert p5.source.url == (
+        "https://github.com/skypilot-org/skypilot-catalog/blob/"
+        "e385a0d348eda9cefd9806423e7725944dc249e4/catalogs/v8/aws/vms.csv"
+    )
+    assert "date was not read" in p5.source.notes
+    # GCP: the host VM plus its GPUs (0.73948 + 2.93391), on the 40 GB A100.
+    a2 = Offering.objects.get(platform__slug="gcp", external_id="a2-highgpu-1g@us-central1")
+    assert a2.accelerator.slug == "a100-40gb"
+    assert a2.prices.get().amount == Decimal("3.67339")
+    nd40 = Offering.objects.get(platform__slug="azure", external_id="Standard_ND40rs_v2@eastus")
+    assert (nd40.accelerator.slug, nd40.gpu_count) == ("v100-32gb", 8)
 
 
 def test_domestic_accelerators_are_priced_on_autodl(seeded):
@@ -286,7 +332,6 @@ def test_billing_rules_storage_and_no_gpu_prices_are_seeded(seeded):
     [
         ["--format", "skypilot", "--platform", "lambda", "skypilot-v8-lambda-vms.csv"],
         ["--format", "skypilot", "--platform", "runpod", "skypilot-v8-runpod-vms.csv"],
-        ["--format", "skypilot", "--platform", "aws", "skypilot-v8-aws-vms.csv"],
         ["--format", "gpuhunt", "--platform", "runpod", "gpuhunt-sample.csv"],
         ["--format", "native", "native-sample.csv"],
     ],
@@ -298,3 +343,45 @@ def test_the_sample_catalogs_import_into_the_seeded_platforms(seeded, args, caps
     out = capsys.readouterr().out
     assert "errors 0" in out
     assert "offerings created 0," not in out
+
+
+def test_the_aws_sample_imports_again_onto_the_seeded_aws_offerings(seeded, capsys):
+    """The seed imported the same extract (fixtures/catalogs/) on the same date: nothing new."""
+    call_command(
+        "import_offers",
+        str(SAMPLES / "skypilot-v8-aws-vms.csv"),
+        "--format",
+        "skypilot",
+        "--platform",
+        "aws",
+        "--observed-at",
+        "2026-11-01",
+    )
+    out = capsys.readouterr().out
+    assert "errors 0" in out
+    assert "offerings created 0, updated 0, unchanged 164" in out
+
+
+def test_host_sizes_are_seeded_only_where_a_source_states_them(seeded):
+    """The most cards one instance takes on one host: AutoDL (8, a guide's 8-card hosts) and
+    优云智算 (its API: "1~8 或 1~10, 因卡型号而异", so 8 for every card). 矩池云, 共绩算力 and
+    算家云 state no limit in any source read: no row, so the advisor rents them one card per
+    instance and says so."""
+    from platforms.models import HostSize
+
+    sizes = {
+        size.platform.slug: size
+        for size in HostSize.objects.select_related("platform", "source", "accelerator")
+    }
+    assert set(sizes) == {"autodl", "compshare"}
+    compshare = sizes["compshare"]
+    assert (compshare.accelerator, compshare.max_cards, compshare.interconnect) == (
+        None,
+        8,
+        "pcie",
+    )
+    assert compshare.source.url == (
+        "https://www.compshare.cn/docs/gpus/instance/createcompshareinstance"
+    )
+    assert compshare.source.speaker.slug == "compshare"
+    assert "1~8" in compshare.notes and "1~8" in compshare.notes_zh

@@ -35,7 +35,7 @@ from django.utils.deprecation import RemovedInDjango60Warning
 from advisor import presets
 from advisor.engine.hardware import load_accelerators
 from advisor.engine.presets import MODEL_PRESETS, PRESET_INFO
-from platforms.models import Accelerator, AcceleratorAlias, MigProfile, Platform
+from platforms.models import Accelerator, AcceleratorAlias, MigProfile, Offering, Platform
 from tests.conftest import NOW
 
 # Units and technical terms that Chinese technical writing keeps in Latin script, as the Chinese
@@ -163,6 +163,8 @@ def catalogue_names() -> list[str]:
     # Every alias as the table writes it: the database keeps one spelling per normalised form.
     names.update(alias for spec in load_accelerators().values() for alias in spec.aliases)
     names.update(MigProfile.objects.values_list("name", flat=True))
+    # Regions as the catalogs write them: identifiers (Azure's eastus), not words.
+    names.update(Offering.objects.values_list("region", flat=True))
     names.update(MODEL_PRESETS)
     names.update(info.name for info in PRESET_INFO.values())
     return sorted((n for n in names if n), key=len, reverse=True)

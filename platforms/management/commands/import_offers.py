@@ -38,7 +38,8 @@ class Command(BaseCommand):
         parser.add_argument(
             "--platform",
             help="slug of the platform the file lists (native CSV and JSON: optional, "
-            "rows may name their own platform)",
+            "rows may name their own platform; SkyPilot: the file is read in that cloud's "
+            "dialect, e.g. gcp, azure, vastai, verda)",
         )
         parser.add_argument(
             "--observed-at",
