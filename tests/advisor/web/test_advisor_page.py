@@ -388,7 +388,9 @@ def test_a_blank_form_the_engine_and_the_api_rank_the_same_stale_prices_included
     assert "data-stale" not in row_html(html, fresh)
 
 
-@pytest.mark.parametrize("slug", ["rendering-simulation", "4090-lora-sdxl", "dev-experiments"])
+# Presets whose shown rows include a stale price on the seed (the development preset's first
+# twenty are all fresh since the global clouds' catalogs joined the seed).
+@pytest.mark.parametrize("slug", ["rendering-simulation", "4090-lora-sdxl"])
 def test_presets_include_stale_prices_and_fresh_only_leaves_them_out(client, seed, frozen, slug):
     scenario = PRESETS[slug].scenario
     assert scenario["constraints"] == {"currency": "CNY"}
