@@ -46,8 +46,12 @@ worker: setup
 beat: setup
 	DJANGO_SETTINGS_MODULE=$${DJANGO_SETTINGS_MODULE:-config.settings.dev} $(VENV)/bin/celery -A config beat --loglevel INFO
 
+# The suite on every core (pytest-xdist); tests that share an outside service (Redis, a Celery
+# worker) run in one process, one after the other (tests/conftest.py, xdist_group "services").
+# `make test PYTEST_WORKERS=0` runs it in this process alone.
+PYTEST_WORKERS ?= auto
 test: install messages
-	$(PY) -m pytest $(PYTEST_ARGS)
+	$(PY) -m pytest -n $(PYTEST_WORKERS) --dist loadgroup $(PYTEST_ARGS)
 
 e2e: install messages
 	$(PY) -m pytest -m e2e $(PYTEST_ARGS)

@@ -21,6 +21,17 @@ hypothesis_settings.register_profile("ci", max_examples=100)
 hypothesis_settings.register_profile("dev", max_examples=20)
 hypothesis_settings.load_profile("ci" if FULL_EXAMPLES else "dev")
 
+# Tests that start, stop, freeze or consume an outside service shared by the machine (Redis, a
+# Celery worker on it) run in one pytest-xdist worker, one after the other (`make test`).
+SHARED_SERVICES = ("tests/ops/",)
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        path = item.nodeid.replace("\\", "/")
+        if path.startswith(SHARED_SERVICES) or item.get_closest_marker("celery_worker"):
+            item.add_marker(pytest.mark.xdist_group("services"))
+
 
 def examples(full: int) -> int:
     """A property's example count: `full` in CI, a tenth of it (at least 10) elsewhere."""

@@ -73,24 +73,29 @@ def test_advise_and_share_land_on_the_results_heading(screen):
     assert_no_horizontal_scroll(screen)
 
 
+def first_row(screen) -> str | None:
+    """What the table's first row ranks: an offering's id, or a plan's offerings."""
+    row = screen.locator("table.recommendations tbody tr").first
+    return row.get_attribute("data-offering") or row.get_attribute("data-plan")
+
+
 def test_a_scenario_with_an_error_is_summarised_at_the_top_beside_the_results_before(screen):
     screen.goto("/advisor/")
     advise(screen)
-    first = screen.locator("table.recommendations tbody tr").first.get_attribute("data-offering")
+    first = first_row(screen)
+    assert first is not None
     screen.locator("#id_t0-hours_per_month").fill("1000")
     advise(screen)
     assert_lands_on(screen, "form-errors")
     summary = screen.locator("#form-errors")
     link = summary.locator("a[href='#id_t0-hours_per_month']")
-    expect(link).to_contain_text("744")
-    assert "(0, 744]" not in summary.text_content()
+    # The billing month is 720 h: more is refused in plain words, no interval notation.
+    expect(link).to_contain_text("720")
+    assert "(0, 7" not in summary.text_content()
     assert "hours_per_month" not in summary.text_content()
     # The results the form was sent from are still there, said to be those.
     expect(screen.locator("[data-previous-results]")).to_be_visible()
-    assert (
-        screen.locator("table.recommendations tbody tr").first.get_attribute("data-offering")
-        == first
-    )
+    assert first_row(screen) == first
     link.click()
     expect(screen.locator("#id_t0-hours_per_month")).to_be_in_viewport()
     assert_no_horizontal_scroll(screen)
