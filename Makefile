@@ -46,12 +46,16 @@ worker: setup
 beat: setup
 	DJANGO_SETTINGS_MODULE=$${DJANGO_SETTINGS_MODULE:-config.settings.dev} $(VENV)/bin/celery -A config beat --loglevel INFO
 
-# The suite on every core (pytest-xdist); tests that share an outside service (Redis, a Celery
-# worker) run in one process, one after the other (tests/conftest.py, xdist_group "services").
-# `make test PYTEST_WORKERS=0` runs it in this process alone.
+# The suite on every core (pytest-xdist), then the tests marked serial (those that share Redis or
+# a Celery worker, or time a request: tests/conftest.py) in one process with nothing beside them.
+# `make test PYTEST_WORKERS=0` runs the first part in one process too. Exit code 5 is "no test
+# selected" (PYTEST_ARGS naming tests of one kind only).
 PYTEST_WORKERS ?= auto
 test: install messages
-	$(PY) -m pytest -n $(PYTEST_WORKERS) --dist loadgroup $(PYTEST_ARGS)
+	@status=0; \
+	$(PY) -m pytest -n $(PYTEST_WORKERS) -m "not serial" $(PYTEST_ARGS) || status=$$?; \
+	$(PY) -m pytest -m serial $(PYTEST_ARGS) || { code=$$?; [ $$code -eq 5 ] || status=$$code; }; \
+	[ $$status -eq 0 ] || [ $$status -eq 5 ]
 
 e2e: install messages
 	$(PY) -m pytest -m e2e $(PYTEST_ARGS)

@@ -22,15 +22,16 @@ hypothesis_settings.register_profile("dev", max_examples=20)
 hypothesis_settings.load_profile("ci" if FULL_EXAMPLES else "dev")
 
 # Tests that start, stop, freeze or consume an outside service shared by the machine (Redis, a
-# Celery worker on it) run in one pytest-xdist worker, one after the other (`make test`).
-SHARED_SERVICES = ("tests/ops/",)
+# Celery worker on it), or time a request against a limit: `make test` runs them after the rest,
+# in one process with nothing beside them ("serial"), the rest on every core (pytest-xdist).
+SERIAL = ("tests/ops/", "tests/feeds/test_recovery.py")
 
 
 def pytest_collection_modifyitems(config, items):
     for item in items:
         path = item.nodeid.replace("\\", "/")
-        if path.startswith(SHARED_SERVICES) or item.get_closest_marker("celery_worker"):
-            item.add_marker(pytest.mark.xdist_group("services"))
+        if path.startswith(SERIAL) or item.get_closest_marker("celery_worker"):
+            item.add_marker(pytest.mark.serial)
 
 
 def examples(full: int) -> int:
