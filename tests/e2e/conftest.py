@@ -26,6 +26,10 @@ CHROMIUM_FLAGS = [
 ]
 DESKTOP = {"width": 1280, "height": 900}
 MOBILE = {"width": 375, "height": 740}
+# The screens the answer-first, narrow-screen and sharing tests run on: each width in each language.
+VIEWPORTS = {"1366": {"width": 1366, "height": 900}, "375": {"width": 375, "height": 740}}
+LANGUAGES = {"en": "en-US", "zh": "zh-CN"}
+SCREENS = [(w, lang) for w in VIEWPORTS for lang in LANGUAGES]
 
 
 def pytest_collection_modifyitems(items):
@@ -88,3 +92,20 @@ def assert_no_horizontal_scroll(page) -> None:
         "document.documentElement.scrollWidth - document.documentElement.clientWidth"
     )
     assert overflow <= 0, f"the page scrolls sideways by {overflow}px"
+
+
+@pytest.fixture(params=SCREENS, ids=[f"{w}px-{lang}" for w, lang in SCREENS])
+def screen(request, browser, live_server, seeded):
+    """A page on one of SCREENS, its width kept as `screen_width`."""
+    width, lang = request.param
+    context = browser.new_context(
+        viewport=VIEWPORTS[width],
+        base_url=live_server.url,
+        locale=LANGUAGES[lang],
+        service_workers="block",
+    )
+    context.set_default_timeout(15_000)
+    page = context.new_page()
+    page.screen_width = VIEWPORTS[width]["width"]  # type: ignore[attr-defined]
+    yield page
+    context.close()

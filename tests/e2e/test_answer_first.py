@@ -7,14 +7,9 @@ from __future__ import annotations
 
 import re
 
-import pytest
 from playwright.sync_api import expect
 
 from tests.e2e.conftest import assert_no_horizontal_scroll
-
-VIEWPORTS = {"1366": {"width": 1366, "height": 900}, "375": {"width": 375, "height": 740}}
-LANGUAGES = {"en": "en-US", "zh": "zh-CN"}
-SCREENS = [(w, lang) for w in VIEWPORTS for lang in LANGUAGES]
 
 IN_VIEW_AND_FOCUSED = """id => {
     const el = document.getElementById(id);
@@ -26,21 +21,6 @@ IN_VIEW_AND_FOCUSED = """id => {
         top: box.top,
     };
 }"""
-
-
-@pytest.fixture(params=SCREENS, ids=[f"{w}px-{lang}" for w, lang in SCREENS])
-def screen(request, browser, live_server, seeded):
-    width, lang = request.param
-    context = browser.new_context(
-        viewport=VIEWPORTS[width],
-        base_url=live_server.url,
-        locale=LANGUAGES[lang],
-        service_workers="block",
-    )
-    context.set_default_timeout(15_000)
-    page = context.new_page()
-    yield page
-    context.close()
 
 
 def advise(page) -> None:

@@ -4,33 +4,12 @@ plotly's mode bar waits for a tap where nothing hovers."""
 
 from __future__ import annotations
 
-import pytest
 from playwright.sync_api import expect
 
 from advisor.forms import scenario_query
 from advisor.presets import PRESETS
 from platforms.models import Offering
 from tests.e2e.conftest import MOBILE, assert_no_horizontal_scroll
-
-VIEWPORTS = {"1366": {"width": 1366, "height": 900}, "375": {"width": 375, "height": 740}}
-LANGUAGES = {"en": "en-US", "zh": "zh-CN"}
-SCREENS = [(w, lang) for w in VIEWPORTS for lang in LANGUAGES]
-
-
-@pytest.fixture(params=SCREENS, ids=[f"{w}px-{lang}" for w, lang in SCREENS])
-def screen(request, browser, live_server, seeded):
-    width, lang = request.param
-    context = browser.new_context(
-        viewport=VIEWPORTS[width],
-        base_url=live_server.url,
-        locale=LANGUAGES[lang],
-        service_workers="block",
-    )
-    context.set_default_timeout(15_000)
-    page = context.new_page()
-    page.screen_width = VIEWPORTS[width]["width"]  # type: ignore[attr-defined]
-    yield page
-    context.close()
 
 
 def pages() -> list[str]:

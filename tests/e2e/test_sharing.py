@@ -23,15 +23,13 @@ from playwright.sync_api import expect
 
 from advisor.forms import scenario_query
 from advisor.presets import PRESETS
+from tests.e2e.conftest import VIEWPORTS
 
 ROOT = Path(__file__).resolve().parents[2]
 AXE_VERSION = "4.14.1"
 AXE_DIR = ROOT / "var" / "e2e-node"
 AXE_JS = AXE_DIR / "node_modules" / "axe-core" / "axe.min.js"
 
-VIEWPORTS = {"1366": {"width": 1366, "height": 900}, "375": {"width": 375, "height": 740}}
-LANGUAGES = {"en": "en-US", "zh": "zh-CN"}
-SCREENS = [(w, lang) for w in VIEWPORTS for lang in LANGUAGES]
 PRESET = PRESETS["training-inference"]
 
 
@@ -55,22 +53,6 @@ def axe_source() -> str:
             pytest.fail(f"axe-core is not installed at {AXE_JS} (.ci/run installs it with npm)")
         pytest.skip("axe-core is not installed and npm is not available")
     return AXE_JS.read_text(encoding="utf-8")
-
-
-@pytest.fixture(params=SCREENS, ids=[f"{w}px-{lang}" for w, lang in SCREENS])
-def screen(request, browser, live_server, seeded):
-    width, lang = request.param
-    context = browser.new_context(
-        viewport=VIEWPORTS[width],
-        base_url=live_server.url,
-        locale=LANGUAGES[lang],
-        service_workers="block",
-    )
-    context.set_default_timeout(15_000)
-    page = context.new_page()
-    page.screen_width = VIEWPORTS[width]["width"]  # type: ignore[attr-defined]
-    yield page
-    context.close()
 
 
 def charts_drawn(page) -> None:
