@@ -3,11 +3,13 @@ bucketed in SQL.
 
 One query finds when the history of the page's first offerings begins, which sets the buckets'
 width (days while that fits MAX_POINTS of them, else weeks from Monday, else months, in the site's
-time zone); one aggregate query then reads each bucket's min, max, sum, count and sources, as the
-prices API does (api/filters.py), so a chart has at most MAX_POINTS points per line and the
-page reads as many rows whatever the history holds. Each (offering, unit,
-price tier, currency) is one step-shaped Plotly trace of its buckets' mean prices, held at the
-current price (the stored pointer) until now; a member price is its own line beside the list price.
+time zone); one aggregate query then reads each bucket's min, max, count and sources, as the
+prices API does (api/filters.py), and one window query each bucket's last observation, so a chart
+has at most MAX_POINTS points per line and the page reads as many rows whatever the history
+holds. Each (offering, unit, price tier, currency) is one step-shaped Plotly trace of prices that
+were listed: each bucket's last price, drawn on the day it was seen (never an average, which
+would draw a price nobody listed), held at the current price (the stored pointer) until now; a
+member price is its own line beside the list price.
 Nothing is cached, so a price staff add in the admin is on the chart at the next page load.
 Offering and source names are escaped for Plotly (safe_text), which would read them as markup.
 """
@@ -20,8 +22,8 @@ from datetime import date, datetime, time, timedelta
 from decimal import Decimal
 from typing import Any
 
-from django.db.models import Count, DateField, Max, Min, Sum
-from django.db.models.functions import Trunc
+from django.db.models import Count, DateField, F, Max, Min, Window
+from django.db.models.functions import RowNumber, Trunc
 from django.utils import timezone
 from django.utils.translation import gettext, ngettext
 
@@ -42,27 +44,23 @@ TABLE_POINTS = 10
 # At most this many buckets per line: days while the history spans no more, else weeks (from
 # Monday), else months.
 MAX_POINTS = 120
-# The most lines the chart lists in a legend.
-LEGEND_MAX = 12
 # Hover labels write a price the way a reader of a price list expects it: ¥1.88, $2.49.
 CURRENCY_SYMBOL = {currency.value: currency.symbol for currency in vocab.Currency}
 
 
 @dataclass
 class PriceBucket:
-    """The observations of one series in one day, week or month."""
+    """The observations of one series in one day, week or month: their range, and the last of
+    them (`close`, seen on `closed_on`), the price the line steps to."""
 
     start: date
     low: Decimal
     high: Decimal
-    total: Decimal
+    close: Decimal
+    closed_on: date
     count: int
     source: Source | None = None  # the one source they cite, None when several
     sources: int = 1
-
-    @property
-    def mean(self) -> Decimal:
-        return self.total / self.count
 
 
 @dataclass
@@ -117,10 +115,10 @@ def bucket_width(first: date, last: date) -> str:
 def price_history(
     offerings: Iterable[Offering], current: Mapping[int, list[PriceObservation]] | None = None
 ) -> list[PriceSeries]:
-    """The price history of `offerings` (in their order) as bucketed series: three queries per
-    call (where the history begins, its buckets, the sources they cite), whatever the history
-    holds. `current`: each offering's current prices (the page's), held on the chart until
-    now."""
+    """The price history of `offerings` (in their order) as bucketed series: four queries per
+    call (where the history begins, its buckets, each bucket's last price, the sources they
+    cite), whatever the history holds. `current`: each offering's current prices (the page's),
+    held on the chart until now."""
     listed = list(offerings)
     if not listed:
         return []
@@ -129,13 +127,25 @@ def price_history(
     if begins is None:
         return []
     width = bucket_width(timezone.localdate(begins), timezone.localdate())
+    bucketed = history.annotate(day=Trunc("observed_at", width, output_field=DateField()))
+    keys = ("offering_id", "unit", "tier", "currency", "day")
+    last = (
+        bucketed.annotate(
+            rank=Window(
+                RowNumber(),
+                partition_by=[F(k) for k in keys],
+                order_by=[F("observed_at").desc(), F("pk").desc()],
+            )
+        )
+        .filter(rank=1)
+        .values_list(*keys, "amount", "observed_at")
+    )
+    closes = {tuple(row[:5]): (row[5], row[6]) for row in last}
     days = (
-        history.annotate(day=Trunc("observed_at", width, output_field=DateField()))
-        .values("offering_id", "unit", "tier", "currency", "day")
+        bucketed.values(*keys)
         .annotate(
             low=Min("amount"),
             high=Max("amount"),
-            total=Sum("amount"),
             count=Count("id"),
             first_source=Min("source_id"),
             sources=Count("source_id", distinct=True),
@@ -147,12 +157,14 @@ def price_history(
     by_key: dict[tuple[int, str, str, str], list[PriceBucket]] = {}
     for r in rows:
         source = cited.get(r["first_source"]) if r["sources"] == 1 else None
+        close, closed_at = closes[tuple(r[k] for k in keys)]
         by_key.setdefault((r["offering_id"], r["unit"], r["tier"], r["currency"]), []).append(
             PriceBucket(
                 r["day"],
                 Decimal(r["low"]),
                 Decimal(r["high"]),
-                Decimal(r["total"]),
+                Decimal(close),
+                timezone.localdate(closed_at),
                 r["count"],
                 source,
                 r["sources"],
@@ -199,7 +211,9 @@ def _bucket_moment(day: date) -> datetime:
 
 def _bucket_text(s: PriceSeries, point: PriceBucket, symbol: str) -> str:
     low, high = format_amount(point.low), format_amount(point.high)
-    price = f"{symbol}{low}" if low == high else f"{symbol}{low}–{high}"
+    price = f"{symbol}{format_amount(point.close)}"
+    if low != high:  # the line steps to the last price; the others seen in its bucket beside it
+        price = f"{price} ({symbol}{low}–{high})"
     seen = ngettext("%(n)s observation", "%(n)s observations", point.count) % {"n": point.count}
     source = (
         point.source.title_text
@@ -227,17 +241,19 @@ def _step(day: date, width: str) -> date:
 
 
 def _held_days(s: PriceSeries, today: date) -> list[tuple[date, PriceBucket | None]]:
-    """Each bucket of the series from its first to today: the observed ones with their bucket,
-    the ones in between (the price held) with None, so a hover anywhere along the line finds a
-    point (at most MAX_POINTS + 1 of them, the bucket width's bound)."""
+    """Each bucket of the series from its first to today: an observed one on the day its last
+    price was seen, with its bucket; one in between (the price held) on its first day, with
+    None, so a hover anywhere along the line finds a point (at most MAX_POINTS + 1 of them, the
+    bucket width's bound)."""
     observed = {p.start: p for p in s.points}
     out: list[tuple[date, PriceBucket | None]] = []
     day = s.points[0].start
     while day <= today and len(out) <= MAX_POINTS + 1:
-        out.append((day, observed.get(day)))
+        point = observed.get(day)
+        out.append((day, None) if point is None else (point.closed_on, point))
         day = _step(day, s.bucket)
     # Observations past the walk (a clock behind the data) are kept all the same.
-    out.extend((p.start, p) for p in s.points if p.start > today)
+    out.extend((p.closed_on, p) for p in s.points if p.start > today)
     return out
 
 
@@ -249,13 +265,15 @@ def _currencies_title(series: list[PriceSeries], text: str) -> str:
 def price_history_figure(
     series: list[PriceSeries], now: datetime | None = None
 ) -> dict[str, Any] | None:
-    """A Plotly figure ({"data", "layout", "views"}): one step line per series through its
-    buckets' mean prices, held at its current price until `now`, with a range selector and
-    slider. Two views of the same lines (static/js/charts.js switches them): per GPU-hour (the
-    default: a price over its unit's hours and the offering's GPUs, so hourly and monthly plans
-    share one axis) and as listed. The axis names the currency; every bucket between
-    observations has a point of its own, so hovering anywhere on a line says its price.
-    None when every series holds a single observation (the page lists them instead)."""
+    """A Plotly figure ({"data", "layout", "views"}): one step line per series through the
+    prices it listed (each bucket's last, on the day it was seen), held at its current price
+    until `now`, with a legend, and a range selector and slider bounded by the first price and
+    `now` (so "1m" is the month to today, never a future). Two views of the same lines
+    (static/js/charts.js switches them): per GPU-hour (the default: a price over its unit's hours
+    and the offering's GPUs, so hourly and monthly plans share one axis) and as listed. The axis
+    names the currency; every bucket between observations has a point of its own, so hovering
+    anywhere on a line says its price. None when every series holds a single observation (the
+    page lists them instead)."""
     if not series or single_observations(series):
         return None
     now = now or timezone.now()
@@ -266,9 +284,10 @@ def price_history_figure(
         "listed": {"y": [], "text": []},
     }
     per_gpu = gettext("per GPU-hour")
+    ends: list[str] = []  # each line's last moment
     for s in series:
         symbol = CURRENCY_SYMBOL.get(s.currency, f"{s.currency} ")
-        held_amount = s.current.amount if s.current is not None else s.points[-1].mean
+        held_amount = s.current.amount if s.current is not None else s.points[-1].close
         xs, sizes = [], []
         listed_y, listed_text, gpu_y, gpu_text = [], [], [], []
         last = s.points[0]
@@ -281,12 +300,12 @@ def price_history_figure(
             else:
                 sizes.append(0)
                 text = gettext("%(price)s %(unit)s · unchanged") % {
-                    "price": f"{symbol}{format_amount(last.mean)}",
+                    "price": f"{symbol}{format_amount(last.close)}",
                     "unit": s.unit_label,
                 }
-            listed_y.append(float(last.mean))
+            listed_y.append(float(last.close))
             listed_text.append(text)
-            gpu = _per_gpu_hour(s, last.mean)
+            gpu = _per_gpu_hour(s, last.close)
             gpu_y.append(float(gpu))
             gpu_text.append(f"{symbol}{computed_price(gpu)} {per_gpu} · {text}")
         if now > _bucket_moment(s.points[-1].start):
@@ -301,6 +320,7 @@ def price_history_figure(
             gpu = _per_gpu_hour(s, held_amount)
             gpu_y.append(float(gpu))
             gpu_text.append(f"{symbol}{computed_price(gpu)} {per_gpu} · {current}")
+        ends.append(max(xs))
         views["gpu_hour"]["y"].append(gpu_y)
         views["gpu_hour"]["text"].append(gpu_text)
         views["listed"]["y"].append(listed_y)
@@ -323,10 +343,12 @@ def price_history_figure(
                     "tier": s.tier,
                     "bucket": s.bucket,
                     "gpus": s.gpu_count,
-                    "listed": [float(p.mean) for p in s.points],
+                    "listed": [float(p.close) for p in s.points],
                 },
             }
         )
+    first = min(s.points[0].start for s in series)
+    x_range = [_plot_time(_bucket_moment(first)), max(ends)]  # to now, or a later price
     amounts = [a for s in series for p in s.points for a in (p.low, p.high) if a > 0]
     log_listed = bool(amounts) and max(amounts) / min(amounts) > LOG_AXIS_SPREAD
     per_hour = [
@@ -351,12 +373,14 @@ def price_history_figure(
         "margin": {"l": 64, "r": 16, "t": 16, "b": 40},
         "hovermode": "closest",
         "hoverdistance": 30,
-        # Past LEGEND_MAX lines a legend is a wall of names: the hover names each line and
-        # the table under the chart lists them all.
-        "showlegend": len(data) <= LEGEND_MAX,
+        # The lines are the offerings the reader picked (at most CHART_MAX): each is named.
+        "showlegend": True,
         "legend": {"orientation": "h", "y": -0.45, "yanchor": "top"},
         "xaxis": {
             "type": "date",
+            # From the first price to now: the range buttons count back from today.
+            "range": x_range,
+            "autorange": False,
             "rangeselector": {
                 "buttons": [
                     {"count": 1, "step": "month", "stepmode": "backward", "label": gettext("1m")},
@@ -365,7 +389,7 @@ def price_history_figure(
                     {"step": "all", "label": gettext("all")},
                 ]
             },
-            "rangeslider": {"visible": True, "thickness": 0.08},
+            "rangeslider": {"visible": True, "thickness": 0.08, "range": x_range},
         },
         "yaxis": {
             "title": {"text": views["gpu_hour"]["title"]},

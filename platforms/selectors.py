@@ -132,9 +132,11 @@ def platform_detail(slug: str) -> Platform:
 
 
 # The platform page lists this many offerings (the smallest first) with their current prices, and
-# charts the price history of the first CHART_OFFERINGS of them; the explorer lists them all.
+# charts the price history of CHART_OFFERINGS of them unless the reader picks others (at most
+# CHART_MAX lines, each named in the legend); the explorer lists them all.
 PLATFORM_OFFERINGS = 100
 CHART_OFFERINGS = 12
+CHART_MAX = 24
 
 
 @dataclass(frozen=True)
@@ -169,6 +171,22 @@ def platform_offerings(platform: Platform, limit: int | None = None) -> Platform
         .order_by("accelerator__vram_gib", "gpu_count", "name", "pk")[:limit]
     )
     return PlatformOfferings([(o, current_prices_by_unit(o)) for o in offerings], total)
+
+
+def chart_order(offerings: Sequence[Offering]) -> list[Offering]:
+    """`offerings` in the order the price-history picker lists them: the cards listed by the
+    most platforms first (the catalogue keeps no rental counts; a card many platforms rent out
+    is the one most renters compare), then as listed. One query."""
+    listing = dict(
+        Offering.objects.filter(
+            is_active=True, accelerator__in={o.accelerator_id for o in offerings}
+        )
+        .values("accelerator")
+        .annotate(platforms=Count("platform", distinct=True))
+        .values_list("accelerator", "platforms")
+    )
+    position = {o.pk: i for i, o in enumerate(offerings)}
+    return sorted(offerings, key=lambda o: (-listing.get(o.accelerator_id, 0), position[o.pk]))
 
 
 def _seen_last(platform: Platform | OuterRef) -> QuerySet[PriceObservation]:

@@ -112,8 +112,14 @@ def platform_detail(request: HttpRequest, slug: str) -> HttpResponse:
     except Platform.DoesNotExist:
         raise Http404("No such platform.") from None
     listed = selectors.platform_offerings(platform)
-    charted = listed.offerings[: selectors.CHART_OFFERINGS]
-    history = charts.price_history([o for o, _ in charted], {o.pk: prices for o, prices in charted})
+    current = {o.pk: prices for o, prices in listed.offerings}
+    picker = selectors.chart_order([o for o, _ in listed.offerings])
+    asked = {int(v) for v in request.GET.getlist("chart") if v.isdigit()}
+    # The reader's picks among the page's offerings, else the first of the picker's order.
+    charted = [o for o in picker if o.pk in asked][: selectors.CHART_MAX] or picker[
+        : selectors.CHART_OFFERINGS
+    ]
+    history = charts.price_history(charted, {o.pk: current[o.pk] for o in charted})
     latest = SEEN_LAST.get(
         ("seen last", platform.pk),
         timezone.now(),
@@ -127,6 +133,8 @@ def platform_detail(request: HttpRequest, slug: str) -> HttpResponse:
             "offerings": listed.offerings,
             "more_offerings": listed.more,
             "charted_offerings": len(charted),
+            "chart_picker": [(o, o in charted) for o in picker],
+            "chart_max": selectors.CHART_MAX,
             "storage_prices": list(platform.storage_prices.all()),  # latest per kind
             "billing": selectors.platform_billing(platform),
             "priced": latest is not None,

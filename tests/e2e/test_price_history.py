@@ -52,3 +52,35 @@ def test_a_price_entered_in_the_admin_appears_on_the_history_chart(page):
     assert hourly["y"][-1] == 1.66
     (member,) = [t for t in traces if t["offering"] == offering.pk and t["tier"] == "member"]
     assert member["y"][0] == 1.88
+
+
+def test_the_chart_names_its_lines_and_one_month_ends_today(page):
+    """Each line is named in a legend; "1m" shows the month to today, with no empty future."""
+    from datetime import datetime, timedelta
+
+    page.goto("/platforms/autodl/")
+    chart = page.locator("#price-history-chart")
+    chart.locator(".main-svg").first.wait_for()
+    names = chart.locator(".legend .traces").count()
+    assert names == chart.evaluate("el => el.data.length") > 1
+    chart.locator(".rangeselector .button").first.click()
+    start, end = chart.evaluate("el => el.layout.xaxis.range")
+    end, start = (datetime.fromisoformat(v[:19]) for v in (end, start))
+    assert end <= datetime.now() + timedelta(days=1)
+    assert timedelta(days=27) <= end - start <= timedelta(days=32)
+
+
+def test_the_reader_picks_the_offerings_drawn(page):
+    offering = Offering.objects.get(platform__slug="autodl", external_id="adl-4090")
+    page.goto("/platforms/autodl/")
+    page.locator(".chart-picker summary").click()
+    boxes = page.locator(".chart-picker input[name=chart]")
+    for i in range(boxes.count()):
+        boxes.nth(i).uncheck()
+    page.locator(f".chart-picker input[value='{offering.pk}']").check()
+    page.locator(".chart-picker button[type=submit]").click()
+    chart = page.locator("#price-history-chart")
+    chart.locator(".main-svg").first.wait_for()
+    assert "#history-heading" in page.url
+    offerings = set(chart.evaluate("el => el.data.map(t => t.meta.offering)"))
+    assert offerings == {offering.pk}

@@ -40,9 +40,9 @@ def test_the_history_has_one_trace_per_offering_and_billing_unit_with_its_bucket
     add_price(other, source, "3.50", days_ago=10)
     offerings = [offering, other]
     current = {o.pk: o.current_prices for o in offerings}
-    # 1 where the history begins (the buckets' width), 2 the observations per offering, unit,
-    # tier, currency and bucket, 3 the sources they cite
-    with django_assert_num_queries(3):
+    # 1 where the history begins (the buckets' width), 2 each bucket's last price, 3 the
+    # observations per offering, unit, tier, currency and bucket, 4 the sources they cite
+    with django_assert_num_queries(4):
         series = charts.price_history(offerings, current)
     figure = charts.price_history_figure(series, now=NOW)
 
@@ -76,7 +76,9 @@ def test_the_history_has_one_trace_per_offering_and_billing_unit_with_its_bucket
     assert figure["views"]["gpu_hour"]["y"][index] == month["y"]
 
 
-def test_a_day_of_several_observations_is_one_bucket_with_its_range_and_mean(offering, source):
+def test_a_day_of_several_observations_is_one_bucket_with_its_range_and_last_price(
+    offering, source
+):
     for hours, amount in ((30, "1.80"), (29, "2.00"), (28, "1.90")):
         services.price_observation_create(
             offering=offering,
@@ -88,7 +90,8 @@ def test_a_day_of_several_observations_is_one_bucket_with_its_range_and_mean(off
         )
     [series] = history_of(offering.platform)
     [day] = series.points
-    assert (day.low, day.high, day.mean, day.count) == (
+    # The line steps to the last price listed (1.90), never to an average nobody listed.
+    assert (day.low, day.high, day.close, day.count) == (
         Decimal("1.80"),
         Decimal("2.00"),
         Decimal("1.90"),
@@ -160,7 +163,69 @@ def test_the_page_lists_the_first_offerings_and_links_to_the_rest_in_the_explore
     }
     body = response.content.decode()
     assert '<a href="/offerings/?platform=testcloud">2 more offerings</a>' in body
-    assert "The chart shows the first 2 offerings listed above." in body
+    assert "Offerings drawn: 2 of 3" in body
+
+
+def test_the_reader_picks_the_offerings_drawn_and_the_cards_most_listed_come_first(
+    client, platform, other_platform, accelerator, source
+):
+    """The picker lists the page's offerings, the cards rented out by the most platforms first
+    (the catalogue keeps no rental counts); `?chart=` draws the ones picked, in that order."""
+    from platforms.models import Accelerator
+
+    rare = Accelerator.objects.create(
+        slug="rare-16gb", name="Rare card", vendor="NVIDIA", vram_gib=Decimal("16"), source=source
+    )
+    small = make_offering(platform, rare, source, name="rare x1")
+    add_price(small, source, "0.90", days_ago=3)
+    add_price(small, source, "0.80")
+    common = make_offering(platform, accelerator, source, name="4090 x1")
+    add_price(common, source, "1.98", days_ago=3)
+    add_price(common, source, "1.88")
+    make_offering(other_platform, accelerator, source, name="elsewhere 4090")
+
+    response = client.get(reverse("platforms:detail", args=[platform.slug]))
+    picker = [o.name for o, _ in response.context["chart_picker"]]
+    assert picker == ["4090 x1", "rare x1"]  # listed smallest first, picked most-listed first
+    assert [o.name for o, _ in response.context["offerings"]] == ["rare x1", "4090 x1"]
+
+    response = client.get(reverse("platforms:detail", args=[platform.slug]), {"chart": small.pk})
+    drawn = {t["meta"]["offering"] for t in response.context["history_figure"]["data"]}
+    assert drawn == {small.pk}
+    assert [(o.name, on) for o, on in response.context["chart_picker"]] == [
+        ("4090 x1", False),
+        ("rare x1", True),
+    ]
+    body = response.content.decode()
+    assert f'name="chart" value="{small.pk}" checked' in body
+    assert "Offerings drawn: 1 of 2" in body
+    # An offering of another platform, or a value that is not one, is ignored.
+    response = client.get(
+        reverse("platforms:detail", args=[platform.slug]), {"chart": ["x", "999999"]}
+    )
+    assert len(response.context["history_figure"]["data"]) == 2
+
+
+def test_a_change_is_drawn_on_its_day_at_a_listed_price_and_the_range_ends_now(offering, source):
+    """A history over MAX_POINTS days is bucketed by week; a price changed on a Thursday is drawn
+    on that Thursday, at the price listed last that week (never the week's average), and the
+    range buttons count back from now (the axis ends at now, so "1m" shows no future)."""
+    add_price(offering, source, "3.00", days_ago=charts.MAX_POINTS + 30)
+    thursday = NOW.date() - timedelta(days=(NOW.weekday() - 3) % 7 + 7)
+    days_ago = (NOW.date() - thursday).days
+    add_price(offering, source, "2.00", days_ago=days_ago + 1)  # Wednesday
+    add_price(offering, source, "1.50", days_ago=days_ago)  # Thursday
+    [series] = history_of(offering.platform)
+    assert series.bucket == "week"
+    figure = charts.price_history_figure([series], now=NOW)
+    [trace] = figure["data"]
+    points = observed(trace)
+    assert points[-1] == (local(NOW - timedelta(days=days_ago), "%Y-%m-%d") + " 00:00:00", 1.5)
+    assert 1.75 not in trace["y"] and set(trace["y"]) <= {3.0, 2.0, 1.5}
+    layout = figure["layout"]
+    assert layout["showlegend"] is True
+    assert layout["xaxis"]["range"][1] == local(NOW, "%Y-%m-%d %H:%M:%S")
+    assert layout["xaxis"]["autorange"] is False
 
 
 def test_the_platform_page_embeds_the_figure_and_loads_plotly(client, platform, price_history):
@@ -236,7 +301,7 @@ def test_a_member_price_is_its_own_series_and_both_tiers_are_current(
         tier="member",
     )
     series = history_of(platform)
-    assert sorted((s.tier, [p.mean for p in s.points]) for s in series) == [
+    assert sorted((s.tier, [p.close for p in s.points]) for s in series) == [
         ("list", [Decimal("1.98")]),
         ("member", [Decimal("1.88")]),
     ]
