@@ -17,9 +17,12 @@ from __future__ import annotations
 
 import json
 import socket
+import uuid
 
 from gunicorn import util
 from gunicorn.workers.sync import SyncWorker
+
+from .logging import request_id_var
 
 # Status -> (code, message), the message in English and Chinese (the request's language is unknown).
 ERRORS = {
@@ -40,8 +43,9 @@ ERRORS = {
 }
 
 
-def json_error(status: int, reason: str) -> bytes:
-    """The whole HTTP answer for a refused request: status line, headers and JSON body."""
+def json_error(status: int, reason: str, request_id: str = "") -> bytes:
+    """The whole HTTP answer for a refused request: status line, headers (its X-Request-ID, the
+    id gunicorn's log line about it carries) and JSON body."""
     code, message = ERRORS.get(status, ("bad_request", ERRORS[400][1]))
     body = json.dumps(
         {"error": {"status": status, "code": code, "message": message, "fields": {}}},
@@ -52,7 +56,8 @@ def json_error(status: int, reason: str) -> bytes:
         "Connection: close\r\n"
         "Content-Type: application/json; charset=utf-8\r\n"
         f"Content-Length: {len(body)}\r\n"
-        "\r\n"
+        + (f"X-Request-ID: {request_id}\r\n" if request_id else "")
+        + "\r\n"
     )
     return head.encode("latin-1") + body
 
@@ -60,13 +65,24 @@ def json_error(status: int, reason: str) -> bytes:
 def write_json_error(sock: socket.socket, status_int: int, reason: str, mesg: str) -> None:
     """util.write_error's replacement: gunicorn's detail (`mesg`, which may echo the request) is
     logged by gunicorn, not sent back."""
-    util.write_nonblock(sock, json_error(status_int, reason))
+    request_id = request_id_var.get()
+    util.write_nonblock(
+        sock, json_error(status_int, reason, "" if request_id == "-" else request_id)
+    )
 
 
 class JsonErrorWorker(SyncWorker):  # type: ignore[misc]
     """gunicorn's sync worker, answering the requests it refuses in the API's error shape."""
 
     def handle_error(self, req, client, addr, exc):  # type: ignore[no-untyped-def]
-        # Worker.handle_error writes its answer through gunicorn.util.write_error.
+        # Worker.handle_error writes its answer through gunicorn.util.write_error. A request
+        # refused before Django saw it gets an id of its own (one Django was serving keeps its
+        # own): gunicorn's line about it ("Invalid request from ...") and the answer's
+        # X-Request-ID carry it.
         util.write_error = write_json_error
-        super().handle_error(req, client, addr, exc)
+        current = request_id_var.get()
+        token = request_id_var.set(uuid.uuid4().hex if current == "-" else current)
+        try:
+            super().handle_error(req, client, addr, exc)
+        finally:
+            request_id_var.reset(token)

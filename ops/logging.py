@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 from contextvars import ContextVar
 from datetime import UTC, datetime
 from typing import Any
 
 request_id_var: ContextVar[str] = ContextVar("request_id", default="-")
+# The request being served ("GET /advisor/"), for a line logged when its worker is killed.
+request_line_var: ContextVar[str] = ContextVar("request_line", default="")
 
 # Attributes every LogRecord has; anything else on a record came from `extra=` and is written out.
 _STANDARD = set(vars(logging.LogRecord("", 0, "", 0, "", None, None))) | {
@@ -57,6 +60,17 @@ class JsonFormatter(logging.Formatter):
         return json.dumps(entry, ensure_ascii=False, default=str)
 
 
+class UtcTextFormatter(logging.Formatter):
+    """The text format's time in UTC, ISO 8601 (2026-12-07T23:41:05.123Z), as the JSON lines
+    write it: gunicorn's own lines and the application's share one clock."""
+
+    def converter(self, timestamp: float | None) -> time.struct_time:
+        return time.gmtime(timestamp)
+
+    default_time_format = "%Y-%m-%dT%H:%M:%S"
+    default_msec_format = "%s.%03dZ"
+
+
 def logging_config(*, fmt: str, level: str) -> dict[str, Any]:
     """settings.LOGGING: everything to standard output through the root logger, in `fmt`
     ("json" or "text"). Django's loggers propagate to it (so 500s and their tracebacks are written
@@ -72,7 +86,8 @@ def logging_config(*, fmt: str, level: str) -> dict[str, Any]:
         "formatters": {
             "json": {"()": "ops.logging.JsonFormatter"},
             "text": {
-                "format": "%(asctime)s %(levelname)s %(name)s [%(request_id)s] %(message)s",
+                "()": "ops.logging.UtcTextFormatter",
+                "fmt": "%(asctime)s %(levelname)s %(name)s [%(request_id)s] %(message)s",
             },
         },
         "handlers": {
@@ -90,3 +105,27 @@ def logging_config(*, fmt: str, level: str) -> dict[str, Any]:
             "django.request": {"handlers": [], "level": "ERROR", "propagate": True},
         },
     }
+
+
+def gunicorn_logging(*, fmt: str, level: str = "INFO") -> dict[str, Any]:
+    """gunicorn's `logconfig_dict` (gunicorn.conf.py): its own lines (a refused request, a
+    worker's start, a timeout) through the application's handler, format, clock and request
+    id, one line each: gunicorn's loggers write nothing themselves and propagate to the root,
+    which the application's LOGGING sets up the same way in each worker."""
+    config = logging_config(fmt=fmt, level=level)
+    config["loggers"] = {
+        name: {"handlers": [], "level": level, "propagate": True}
+        for name in ("gunicorn.error", "gunicorn.access")
+    }
+    return config
+
+
+def log_worker_timeout() -> None:
+    """Called by gunicorn's `worker_abort` hook in a worker its master kills for taking longer
+    than `--timeout`: the request it was serving, under that request's id (the sync worker
+    serves one request at a time, in the thread the signal interrupts)."""
+    logging.getLogger("gunicorn.error").error(
+        "worker timed out serving %s",
+        request_line_var.get() or "no request",
+        extra={"event": "worker_timeout"},
+    )

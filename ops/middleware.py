@@ -17,7 +17,7 @@ from django.core.signals import request_finished
 from django.dispatch import receiver
 from django.http import HttpRequest, HttpResponse
 
-from .logging import request_id_var
+from .logging import request_id_var, request_line_var
 
 logger = logging.getLogger("ops.request")
 
@@ -44,6 +44,7 @@ class RequestIdMiddleware:
         # Not reset on the way out: Django logs a 5xx after the middleware returns; the id is
         # cleared when the response is finished (request_finished, below).
         request_id_var.set(request_id)
+        request_line_var.set(f"{request.method} {request.path}")
         started = time.perf_counter()
         response = self.get_response(request)
         duration_ms = round((time.perf_counter() - started) * 1000, 1)
@@ -98,3 +99,4 @@ class ContentSecurityPolicyMiddleware:
 @receiver(request_finished)
 def _clear_request_id(**kwargs: object) -> None:
     request_id_var.set("-")
+    request_line_var.set("")

@@ -232,6 +232,12 @@ def test_requests_gunicorn_refuses_are_answered_in_the_api_error_shape(outage):
     error = json.loads(body)["error"]
     assert error["status"] == 414 and error["code"] == "uri_too_long"
     assert "POST" in error["message"] and "短链接" in error["message"]
+    # gunicorn's line about it is a JSON line in UTC, under the id the answer names.
+    request_id = headers["X-Request-ID"]
+    lines = [json.loads(line) for line in server.log.read_text().splitlines() if line[:1] == "{"]
+    [refused] = [entry for entry in lines if entry["request_id"] == request_id]
+    assert refused["logger"] == "gunicorn.error" and "Invalid request" in refused["message"]
+    assert refused["time"].endswith("+00:00")
     big_header = b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: " + b"y" * 9000 + b"\r\n\r\n"
     status, headers, body = _raw(server.port, big_header)
     assert status in (400, 431)
