@@ -35,7 +35,7 @@ def test_the_model_list_offers_every_pickable_model_grouped_by_family(client, db
     values = re.findall(r'<option value="([^"]+)"', select[0])
     assert len(values) >= 110 and set(values) == {m.id for m in MODELS.pickable}
     groups = re.findall(r'<optgroup label="([^"]+)"', select[0])
-    assert {"Qwen3", "Llama 3", "DeepSeek-V3 and R1", "Whisper"} <= set(groups)
+    assert {"Qwen3", "Llama 3", "DeepSeek-V3 / R1", "Whisper"} <= set(groups)
     assert "selected>Llama 3.1 8B</option>" in select[0]
     # The search box is hidden until static/js/model-search.js shows it.
     assert re.search(r"<input[^>]*data-model-search[^>]*hidden", html)
