@@ -748,7 +748,7 @@ class TaskSerializer(serializers.Serializer[Any]):
     # hf_config.py): one of model, config or params/arch.
     model = serializers.CharField(
         **OPTIONAL,
-        help_text="A model of the catalogue (fixtures/models.json; README.md) by id, name or "
+        help_text="A model of the catalogue (GET /api/v1/models/ lists them) by id, name or "
         "Hugging Face repository, e.g. llama-3.1-70b, Qwen3 30B-A3B or Qwen/Qwen3-30B-A3B.",
     )
     config = serializers.DictField(

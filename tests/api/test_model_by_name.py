@@ -72,3 +72,32 @@ def test_the_errors_are_in_chinese_for_a_chinese_reader(anon_client, db):
     )
     assert response.status_code == 400
     assert "读取模型结构需要它" in response.json()["error"]["message"]
+
+
+def test_the_models_endpoint_lists_the_catalogue_with_sources(anon_client, openapi, db):
+    response = anon_client.get("/api/v1/models/")
+    assert response.status_code == 200
+    conforms(openapi, "get", "/api/v1/models/", response)
+    models = {m["id"]: m for m in response.json()}
+    pickable = [m for m in models.values() if m["pickable"]]
+    assert len(pickable) >= 110
+    assert all(m["source"] and m["params"] for m in pickable)
+    qwen = models["qwen3-30b-a3b"]
+    assert (qwen["params"], qwen["active_params"], qwen["basis"]) == (
+        30_532_122_624,
+        3_353_032_704,
+        "counted",
+    )
+    assert models["llama-3.1-8b"]["basis"] == "preset"
+    assert models["bge-m3"]["excluded"]["code"] == "excluded_no_count"
+
+
+def test_one_model_by_id_and_its_reason_in_chinese(anon_client, openapi, db):
+    response = anon_client.get("/api/v1/models/bge-m3/", HTTP_ACCEPT_LANGUAGE="zh-hans")
+    assert response.status_code == 200
+    conforms(openapi, "get", "/api/v1/models/{id}/", response)
+    assert (
+        response.json()["excluded"]["message"]
+        == "未公布参数量，其来源也没有给出可用于计算的完整结构"
+    )
+    assert anon_client.get("/api/v1/models/gpt-5/").status_code == 404
