@@ -16,6 +16,7 @@ test_hf_config.py): Llama-3.1-8B 8,030,261,248, Qwen2.5-7B 7,615,616,512, Mistra
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -24,9 +25,9 @@ from advisor.engine.errors import InvalidWorkload
 from advisor.engine.messages import Code
 from advisor.engine.types import ModelArch
 
-# The largest value a config's dimension may hold (the scenario's MAX_COUNT for arch fields,
-# vocabularies up to 10 million entries).
-MAX_DIMENSION = 10_000_000
+# The largest value a config's dimension may hold: the scenario's bound on `arch` fields
+# (scenario.MAX_COUNT), so that the architecture read can always be written back as `arch`.
+MAX_DIMENSION = 1_000_000
 
 # Model types whose q, k and v projections carry a bias without a config field saying so
 # (transformers' Qwen2Attention: `nn.Linear(..., bias=True)` for q_proj, k_proj, v_proj).
@@ -147,7 +148,8 @@ def arch_of(s: Shape, params: int | None = None, active: int | None = None) -> M
 
 def _dimension(config: Mapping[str, Any], key: str, path: str, *, low: int = 1) -> int:
     value = config[key]
-    if isinstance(value, bool) or not isinstance(value, int | float) or value != int(value):
+    number = isinstance(value, int | float) and not isinstance(value, bool)
+    if not number or not math.isfinite(value) or value != int(value):
         raise InvalidWorkload(Code.CONFIG_NOT_A_WHOLE_NUMBER, f"{path}.{key}", key=key)
     if not low <= value <= MAX_DIMENSION:
         raise InvalidWorkload(Code.CONFIG_VALUE_OUT_OF_RANGE, f"{path}.{key}", key=key)
@@ -207,6 +209,12 @@ def shape_of_config(config: object, path: str = "config") -> Shape:
         shared = _optional(config, "shared_expert_intermediate_size", path)
         shared_gate = True  # Qwen2-MoE's sigmoid gate on the shared expert: h -> 1
     head_dim = _optional(config, "head_dim", path) or hidden // heads
+    if head_dim < 1:  # more heads than the hidden size has dimensions
+        raise InvalidWorkload(
+            Code.CONFIG_VALUE_OUT_OF_RANGE,
+            f"{path}.num_attention_heads",
+            key="num_attention_heads",
+        )
     shape = Shape(
         hidden=hidden,
         layers=_dimension(config, "num_hidden_layers", path),

@@ -485,6 +485,7 @@ class Code(StrEnum):
     CONFIG_NOT_A_WHOLE_NUMBER = "config_not_a_whole_number"
     CONFIG_NOT_A_BOOLEAN = "config_not_a_boolean"
     CONFIG_VALUE_OUT_OF_RANGE = "config_value_out_of_range"
+    CONFIG_TOO_LARGE = "config_too_large"
     EXCLUDED_NO_COUNT = "excluded_no_count"
     EXCLUDED_SHAPE_NOT_COUNTED = "excluded_shape_not_counted"
     EXCLUDED_TIE_UNKNOWN = "excluded_tie_unknown"
@@ -1420,6 +1421,9 @@ TEMPLATES: dict[Code, str] = {
     ),
     Code.CONFIG_NOT_A_BOOLEAN: gettext_noop("'%(key)s' in the config.json must be true or false"),
     Code.CONFIG_VALUE_OUT_OF_RANGE: gettext_noop("'%(key)s' in the config.json is out of range"),
+    Code.CONFIG_TOO_LARGE: gettext_noop(
+        "the config.json describes more parameters than the %(most)s a scenario may have"
+    ),
     Code.EXCLUDED_NO_COUNT: gettext_noop(
         "no parameter count is published and its sources give no full shape to count"
     ),

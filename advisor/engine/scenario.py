@@ -315,7 +315,10 @@ def _model(data: Mapping[str, Any], kind: str, path: str) -> tuple[str | None, M
                 code = Code.MODEL_AND_PARAMS if first == "model" and key != "config" else None
                 raise InvalidWorkload(code or Code.CONFIG_AND_MODEL, f"{path}.{key}")
         if first == "config":
-            return None, arch_from_config(data["config"], f"{path}.config")
+            arch = arch_from_config(data["config"], f"{path}.config")
+            if arch.params > MAX_PARAMS:
+                raise InvalidWorkload(Code.CONFIG_TOO_LARGE, f"{path}.config", most=MAX_PARAMS)
+            return None, arch
         return MODELS.resolve(_string(data["model"], f"{path}.model"), f"{path}.model")
     if data.get("params") is not None:
         return None, _arch(data, path)

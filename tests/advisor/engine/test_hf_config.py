@@ -240,6 +240,13 @@ def test_tied_embeddings_are_counted_once() -> None:
         ({**LLAMA_3_1_8B, "hidden_size": 4096.5}, Code.CONFIG_NOT_A_WHOLE_NUMBER, "hidden_size"),
         ({**LLAMA_3_1_8B, "num_hidden_layers": 0}, Code.CONFIG_VALUE_OUT_OF_RANGE, "layers"),
         ({**LLAMA_3_1_8B, "tie_word_embeddings": "no"}, Code.CONFIG_NOT_A_BOOLEAN, "tie_word"),
+        ({**LLAMA_3_1_8B, "vocab_size": float("inf")}, Code.CONFIG_NOT_A_WHOLE_NUMBER, "vocab"),
+        ({**LLAMA_3_1_8B, "num_attention_heads": 8192}, Code.CONFIG_VALUE_OUT_OF_RANGE, "heads"),
+        (
+            {**LLAMA_3_1_8B, "hidden_size": 10**6, "num_hidden_layers": 10**6},
+            Code.CONFIG_TOO_LARGE,
+            "config",
+        ),
         ({**QWEN3_30B_A3B, "num_experts_per_tok": 0}, Code.CONFIG_FIELD_MISSING, "per_tok"),
         (
             {k: v for k, v in LLAMA_3_1_8B.items() if k != "intermediate_size"},
