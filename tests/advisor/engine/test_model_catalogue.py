@@ -8,10 +8,12 @@ import json
 import pytest
 
 from advisor.engine.errors import InvalidWorkload
+from advisor.engine.estimate import estimate
+from advisor.engine.hardware import load_accelerators
 from advisor.engine.messages import Code
 from advisor.engine.model_catalogue import DEFAULT_PATH, MODELS, catalogue_from_dict
 from advisor.engine.presets import MODEL_PRESETS
-from advisor.engine.scenario import parse_task
+from advisor.engine.scenario import parse_scenario, parse_task, scenario_to_dict
 
 DATA = json.loads(DEFAULT_PATH.read_text(encoding="utf-8"))
 ENTRIES = {entry["id"]: entry for entry in DATA["models"]}
@@ -24,6 +26,18 @@ def test_at_least_110_models_can_be_picked_by_name() -> None:
     for model in MODELS.pickable:
         parsed = parse_task({"kind": "inference", "model": model.id}, 0)
         assert parsed.model == model.id and parsed.arch == model.arch
+
+
+@pytest.mark.parametrize("kind", ["inference", "lora"])
+def test_every_pickable_model_gets_an_estimate_and_writes_back_as_itself(kind: str) -> None:
+    """Its architecture suffices: a memory plan for serving and for a LoRA, and the scenario
+    written back as JSON reads as the same scenario."""
+    accelerators = load_accelerators()
+    for model in MODELS.pickable:
+        scenario = parse_scenario({"tasks": [{"kind": kind, "model": model.name}]})
+        assert parse_scenario(scenario_to_dict(scenario)) == scenario
+        [task] = estimate(scenario, accelerators).tasks
+        assert task.per_gpu.weights > 0 and task.per_gpu.total > task.per_gpu.weights, model.id
 
 
 def test_every_entry_of_the_data_is_pickable_or_left_out_with_a_reason() -> None:
