@@ -13,6 +13,7 @@ the form field that produced them (`add_engine_error`).
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping
 from typing import Any, cast
@@ -23,7 +24,8 @@ from django.utils.translation import gettext_lazy as _
 
 from advisor.engine import vocab
 from advisor.engine.messages import Code, Message
-from advisor.engine.presets import MODEL_PRESETS, PRESET_INFO
+from advisor.engine.model_catalogue import MODELS
+from advisor.engine.presets import MODEL_PRESETS
 from advisor.engine.scenario import MAX_TASKS
 from platforms.models import Platform, PriceTier, platform_names
 from wording import choices, messages
@@ -91,9 +93,23 @@ WHEN_CHOICES = choices.When.choices
 ISOLATION_CHOICES = choices.Isolation.choices
 CURRENCY_CHOICES = choices.Currency.choices
 OBJECTIVE_CHOICES = choices.Objective.choices
-MODEL_CHOICES = [("", _("None: give the parameter count"))] + [
-    (key, PRESET_INFO[key].name) for key in MODEL_PRESETS
+
+
+# Any model by name: the model catalogue's pickable models, grouped by family (a <select> with
+# <optgroup>s, which static/js/model-search.js lets a reader filter by typing).
+def _model_groups() -> list[tuple[str, list[tuple[str, str]]]]:
+    groups: dict[str, list[tuple[str, str]]] = {}
+    for model in sorted(MODELS.pickable, key=lambda m: (m.arch.params if m.arch else 0, m.name)):
+        groups.setdefault(model.group, []).append((model.id, model.name))
+    return sorted(groups.items(), key=lambda item: item[0].lower())
+
+
+MODEL_CHOICES: list[tuple[str, Any]] = [
+    ("", _("None: give the parameter count")),
+    *_model_groups(),
 ]
+# A pasted config.json: at most this many characters (the largest LLM configs are about 3,000).
+MAX_CONFIG_CHARS = 20_000
 TRAINING_KINDS = tuple(k.value for k in vocab.TaskKind if k.trains)
 BILLION = 1e9
 
@@ -121,14 +137,24 @@ class TaskForm(forms.Form):
     name = forms.CharField(label=_("Name"), required=False, max_length=200)
     kind = forms.ChoiceField(label=_("Kind"), choices=KIND_CHOICES, initial="lora")
     model = forms.ChoiceField(
-        label=_("Model preset"), choices=MODEL_CHOICES, required=False, initial="llama-3.1-8b"
+        label=_("Model"), choices=MODEL_CHOICES, required=False, initial="llama-3.1-8b"
     )
     params_b = forms.FloatField(
         label=_("Parameters (billions)"),
         required=False,
         min_value=0,
-        help_text=_("Typed here, it replaces the model preset."),
+        help_text=_("Typed here, it replaces the model chosen above."),
         **_number(),
+    )
+    config = forms.CharField(
+        label=_("Or paste a Hugging Face config.json"),
+        required=False,
+        max_length=MAX_CONFIG_CHARS,
+        widget=forms.Textarea(attrs={"rows": 3, "spellcheck": "false"}),
+        help_text=_(
+            "Its architecture is read from it and replaces the model chosen above; a "
+            "parameter count typed above replaces both."
+        ),
     )
     precision = forms.ChoiceField(label=_("Precision"), choices=PRECISION_CHOICES, initial="bf16")
     attention = forms.ChoiceField(label=_("Attention"), choices=ATTENTION_CHOICES, initial="flash")
@@ -261,6 +287,24 @@ class TaskForm(forms.Form):
         value = self.cleaned_data["params_b"]
         return None if value is None else value * BILLION
 
+    def clean_config(self) -> dict[str, Any] | None:
+        """The pasted config.json as a JSON object; the engine reads its fields."""
+        text = cast(str, self.cleaned_data["config"]).strip()
+        if not text:
+            return None
+        try:
+            value = json.loads(text)
+        except ValueError:
+            raise forms.ValidationError(
+                _("This is not JSON: paste the whole config.json, from { to }."),
+                code="config_not_json",
+            ) from None
+        if not isinstance(value, dict):
+            raise forms.ValidationError(
+                _("A config.json is one JSON object, from { to }."), code="config_not_object"
+            )
+        return value
+
     def clean_tokens_b(self) -> float | None:
         value = self.cleaned_data["tokens_b"]
         return None if value is None else value * BILLION
@@ -294,15 +338,19 @@ class TaskForm(forms.Form):
             for key in ("needs_rt_cores", "needs_nvenc"):
                 if d[key]:
                     task[key] = True
-        if "diffusion" in groups and d["params_b"] is None and d["model"] in DIFFUSION_MODELS:
+        pasted = d.get("config") is not None
+        diffusion = d["model"] in DIFFUSION_MODELS and not pasted
+        if "diffusion" in groups and d["params_b"] is None and diffusion:
             for key in ("resolution", "text_encoders", "text_encoder_precision"):
                 if d[key]:
                     task[key] = d[key]
         if "model" in groups:
-            # A parameter count typed by hand replaces the preset chosen beside it (the form
-            # starts with one chosen): the engine takes one or the other, never both.
+            # A parameter count typed by hand replaces a pasted config.json, which replaces the
+            # model chosen (the form starts with one chosen): the engine takes one, never two.
             if d["params_b"] is not None:
                 task["params"] = d["params_b"]
+            elif d.get("config") is not None:
+                task["config"] = d["config"]
             elif d["model"]:
                 task["model"] = d["model"]
             task["precision"] = d["precision"]
@@ -628,7 +676,7 @@ class ScenarioForm:
 # Engine errors whose wording names the JSON contract's fields: the form says them in its own words.
 _PLAIN_ERRORS = {
     Code.MODEL_AND_PARAMS: _("Choose a model preset or type the parameter count, not both."),
-    Code.MODEL_REQUIRED: _("Choose a model preset or type the parameter count."),
+    Code.MODEL_REQUIRED: _("Choose a model, paste its config.json or type its parameter count."),
     Code.FIXED_NEEDS_VRAM: _("A task of fixed memory needs its VRAM in GiB."),
     Code.VRAM_ONLY_FOR_FIXED: _("VRAM applies only to a task of fixed memory."),
     Code.PARAM_OFFLOAD_NEEDS_ZERO3: _(
@@ -693,6 +741,9 @@ def scenario_query(scenario: Mapping[str, Any], **extra: str) -> QueryDict:
                 continue
             if key == "tokens":
                 values[f"{prefix}-tokens_b"] = f"{value / BILLION:.12g}"
+            elif key == "config":
+                values[f"{prefix}-model"] = ""
+                values[f"{prefix}-config"] = json.dumps(value)
             elif key == "on":
                 values[f"{prefix}-on_accelerator"] = value["accelerator"]
             else:

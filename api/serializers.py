@@ -744,8 +744,22 @@ class OnHardwareSerializer(serializers.Serializer[Any]):
 class TaskSerializer(serializers.Serializer[Any]):
     name = serializers.CharField(**OPTIONAL)
     kind = serializers.ChoiceField(choices=KINDS)
-    model = serializers.CharField(**OPTIONAL, help_text="Preset id, e.g. llama-3.1-70b.")
-    params = serializers.FloatField(**OPTIONAL, help_text="Parameter count, without `model`.")
+    # Any model by name, or its Hugging Face config.json (advisor/engine/model_catalogue.py,
+    # hf_config.py): one of model, config or params/arch.
+    model = serializers.CharField(
+        **OPTIONAL,
+        help_text="A model of the catalogue (GET /api/v1/models/ lists them) by id, name or "
+        "Hugging Face repository, e.g. llama-3.1-70b, Qwen3 30B-A3B or Qwen/Qwen3-30B-A3B.",
+    )
+    config = serializers.DictField(
+        **OPTIONAL,
+        help_text="A Hugging Face config.json, as a JSON object, instead of `model`: its "
+        "architecture (hidden_size, num_hidden_layers, heads, experts, MLA ranks) is read and "
+        "its parameters counted. A vision-language model's text_config is read.",
+    )
+    params = serializers.FloatField(
+        **OPTIONAL, help_text="Parameter count, without `model` or `config`."
+    )
     arch = ArchSerializer(**OPTIONAL)
     precision = serializers.ChoiceField(choices=scenario.PRECISIONS, **OPTIONAL)
     optimizer = serializers.ChoiceField(choices=scenario.OPTIMIZERS, **OPTIONAL)

@@ -4,7 +4,7 @@ from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 from rest_framework.routers import DefaultRouter
 
-from . import views
+from . import model_catalogue, views
 
 app_name = "api"
 
@@ -15,6 +15,7 @@ router.register("offerings", views.OfferingViewSet, basename="offering")
 router.register("storage-prices", views.StoragePriceViewSet, basename="storageprice")
 router.register("exchange-rates", views.ExchangeRateViewSet, basename="exchangerate")
 router.register("presets", views.PresetViewSet, basename="preset")
+router.register("models", model_catalogue.CatalogueModelViewSet, basename="model")
 
 urlpatterns = [
     path("v1/", include(router.urls)),

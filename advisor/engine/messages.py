@@ -477,6 +477,18 @@ class Code(StrEnum):
     BECAUSE_SPLIT = "because_split"
     BECAUSE_ONE_LEG = "because_one_leg"
     BECAUSE_CHEAPER_PLAN = "because_cheaper_plan"
+    # Models by name and pasted config.json (model_catalogue.py, hf_config.py)
+    MODEL_NOT_ESTIMABLE = "model_not_estimable"
+    CONFIG_AND_MODEL = "config_and_model"
+    CONFIG_MUST_BE_OBJECT = "config_must_be_object"
+    CONFIG_FIELD_MISSING = "config_field_missing"
+    CONFIG_NOT_A_WHOLE_NUMBER = "config_not_a_whole_number"
+    CONFIG_NOT_A_BOOLEAN = "config_not_a_boolean"
+    CONFIG_VALUE_OUT_OF_RANGE = "config_value_out_of_range"
+    CONFIG_TOO_LARGE = "config_too_large"
+    EXCLUDED_NO_COUNT = "excluded_no_count"
+    EXCLUDED_SHAPE_NOT_COUNTED = "excluded_shape_not_counted"
+    EXCLUDED_TIE_UNKNOWN = "excluded_tie_unknown"
 
 
 TEMPLATES: dict[Code, str] = {
@@ -496,7 +508,7 @@ TEMPLATES: dict[Code, str] = {
     Code.LIST_LENGTH: gettext_noop("must have between %(low)s and %(high)s items"),
     Code.GENERIC_INVALID: gettext_noop("is not valid"),
     Code.UNKNOWN_ACCELERATOR: gettext_noop("unknown accelerator '%(name)s'"),
-    Code.UNKNOWN_MODEL: gettext_noop("unknown model preset '%(name)s'"),
+    Code.UNKNOWN_MODEL: gettext_noop("unknown model '%(name)s'"),
     Code.NO_MIG: gettext_noop("%(accelerator)s does not support MIG"),
     Code.NO_MIG_PROFILE: gettext_noop(
         "%(accelerator)s has no MIG profile '%(profile)s'; it has %(profiles)s"
@@ -510,7 +522,7 @@ TEMPLATES: dict[Code, str] = {
     Code.AMOUNT_OUT_OF_RANGE: gettext_noop("must be a finite amount between 0 and 1e15"),
     Code.MUST_BE_PLATFORM_LIST: gettext_noop("must be a list of platform slugs"),
     Code.UNKNOWN_MODEL_DID_YOU_MEAN: gettext_noop(
-        "unknown model preset '%(name)s'; did you mean %(suggestions)s?"
+        "unknown model '%(name)s'; did you mean %(suggestions)s?"
     ),
     Code.UNKNOWN_ACCELERATOR_DID_YOU_MEAN: gettext_noop(
         "unknown accelerator '%(name)s'; did you mean %(suggestions)s?"
@@ -1390,6 +1402,38 @@ TEMPLATES: dict[Code, str] = {
     Code.BECAUSE_SPLIT: gettext_noop("it splits the tasks between %(platforms)s"),
     Code.BECAUSE_ONE_LEG: gettext_noop("one platform runs every task"),
     Code.BECAUSE_CHEAPER_PLAN: gettext_noop("its plan costs less for the same busy hours"),
+    # Models by name and pasted config.json (model_catalogue.py, hf_config.py)
+    Code.MODEL_NOT_ESTIMABLE: gettext_noop(
+        "%(model)s is in the model catalogue, but its sources give too little for an estimate "
+        "(%(reason)s): paste its config.json or give its parameter count"
+    ),
+    Code.CONFIG_AND_MODEL: gettext_noop(
+        "give one of a model, a config.json or params/arch, not two"
+    ),
+    Code.CONFIG_MUST_BE_OBJECT: gettext_noop(
+        "a config.json must be a JSON object, such as the config.json of a Hugging Face model"
+    ),
+    Code.CONFIG_FIELD_MISSING: gettext_noop(
+        "the config.json has no usable '%(key)s': it is needed to read the architecture"
+    ),
+    Code.CONFIG_NOT_A_WHOLE_NUMBER: gettext_noop(
+        "'%(key)s' in the config.json must be a whole number"
+    ),
+    Code.CONFIG_NOT_A_BOOLEAN: gettext_noop("'%(key)s' in the config.json must be true or false"),
+    Code.CONFIG_VALUE_OUT_OF_RANGE: gettext_noop("'%(key)s' in the config.json is out of range"),
+    Code.CONFIG_TOO_LARGE: gettext_noop(
+        "the config.json describes more parameters than the %(most)s a scenario may have"
+    ),
+    Code.EXCLUDED_NO_COUNT: gettext_noop(
+        "no parameter count is published and its sources give no full shape to count"
+    ),
+    Code.EXCLUDED_SHAPE_NOT_COUNTED: gettext_noop(
+        "no parameter count is published and its layers are not the kind the counter reads"
+    ),
+    Code.EXCLUDED_TIE_UNKNOWN: gettext_noop(
+        "no parameter count is published and its sources do not say whether its input and "
+        "output embeddings are one matrix"
+    ),
 }
 
 

@@ -16,7 +16,9 @@ from typing import Any, TypeVar, cast
 
 from advisor.engine import vocab
 from advisor.engine.errors import InvalidWorkload
+from advisor.engine.hf_config import arch_from_config
 from advisor.engine.messages import Code, hours, msg
+from advisor.engine.model_catalogue import MODELS
 from advisor.engine.presets import MODEL_PRESETS
 from advisor.engine.types import Constraints, ModelArch, Objective, OnHardware, Scenario, Task
 from advisor.engine.vocab import Currency, Isolation, TaskKind, When
@@ -303,23 +305,21 @@ def _arch(data: Mapping[str, Any], path: str) -> ModelArch:
 
 
 def _model(data: Mapping[str, Any], kind: str, path: str) -> tuple[str | None, ModelArch | None]:
-    """The preset id and architecture, from `model` or from `params` and `arch`."""
-    if data.get("model") is not None:
-        for key in ("params", "arch"):
-            if data.get(key) is not None:
-                raise InvalidWorkload(Code.MODEL_AND_PARAMS, f"{path}.{key}")
-        model = _string(data["model"], f"{path}.model").lower()
-        if model not in MODEL_PRESETS:
-            close = difflib.get_close_matches(model, list(MODEL_PRESETS), n=3)
-            if close:
-                raise InvalidWorkload(
-                    Code.UNKNOWN_MODEL_DID_YOU_MEAN,
-                    f"{path}.model",
-                    name=model,
-                    suggestions=tuple(close),
-                )
-            raise InvalidWorkload(Code.UNKNOWN_MODEL, f"{path}.model", name=model)
-        return model, MODEL_PRESETS[model]
+    """The model's id and architecture: from `model` (a name of the model catalogue), from
+    `config` (a Hugging Face config.json) or from `params` and `arch`; one of them, never two."""
+    given = [key for key in ("model", "config", "params", "arch") if data.get(key) is not None]
+    if "model" in given or "config" in given:
+        first = "model" if "model" in given else "config"
+        for key in given:
+            if key != first and (key, first) != ("arch", "params"):
+                code = Code.MODEL_AND_PARAMS if first == "model" and key != "config" else None
+                raise InvalidWorkload(code or Code.CONFIG_AND_MODEL, f"{path}.{key}")
+        if first == "config":
+            arch = arch_from_config(data["config"], f"{path}.config")
+            if arch.params > MAX_PARAMS:
+                raise InvalidWorkload(Code.CONFIG_TOO_LARGE, f"{path}.config", most=MAX_PARAMS)
+            return None, arch
+        return MODELS.resolve(_string(data["model"], f"{path}.model"), f"{path}.model")
     if data.get("params") is not None:
         return None, _arch(data, path)
     if data.get("arch") is not None:

@@ -95,7 +95,7 @@ _TRAINING = frozenset({TaskKind.FULL_FINETUNE, TaskKind.LORA, TaskKind.QLORA})
 TRAINING_KINDS = frozenset(k for k in TaskKind if k.trains)
 # Scenario fields by group; a group applies to the kinds listed for it.
 FIELD_GROUPS: dict[str, tuple[str, ...]] = {
-    "model": ("model", "params", "arch", "precision", "attention"),
+    "model": ("model", "config", "params", "arch", "precision", "attention"),
     "training": (
         "optimizer",
         "master_weights",

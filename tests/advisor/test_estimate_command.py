@@ -77,5 +77,5 @@ def test_on_the_command_line_an_error_is_one_line_on_stderr_and_exit_status_2() 
     )
     assert result.returncode == 2
     assert result.stdout == ""
-    assert result.stderr.startswith("error: tasks[0].model: unknown model preset 'gpt-5'")
+    assert result.stderr.startswith("error: tasks[0].model: unknown model 'gpt-5'")
     assert "Traceback" not in result.stderr

@@ -34,6 +34,7 @@ from django.utils.deprecation import RemovedInDjango60Warning
 
 from advisor import presets
 from advisor.engine.hardware import load_accelerators
+from advisor.engine.model_catalogue import MODELS
 from advisor.engine.presets import MODEL_PRESETS, PRESET_INFO
 from platforms.models import Accelerator, AcceleratorAlias, MigProfile, Offering, Platform
 from tests.conftest import NOW
@@ -167,6 +168,9 @@ def catalogue_names() -> list[str]:
     names.update(Offering.objects.values_list("region", flat=True))
     names.update(MODEL_PRESETS)
     names.update(info.name for info in PRESET_INFO.values())
+    # The model catalogue's models and families, listed in the form by their names.
+    for model in MODELS.models.values():
+        names.update({model.id, model.name, model.family, model.group})
     return sorted((n for n in names if n), key=len, reverse=True)
 
 

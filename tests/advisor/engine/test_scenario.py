@@ -294,12 +294,10 @@ def test_an_unknown_preset_suggests_close_ones() -> None:
     assert caught.detail.params["name"] == "llama-3.1-8"
     suggestions = caught.detail.params["suggestions"]
     assert isinstance(suggestions, tuple) and suggestions[0] == "llama-3.1-8b"
-    assert caught.message.startswith(
-        "unknown model preset 'llama-3.1-8'; did you mean llama-3.1-8b"
-    )
+    assert caught.message.startswith("unknown model 'llama-3.1-8'; did you mean llama-3.1-8b")
     nothing_close = error(one_task(model="gpt-5"))
     assert nothing_close.detail == msg(Code.UNKNOWN_MODEL, name="gpt-5")
-    assert nothing_close.message == "unknown model preset 'gpt-5'"
+    assert nothing_close.message == "unknown model 'gpt-5'"
 
 
 def test_an_unknown_field_suggests_the_intended_one() -> None:

@@ -164,7 +164,7 @@ def test_an_engine_error_is_mapped_back_to_the_field_it_names(client, db):
 def test_a_missing_model_is_reported_on_the_model_field(client, db):
     response = client.get(URL, {"tasks": "1", "t0-kind": "lora", "t0-model": ""})
     block = field_block(text(response), "t0-model")
-    assert "Choose a model preset or type the parameter count." in block
+    assert "Choose a model, paste its config.json or type its parameter count." in block
 
 
 def test_parameters_typed_beside_a_preset_replace_it(client, seed, frozen):
