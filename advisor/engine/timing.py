@@ -25,6 +25,7 @@ import math
 import re
 from dataclasses import dataclass
 
+from advisor.engine import diffusion
 from advisor.engine.errors import InvalidWorkload
 from advisor.engine.memory import lora_adapter_params
 from advisor.engine.memory_plan import NF4_BYTES_PER_PARAM, PRECISION_BYTES, compute_precision
@@ -313,7 +314,10 @@ def network_busbw(network: Network, gbps: float) -> float:
 
 
 def _compute_params(arch: ModelArch) -> int:
-    """Parameters touched per token: the active ones for a mixture of experts."""
+    """Parameters touched per token: the active ones for a mixture of experts, a denoiser's
+    per-token weights for an image model (diffusion.token_params)."""
+    if arch.diffusion is not None:
+        return diffusion.token_params(arch.diffusion)
     return arch.active_params or arch.params
 
 
@@ -414,9 +418,20 @@ class _Fabric:
 
 def _trainable_params(task: Task) -> int:
     assert task.arch is not None
+    d = task.arch.diffusion
     if task.kind == "full_finetune":
-        return task.arch.params
+        return d.denoiser_params if d is not None else task.arch.params
+    if d is not None:
+        return diffusion.task_lora_params(task)
     return lora_adapter_params(task.arch, task.lora_rank, task.lora_targets)
+
+
+def _base_params(task: Task) -> int:
+    """Parameters of the weights trained or adapted: an image model's denoiser, not its text
+    encoders and VAE, which the training of docs/time-model.md never updates."""
+    assert task.arch is not None
+    d = task.arch.diffusion
+    return d.denoiser_params if d is not None else task.arch.params
 
 
 def _weight_bytes(task: Task) -> float:
@@ -424,9 +439,9 @@ def _weight_bytes(task: Task) -> float:
     assert task.arch is not None
     size = PRECISION_BYTES[compute_precision(task)]
     if task.kind == "full_finetune":
-        return task.arch.params * size
+        return _base_params(task) * size
     base = NF4_BYTES_PER_PARAM if task.kind == "qlora" else PRECISION_BYTES[task.precision]
-    return task.arch.params * base + _trainable_params(task) * size
+    return _base_params(task) * base + _trainable_params(task) * size
 
 
 def _comm_per_step(task: Task, fabric: _Fabric, busbw: float) -> float:
@@ -476,6 +491,46 @@ def _offload_per_step(task: Task, accel: AcceleratorSpec, fabric: _Fabric) -> tu
     pcie = moved / (_pcie_gbps(accel) * 1e9)
     cpu = trainable / shard * fabric.per_node / CPU_ADAM_PARAMS_PER_S
     return pcie, cpu
+
+
+# --------------------------------------------------------------------------- image models
+
+BNB_DEQUANT_SOURCE = "bitsandbytes dequantize_4bit, 2.5-4.5 B per parameter and pass"
+
+
+def _denoiser_work(task: Task, where: str) -> diffusion.DenoiserWork | None:
+    """An image model's work per training image (diffusion.training_work); None for a
+    language model."""
+    if task.arch is None or task.arch.diffusion is None:
+        return None
+    return diffusion.training_work(task, f"{where}model")
+
+
+def _image_flops_per_token(
+    task: Task, work: diffusion.DenoiserWork, notes: list[Message]
+) -> tuple[float, float, float]:
+    """An image model's FLOPs as training_time counts them: a step is micro_batch ×
+    gradient_accumulation samples of seq_len "tokens" on each GPU, and for an image model each
+    sample is an image (`tokens` ÷ `seq_len` images in all, docs/time-model.md), so each of its
+    seq_len tokens carries 1/seq_len of the image's work. No attention note: the image's own
+    is in the diffusion note."""
+    assert task.tokens is not None
+    notes.append(
+        msg(
+            Code.TIME_NOTE_DIFFUSION,
+            images=Quantity(task.tokens / task.seq_len, Unit.COUNT, 0),
+            pixels=work.pixels,
+            image_tokens=work.image_tokens,
+            text_tokens=work.text_tokens,
+            params=Quantity(work.token_params, Unit.COUNT, 0),
+        )
+    )
+    if work.text_encoder_flops:
+        share = fraction(work.text_encoder_flops / work.flops)
+        notes.append(msg(Code.TIME_NOTE_DIFFUSION_TEXT_RUN, share=share))
+    else:
+        notes.append(msg(Code.TIME_NOTE_DIFFUSION_TEXT_CACHED))
+    return work.flops / task.seq_len, work.forward / task.seq_len, 0.0
 
 
 # ------------------------------------------------------------------------------------ time
@@ -535,7 +590,11 @@ def training_time(
         if mfu > MFU_WARNING:
             warnings.append(msg(Code.TIME_WARN_MFU_HIGH, mfu=fraction(mfu)))
 
-    per_token, forward, attention = _flops_per_token(task)
+    work = _denoiser_work(task, where)
+    if work is None:
+        per_token, forward, attention = _flops_per_token(task)
+    else:
+        per_token, forward, attention = _image_flops_per_token(task, work, notes)
     if attention:
         dense = (6 if task.kind == "full_finetune" else 4) * _compute_params(task.arch)
         notes.append(
@@ -595,11 +654,12 @@ def training_time(
             )
         )
     # QLoRA: seconds per micro-batch for each byte per base parameter of dequantization traffic.
-    dequant_scale = task.arch.params / accel_bandwidth(accel) if task.kind == "qlora" else 0.0
-    lows, mids, highs = QLORA_DEQUANT_BYTES_PER_PARAM
+    dequant_scale = _base_params(task) / accel_bandwidth(accel) if task.kind == "qlora" else 0.0
+    lows, mids, highs = QLORA_DEQUANT_BYTES_PER_PARAM if work is None else work.dequant_bytes
     if dequant_scale:
         seconds = Quantity(mids * dequant_scale, Unit.COUNT, 2)
-        notes.append(msg(Code.TIME_NOTE_QLORA_DEQUANT, seconds=seconds, source=QLORA_SOURCE))
+        dequant_source = QLORA_SOURCE if work is None else BNB_DEQUANT_SOURCE
+        notes.append(msg(Code.TIME_NOTE_QLORA_DEQUANT, seconds=seconds, source=dequant_source))
 
     def step_seconds(case: _Case) -> tuple[float, float, float]:
         """(compute, exposed communication, exposed offload) seconds of one step."""
