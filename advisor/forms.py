@@ -195,7 +195,10 @@ class TaskForm(forms.Form):
         label=_("Training tokens (billions)"),
         required=False,
         min_value=0,
-        help_text=_("For the training time and job cost."),
+        help_text=_(
+            "For the training time and job cost. An image model: its training images × the "
+            "sequence length."
+        ),
         **_number(),
     )
     jobs_per_month = forms.FloatField(

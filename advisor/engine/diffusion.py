@@ -1,4 +1,6 @@
-"""GPU memory of diffusion pipelines (SD 1.5, SDXL, SD3/SD3.5, FLUX.1): inference and training.
+"""GPU memory of diffusion pipelines (SD 1.5, SDXL, SD3/SD3.5, FLUX.1): inference and training;
+and the work of one training image, which timing.py times (docs/time-model.md, "Diffusion
+training": a transformer denoiser's FLOPs over its image and text tokens; none for a UNet).
 
 A pipeline is a denoiser (a UNet, SD3's MMDiT or Flux's double- and single-stream transformer),
 one to three text encoders and a VAE (types.DiffusionArch; presets.py gives each component's

@@ -13,6 +13,10 @@ The formulas and every figure, with its source, are in docs/time-model.md ("Trai
 * Utilisation of those FLOPs: a roofline-shaped curve through two published class medians (A100
   and H100 runs), by the card's FLOPs per byte of memory bandwidth, times a model-size factor
   from MosaicML's llm-foundry benchmarks; the range spans the published spread.
+* A mixture of experts at 0.43 of a dense model's utilisation, with expert parallelism's
+  all-to-all and ZeRO-3's per-expert gathers under Transformers' loop ("Mixture of experts");
+  an image model by its denoiser's work per image (diffusion.training_work, "Diffusion
+  training").
 * Gradient synchronisation once per optimizer step (DDP, ZeRO-1), reduce-scatter every
   micro-batch (ZeRO-2) and parameter all-gathers every micro-batch (ZeRO-3); hierarchical over
   machines: inside a machine at its measured bus bandwidth, then between machines at the network's.
