@@ -51,6 +51,7 @@ from advisor.engine.memory_plan import (
     zero_divisors,
 )
 from advisor.engine.messages import Code, Message, gib, msg
+from advisor.engine.presets import PRESET_INFO
 from advisor.engine.types import DiffusionArch, Precision, Task, TextEncoders
 from advisor.engine.vocab import TaskKind
 
@@ -791,7 +792,9 @@ def training_work(task: Task, field: str) -> DenoiserWork:
     DIFFUSION_NO_TIME_MODEL, which the ranking and the estimate turn into "no time"."""
     d = arch_of(task)
     if d.denoiser == "unet":
-        raise InvalidWorkload(Code.DIFFUSION_NO_TIME_MODEL, field, model=task.model or d.denoiser)
+        preset = task.model or (task.arch.variant if task.arch is not None else None)
+        name = PRESET_INFO[preset].name if preset in PRESET_INFO else "UNet"
+        raise InvalidWorkload(Code.DIFFUSION_NO_TIME_MODEL, field, model=name)
     pixels = resolution(task)
     image = image_tokens(d, pixels)
     tokens = image + d.text_tokens
