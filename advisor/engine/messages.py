@@ -281,6 +281,8 @@ class Code(StrEnum):
     TIME_NOTE_MOE = "time_note_moe"
     TIME_NOTE_MOE_ZERO3_EXPERTS = "time_note_moe_zero3_experts"
     TIME_NOTE_EXPERT_PARALLEL = "time_note_expert_parallel"
+    MEMORY_NOTE_EXPERT_PARALLEL = "memory_note_expert_parallel"
+    FORMULA_EXPERTS_SPLIT = "formula_experts_split"
     DIFFUSION_NO_TIME_MODEL = "diffusion_no_time_model"
     TIME_NOTE_DIFFUSION = "time_note_diffusion"
     TIME_NOTE_DIFFUSION_TEXT_CACHED = "time_note_diffusion_text_cached"
@@ -1427,6 +1429,11 @@ TEMPLATES: dict[Code, str] = {
         "experts split over %(ep)s GPUs and never gathered; each micro-batch sends its tokens "
         "to their %(top_k)s experts and back (all-to-all, %(seconds)s s)"
     ),
+    Code.MEMORY_NOTE_EXPERT_PARALLEL: gettext_noop(
+        "the routed experts, %(share)s of the weights, are split over %(gpus)s GPUs: each keeps "
+        "its own whole, the rest as the sharding says"
+    ),
+    Code.FORMULA_EXPERTS_SPLIT: gettext_noop("%(formula)s, the experts ÷ %(gpus)s GPUs"),
     Code.DIFFUSION_NO_TIME_MODEL: gettext_noop(
         "no training time for %(model)s: the work of a UNet's step has no sourced model here"
     ),

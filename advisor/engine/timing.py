@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 from advisor.engine import diffusion
 from advisor.engine.errors import InvalidWorkload
-from advisor.engine.memory import lora_adapter_params
+from advisor.engine.memory import expert_split, lora_adapter_params
 from advisor.engine.memory_plan import NF4_BYTES_PER_PARAM, PRECISION_BYTES, compute_precision
 from advisor.engine.messages import Code, Message, Quantity, Unit, fraction, msg
 from advisor.engine.types import AcceleratorSpec, Interconnect, ModelArch, Task
@@ -560,17 +560,6 @@ def _moe_utilisation(task: Task, notes: list[Message]) -> float:
     factor = Quantity(MOE_UTILISATION, Unit.COUNT, 2)
     notes.append(msg(Code.TIME_NOTE_MOE, implementation=name, factor=factor, source=MOE_SOURCE))
     return MOE_UTILISATION
-
-
-def expert_split(arch: ModelArch) -> tuple[float, float]:
-    """(non-expert, routed-expert) parameters: with E experts of which k per token, the routed
-    experts X and the rest D satisfy D + X = params and D + X·k/E = active_params; without E and
-    k, the experts are taken as everything not active (X = params − active)."""
-    params, active = float(arch.params), float(arch.active_params or arch.params)
-    if arch.experts and arch.experts_per_token and arch.experts_per_token < arch.experts:
-        routed = (params - active) / (1 - arch.experts_per_token / arch.experts)
-        return params - routed, routed
-    return active, params - active
 
 
 def expert_parallel_degree(task: Task, fabric_per_node: int) -> int:

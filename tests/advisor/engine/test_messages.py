@@ -98,6 +98,7 @@ TASKS = [
     preset("llama-3.1-70b", kind="inference", concurrent_sequences=32, context_len=32768),
     preset("llama-3.1-8b", kind="inference", concurrent_sequences=16, context_len=32768),
     preset("deepseek-v3", kind="inference", precision="fp8", gpus=8),
+    preset("deepseek-v3", kind="full_finetune", moe_implementation="expert_parallel", gpus=16),
     preset("sdxl", kind="inference", concurrent_sequences=4),
     preset("sd-1.5", kind="lora", micro_batch=2, tokens=1e6),
     preset("flux.1-dev", kind="qlora", text_encoders="gpu", tokens=1e6),
