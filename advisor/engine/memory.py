@@ -763,7 +763,7 @@ def _training_memory(task: Task) -> MemoryPlan:
     return MemoryPlan(
         gpus=task.gpus,
         per_gpu=MemoryBreakdown(weights, gradients, optimizer, activations.gpu, 0, overhead),
-        sharded=task.gpus > 1 and task.sharding != "none",
+        sharded=task.gpus > 1 and (task.sharding != "none" or expert_parallel_gpus(task) > 1),
         notes=tuple(notes),
         formulas=formulas,
         offloaded_bytes=offloaded,
