@@ -1030,6 +1030,9 @@ def _training_candidates(task: Task) -> list[tuple[Message, Task]]:
                 replace(task, sharding="zero3", offload="optimizer_and_params"),
             )
         )
+    split = replace(task, moe_implementation="expert_parallel")
+    if task.gpus > 1 and expert_parallel_gpus(split) > expert_parallel_gpus(task):
+        candidates.append((msg(Code.FIX_EXPERT_PARALLEL, gpus=expert_parallel_gpus(split)), split))
     if task.kind == "full_finetune":
         candidates.append(
             (msg(Code.FIX_LORA, rank=task.lora_rank), replace(task, kind=TaskKind.LORA))

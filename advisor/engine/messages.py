@@ -283,6 +283,7 @@ class Code(StrEnum):
     TIME_NOTE_EXPERT_PARALLEL = "time_note_expert_parallel"
     MEMORY_NOTE_EXPERT_PARALLEL = "memory_note_expert_parallel"
     FORMULA_EXPERTS_SPLIT = "formula_experts_split"
+    FIX_EXPERT_PARALLEL = "fix_expert_parallel"
     DIFFUSION_NO_TIME_MODEL = "diffusion_no_time_model"
     TIME_NOTE_DIFFUSION = "time_note_diffusion"
     TIME_NOTE_DIFFUSION_TEXT_CACHED = "time_note_diffusion_text_cached"
@@ -1434,6 +1435,9 @@ TEMPLATES: dict[Code, str] = {
         "its own whole, the rest as the sharding says"
     ),
     Code.FORMULA_EXPERTS_SPLIT: gettext_noop("%(formula)s, the experts ÷ %(gpus)s GPUs"),
+    Code.FIX_EXPERT_PARALLEL: gettext_noop(
+        "split the experts over %(gpus)s GPUs (expert parallelism, as Megatron runs it)"
+    ),
     Code.DIFFUSION_NO_TIME_MODEL: gettext_noop(
         "no training time for %(model)s: the work of a UNet's step has no sourced model here"
     ),

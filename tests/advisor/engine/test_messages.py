@@ -81,6 +81,15 @@ def preset(model: str, **fields: object) -> Task:
 TASKS = [
     Task(name="sim", kind="fixed", vram_gib=30),
     Task(name="t", kind="lora", arch=ModelArch(params=7 * 10**9)),
+    # a mixture of experts over 8 GPUs, each holding every expert: expert parallelism would fit
+    Task(
+        name="t",
+        kind="lora",
+        arch=ModelArch(
+            params=30 * 10**9, active_params=3 * 10**9, experts=128, experts_per_token=8
+        ),
+        gpus=8,
+    ),
     Task(name="t", kind="full_finetune", arch=ModelArch(params=50 * 10**6), precision="fp32"),
     preset("llama-3.1-8b", kind="full_finetune", tokens=1e9),
     preset("llama-3.1-8b", kind="qlora", sharding="zero3", offload="optimizer", gpus=4),

@@ -15,9 +15,10 @@ from dataclasses import replace
 
 import pytest
 
+from advisor.engine.capacity import usable_bytes
 from advisor.engine.errors import InvalidWorkload
 from advisor.engine.hardware import load_accelerators
-from advisor.engine.memory import task_memory
+from advisor.engine.memory import fix_variants, task_memory
 from advisor.engine.messages import Code
 from advisor.engine.presets import MODEL_PRESETS
 from advisor.engine.scenario import parse_scenario
@@ -231,3 +232,18 @@ def test_megatron_qwen3_30b_a3b_holds_60_gib_per_gpu() -> None:
     within 15 %."""
     plan = task_memory(replace(SWIFT_RUN, sharding="zero1", moe_implementation="expert_parallel"))
     assert plan.per_gpu.total / 2**30 == pytest.approx(60, rel=0.15)
+
+
+def test_a_mixture_that_does_not_fit_is_offered_expert_parallelism() -> None:
+    """Qwen3-30B-A3B LoRA on 8 GPUs of 24 GB, every GPU holding every expert (57 GiB of bf16
+    weights), does not fit; with its experts split over the 8 it does, and that is offered."""
+    task = replace(SWIFT_RUN, kind="lora", seq_len=2048, gpus=8)
+    capacity = usable_bytes(24)
+    assert task_memory(task).per_gpu.total > capacity
+    split = [
+        variant
+        for _, variant in fix_variants(task, capacity)
+        if variant is not None and variant.moe_implementation == "expert_parallel"
+    ]
+    assert split
+    assert task_memory(split[0]).per_gpu.total <= capacity
