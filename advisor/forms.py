@@ -69,6 +69,13 @@ LORA_TARGET_CHOICES = [
     ("all_linear", _("All linear layers")),
     ("attention", _("Attention only (q, k, v, o)")),
 ]
+# A mixture of experts' training (docs/time-model.md, "Mixture of experts").
+MOE_IMPLEMENTATION_CHOICES = [
+    ("", _("Default: Transformers' loop over the experts")),
+    ("grouped_gemm", _("Grouped GEMM kernels")),
+    ("expert_parallel", _("Expert parallelism (Megatron)")),
+]
+MOE_MODELS = frozenset(k for k, a in MODEL_PRESETS.items() if a.active_params)
 SERVING_CHOICES = [
     ("paged", _("Paged KV cache (vLLM, SGLang)")),
     ("hf_generate", _("Hugging Face generate")),
@@ -191,6 +198,13 @@ class TaskForm(forms.Form):
     lora_targets = forms.ChoiceField(
         label=_("LoRA on"), choices=LORA_TARGET_CHOICES, initial="all_linear"
     )
+    moe_implementation = forms.ChoiceField(
+        label=_("Experts run by"),
+        choices=MOE_IMPLEMENTATION_CHOICES,
+        required=False,
+        initial="",
+        help_text=_("Mixture-of-experts presets only: it changes their training time tenfold."),
+    )
     fused_optimizer_step = forms.BooleanField(
         label=_("Optimizer step in the backward pass"), required=False, initial=False
     )
@@ -207,7 +221,10 @@ class TaskForm(forms.Form):
         label=_("Training tokens (billions)"),
         required=False,
         min_value=0,
-        help_text=_("For the training time and job cost."),
+        help_text=_(
+            "For the training time and job cost. An image model: its training images × the "
+            "sequence length."
+        ),
         **_number(),
     )
     jobs_per_month = forms.FloatField(
@@ -361,6 +378,8 @@ class TaskForm(forms.Form):
             task["activation_checkpointing"] = d["activation_checkpointing"]
             for key in ("activation_offload", "framework", "fused_optimizer_step"):
                 task[key] = d[key]
+            if d["moe_implementation"] and d["params_b"] is None and d["model"] in MOE_MODELS:
+                task["moe_implementation"] = d["moe_implementation"]
             task["micro_batch"] = d["micro_batch"]
             task["gradient_accumulation"] = d["gradient_accumulation"]
             task["seq_len"] = d["seq_len"]

@@ -714,6 +714,12 @@ class ArchSerializer(serializers.Serializer[Any]):
     mla_kv_lora_rank = serializers.IntegerField(**OPTIONAL)
     mla_rope_head_dim = serializers.IntegerField(**OPTIONAL)
     active_params = serializers.IntegerField(**OPTIONAL)
+    experts = serializers.IntegerField(
+        **OPTIONAL, help_text="Mixture of experts: routed experts per MoE layer."
+    )
+    experts_per_token = serializers.IntegerField(
+        **OPTIONAL, help_text="Mixture of experts: experts each token is sent to (default 8)."
+    )
 
 
 class OnHardwareSerializer(serializers.Serializer[Any]):
@@ -798,6 +804,14 @@ class TaskSerializer(serializers.Serializer[Any]):
         help_text="Optimizer step inside the backward pass (torchtune optimizer_in_bwd): no full "
         "gradient buffer; default false.",
     )
+    moe_implementation = serializers.ChoiceField(
+        choices=scenario.MOE_IMPLEMENTATIONS,
+        **OPTIONAL,
+        help_text="Mixture of experts only: expert_loop (default: Transformers' loop over the "
+        "experts; under ZeRO-3 each expert is gathered as its own module), grouped_gemm or "
+        "expert_parallel (experts split over each machine's GPUs, never gathered, tokens sent "
+        "by all-to-all).",
+    )
     micro_batch = serializers.IntegerField(**OPTIONAL)
     gradient_accumulation = serializers.IntegerField(
         **OPTIONAL,
@@ -806,7 +820,11 @@ class TaskSerializer(serializers.Serializer[Any]):
     )
     seq_len = serializers.IntegerField(**OPTIONAL)
     lora_rank = serializers.IntegerField(**OPTIONAL)
-    tokens = serializers.FloatField(**OPTIONAL, help_text="Training tokens, for time.")
+    tokens = serializers.FloatField(
+        **OPTIONAL,
+        help_text="Training tokens, for time; an image model's tokens ÷ seq_len is its number of "
+        "training images.",
+    )
     context_len = serializers.IntegerField(**OPTIONAL)
     concurrent_sequences = serializers.IntegerField(**OPTIONAL)
     kv_precision = serializers.ChoiceField(choices=scenario.PRECISIONS, **OPTIONAL)

@@ -1,4 +1,6 @@
-"""GPU memory of diffusion pipelines (SD 1.5, SDXL, SD3/SD3.5, FLUX.1): inference and training.
+"""GPU memory of diffusion pipelines (SD 1.5, SDXL, SD3/SD3.5, FLUX.1): inference and training;
+and the work of one training image, which timing.py times (docs/time-model.md, "Diffusion
+training": a transformer denoiser's FLOPs over its image and text tokens; none for a UNet).
 
 A pipeline is a denoiser (a UNet, SD3's MMDiT or Flux's double- and single-stream transformer),
 one to three text encoders and a VAE (types.DiffusionArch; presets.py gives each component's
@@ -31,6 +33,7 @@ import math
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
+from advisor.engine.errors import InvalidWorkload
 from advisor.engine.memory_plan import (
     NF4_BYTES_PER_PARAM,
     OFFLOAD_LAYERS_IN_FLIGHT,
@@ -48,6 +51,7 @@ from advisor.engine.memory_plan import (
     zero_divisors,
 )
 from advisor.engine.messages import Code, Message, gib, msg
+from advisor.engine.presets import PRESET_INFO
 from advisor.engine.types import DiffusionArch, Precision, Task, TextEncoders
 from advisor.engine.vocab import TaskKind
 
@@ -735,3 +739,84 @@ def fix_variants(task: Task, capacity: int) -> list[Fix]:
         need = task_memory(task).per_gpu.total
         fixes.append((msg(Code.FIX_BIGGER_GPU, bytes=gib(need)), None))
     return fixes
+
+
+# ------------------------------------------------------------------------------ training work
+
+# Weights a token passes through in a transformer denoiser's block: q, k, v and the attention
+# output (4·h²) and the MLP's two matrices (2 · mlp_ratio · h² = 8·h²), 12·h² in all. A joint
+# (double-stream) block has one such set per stream and each token passes through its own
+# stream's; a Flux single-stream block fuses them (to_q, to_k, to_v: 3·h², proj_mlp h → 4h: 4·h²,
+# proj_out 5h → h: 5·h²): 12·h² too (diffusers FluxTransformerBlock, FluxSingleTransformerBlock,
+# JointTransformerBlock). The AdaLN modulation, timestep and guidance embedders act once per
+# image, not per token: FLUX.1's 11.9B weights are 6.45B per token.
+TOKEN_WEIGHTS_PER_BLOCK = 12
+# bitsandbytes' dequantize_4bit before each 4-bit matmul reads the codes and their absmax
+# (0.5 B per parameter) and writes the 16-bit weight (2 B): 2.5 B per parameter and pass, the
+# fast end; the matmul then reads the 16-bit copy again where it is not cached (+2 B), the slow
+# end; expected between them. A pass is the forward, the backward (the input gradient of each
+# frozen linear layer), and the forward again under full checkpointing.
+BNB_DEQUANT_BYTES_PER_PASS = (2.5, 3.5, 4.5)
+
+
+@dataclass(frozen=True)
+class DenoiserWork:
+    """The work of one training image (docs/time-model.md, "Diffusion training"): FLOPs executed
+    by the denoiser (forward, backward, recomputation) and by the text encoders where their
+    outputs are not cached, of which forward; what it is made of, for the notes."""
+
+    flops: float
+    forward: float
+    image_tokens: int
+    text_tokens: int
+    token_params: int
+    text_encoder_flops: float
+    pixels: int
+    # QLoRA: bytes per base parameter dequantized per micro-batch (fast, expected, slow end)
+    dequant_bytes: tuple[float, float, float]
+
+
+def token_params(d: DiffusionArch) -> int:
+    """Weights each token passes through: 12·h² per block (TOKEN_WEIGHTS_PER_BLOCK)."""
+    return TOKEN_WEIGHTS_PER_BLOCK * d.hidden * d.hidden * (d.blocks + d.single_blocks)
+
+
+def training_work(task: Task, field: str) -> DenoiserWork:
+    """FLOPs of one training image at the task's resolution: a transformer denoiser's
+    (4N or 6N)·s + 12·L·h·s² over its s = image + text tokens (N its per-token weights, the
+    convention of docs/time-model.md "Training FLOPs" for language models, attention over the
+    whole s × s matrix: a denoiser's attention is not causal), one more forward pass with full
+    checkpointing, and 2·N_te per text token where the text encoders run for each image.
+
+    A UNet has no such count here (its convolutions' work is not sourced): InvalidWorkload
+    DIFFUSION_NO_TIME_MODEL, which the ranking and the estimate turn into "no time"."""
+    d = arch_of(task)
+    if d.denoiser == "unet":
+        preset = task.model or (task.arch.variant if task.arch is not None else None)
+        name = PRESET_INFO[preset].name if preset in PRESET_INFO else "UNet"
+        raise InvalidWorkload(Code.DIFFUSION_NO_TIME_MODEL, field, model=name)
+    pixels = resolution(task)
+    image = image_tokens(d, pixels)
+    tokens = image + d.text_tokens
+    n = token_params(d)
+    layers = d.blocks + d.single_blocks
+    attention = 12 * layers * d.hidden * tokens * tokens
+    forward = 2 * n * tokens + attention / 3
+    total = float((6 if task.kind == TaskKind.FULL_FINETUNE else 4) * n * tokens + attention)
+    if task.activation_checkpointing == "full":
+        total += forward
+    encoders = 0.0
+    if text_encoder_mode(task) != "cached":
+        encoders = 2.0 * d.text_encoder_params * d.text_tokens
+    passes = 3 if task.activation_checkpointing == "full" else 2
+    low, mid, high = BNB_DEQUANT_BYTES_PER_PASS
+    return DenoiserWork(
+        flops=total + encoders,
+        forward=forward + encoders,
+        image_tokens=image,
+        text_tokens=d.text_tokens,
+        token_params=n,
+        text_encoder_flops=encoders,
+        pixels=pixels,
+        dequant_bytes=(low * passes, mid * passes, high * passes),
+    )

@@ -657,6 +657,60 @@ def _approximation_notes(arch: ModelArch) -> list[Message]:
     return [msg(Code.MEMORY_NOTE_SHAPE_ASSUMED, layers=dims.layers, hidden=dims.hidden)]
 
 
+# ------------------------------------------------------------------------ mixture of experts
+
+# Expert parallelism (moe_implementation "expert_parallel", docs/time-model.md "Mixture of
+# experts") splits the routed experts over the GPUs of one machine: the task's GPUs, at most an
+# 8-GPU board's (timing.DEFAULT_GPUS_PER_NODE).
+EXPERT_PARALLEL_MAX_GPUS = 8
+
+
+def expert_split(arch: ModelArch) -> tuple[float, float]:
+    """(non-expert, routed-expert) parameters: with E experts of which k per token, the routed
+    experts X and the rest D satisfy D + X = params and D + X·k/E = active_params; without E and
+    k, the experts are taken as everything not active (X = params − active)."""
+    params, active = float(arch.params), float(arch.active_params or arch.params)
+    if arch.experts and arch.experts_per_token and arch.experts_per_token < arch.experts:
+        routed = (params - active) / (1 - arch.experts_per_token / arch.experts)
+        return params - routed, routed
+    return active, params - active
+
+
+def expert_parallel_gpus(task: Task) -> int:
+    """GPUs a task's routed experts are split over: 1 unless it runs expert parallel."""
+    arch = task.arch
+    if arch is None or task.moe_implementation != "expert_parallel":
+        return 1
+    if not arch.active_params or arch.active_params >= arch.params:
+        return 1
+    return max(1, min(task.gpus, EXPERT_PARALLEL_MAX_GPUS))
+
+
+def _split_experts(
+    task: Task, arch: ModelArch, states: _States, divisors: tuple[int, int, int], ep: int
+) -> tuple[tuple[int, int, int], Message]:
+    """Per-GPU (weights, gradients, optimizer) when the routed experts are split over `ep` GPUs:
+    each GPU keeps its own experts whole, the rest as `sharding` says (ZeRO over more GPUs
+    already divides them further). A LoRA's adapters are left whole: they are small."""
+    dense, routed = expert_split(arch)
+    share = routed / (dense + routed)
+    trains_experts = task.kind == "full_finetune"
+    out = []
+    for size, div, split in zip(
+        (states.weights, states.gradients, states.optimizer),
+        divisors,
+        (True, trains_experts, trains_experts),
+        strict=True,
+    ):
+        if split:
+            out.append(math.ceil(size * (1 - share) / div + size * share / max(div, ep)))
+        else:
+            out.append(math.ceil(size / div))
+    note = msg(Code.MEMORY_NOTE_EXPERT_PARALLEL, share=fraction(share), gpus=ep)
+    weights, gradients, optimizer = out
+    return (weights, gradients, optimizer), note
+
+
 def _training_memory(task: Task) -> MemoryPlan:
     arch = _arch(task)
     states = _model_states(task, arch)
@@ -671,6 +725,15 @@ def _training_memory(task: Task) -> MemoryPlan:
                 Code.FORMULA_SHARDED, formula=formulas[key], gpus=div, sharding=task.sharding
             )
     notes = [*states.notes, *_approximation_notes(arch)]
+    ep = expert_parallel_gpus(task)
+    if ep > 1:
+        (weights, gradients, optimizer), ep_note = _split_experts(
+            task, arch, states, (div_w, div_g, div_o), ep
+        )
+        notes.append(ep_note)
+        split = ("weights", "gradients", "optimizer") if task.kind == "full_finetune" else ()
+        for key in split or ("weights",):
+            formulas[key] = msg(Code.FORMULA_EXPERTS_SPLIT, formula=formulas[key], gpus=ep)
     offloaded = 0
     if task.offload != "none":
         # DeepSpeed ZeRO-Offload: fp32 states and gradients live on the CPU; the GPU keeps
@@ -700,7 +763,7 @@ def _training_memory(task: Task) -> MemoryPlan:
     return MemoryPlan(
         gpus=task.gpus,
         per_gpu=MemoryBreakdown(weights, gradients, optimizer, activations.gpu, 0, overhead),
-        sharded=task.gpus > 1 and task.sharding != "none",
+        sharded=task.gpus > 1 and (task.sharding != "none" or expert_parallel_gpus(task) > 1),
         notes=tuple(notes),
         formulas=formulas,
         offloaded_bytes=offloaded,
@@ -967,6 +1030,9 @@ def _training_candidates(task: Task) -> list[tuple[Message, Task]]:
                 replace(task, sharding="zero3", offload="optimizer_and_params"),
             )
         )
+    split = replace(task, moe_implementation="expert_parallel")
+    if task.gpus > 1 and expert_parallel_gpus(split) > expert_parallel_gpus(task):
+        candidates.append((msg(Code.FIX_EXPERT_PARALLEL, gpus=expert_parallel_gpus(split)), split))
     if task.kind == "full_finetune":
         candidates.append(
             (msg(Code.FIX_LORA, rank=task.lora_rank), replace(task, kind=TaskKind.LORA))

@@ -271,6 +271,23 @@ class Code(StrEnum):
     BUSBW_SOURCE_PCIE = "busbw_source_pcie"
     BUSBW_SOURCE_NVLINK = "busbw_source_nvlink"
     BUSBW_SOURCE_NVLINK_SCALED = "busbw_source_nvlink_scaled"
+    # mixture-of-experts and diffusion training time (timing.py, diffusion.py, scenario.py)
+    MOE_IMPLEMENTATION_NEEDS_MOE = "moe_implementation_needs_moe"
+    EXPERT_PARALLEL_NEEDS_GPUS = "expert_parallel_needs_gpus"
+    EXPERTS_PER_TOKEN_EXCEED_EXPERTS = "experts_per_token_exceed_experts"
+    MOE_EXPERT_LOOP = "moe_expert_loop"
+    MOE_GROUPED_GEMM = "moe_grouped_gemm"
+    MOE_EXPERT_PARALLEL = "moe_expert_parallel"
+    TIME_NOTE_MOE = "time_note_moe"
+    TIME_NOTE_MOE_ZERO3_EXPERTS = "time_note_moe_zero3_experts"
+    TIME_NOTE_EXPERT_PARALLEL = "time_note_expert_parallel"
+    MEMORY_NOTE_EXPERT_PARALLEL = "memory_note_expert_parallel"
+    FORMULA_EXPERTS_SPLIT = "formula_experts_split"
+    FIX_EXPERT_PARALLEL = "fix_expert_parallel"
+    DIFFUSION_NO_TIME_MODEL = "diffusion_no_time_model"
+    TIME_NOTE_DIFFUSION = "time_note_diffusion"
+    TIME_NOTE_DIFFUSION_TEXT_CACHED = "time_note_diffusion_text_cached"
+    TIME_NOTE_DIFFUSION_TEXT_RUN = "time_note_diffusion_text_run"
     # ranking: why a recommendation
     REASON_RUNS_ALL = "reason_runs_all"
     REASON_BEST_BY_COST = "reason_best_by_cost"
@@ -1433,6 +1450,50 @@ TEMPLATES: dict[Code, str] = {
     Code.EXCLUDED_TIE_UNKNOWN: gettext_noop(
         "no parameter count is published and its sources do not say whether its input and "
         "output embeddings are one matrix"
+    ),
+    # mixture-of-experts and diffusion training time (timing.py, diffusion.py, scenario.py)
+    Code.MOE_IMPLEMENTATION_NEEDS_MOE: gettext_noop(
+        "applies only to a mixture of experts (a model with arch.active_params)"
+    ),
+    Code.EXPERT_PARALLEL_NEEDS_GPUS: gettext_noop(
+        "expert parallelism splits the experts over GPUs: it needs gpus of 2 or more"
+    ),
+    Code.EXPERTS_PER_TOKEN_EXCEED_EXPERTS: gettext_noop("experts_per_token cannot exceed experts"),
+    Code.MOE_EXPERT_LOOP: gettext_noop("Transformers' loop over the experts"),
+    Code.MOE_GROUPED_GEMM: gettext_noop("grouped GEMM kernels"),
+    Code.MOE_EXPERT_PARALLEL: gettext_noop("Megatron expert parallelism"),
+    Code.TIME_NOTE_MOE: gettext_noop(
+        "mixture of experts run by %(implementation)s: utilisation %(factor)s of a dense "
+        "model's (%(source)s)"
+    ),
+    Code.TIME_NOTE_MOE_ZERO3_EXPERTS: gettext_noop(
+        "ZeRO-3 gathers each of the %(experts)s experts of %(layers)s layers as a module of its "
+        "own: %(seconds)s s per micro-batch (%(source)s)"
+    ),
+    Code.TIME_NOTE_EXPERT_PARALLEL: gettext_noop(
+        "experts split over %(ep)s GPUs and never gathered; each micro-batch sends its tokens "
+        "to their %(top_k)s experts and back (all-to-all, %(seconds)s s)"
+    ),
+    Code.MEMORY_NOTE_EXPERT_PARALLEL: gettext_noop(
+        "the routed experts, %(share)s of the weights, are split over %(gpus)s GPUs: each keeps "
+        "its own whole, the rest as the sharding says"
+    ),
+    Code.FORMULA_EXPERTS_SPLIT: gettext_noop("%(formula)s, the experts ÷ %(gpus)s GPUs"),
+    Code.FIX_EXPERT_PARALLEL: gettext_noop(
+        "split the experts over %(gpus)s GPUs (expert parallelism, as Megatron runs it)"
+    ),
+    Code.DIFFUSION_NO_TIME_MODEL: gettext_noop(
+        "no training time for %(model)s: the work of a UNet's step has no sourced model here"
+    ),
+    Code.TIME_NOTE_DIFFUSION: gettext_noop(
+        "image model: %(images)s training images of %(pixels)s px, each %(image_tokens)s image "
+        "and %(text_tokens)s text tokens through %(params)s weights per token of the denoiser"
+    ),
+    Code.TIME_NOTE_DIFFUSION_TEXT_CACHED: gettext_noop(
+        "the text encoders' outputs are cached before training and not counted"
+    ),
+    Code.TIME_NOTE_DIFFUSION_TEXT_RUN: gettext_noop(
+        "the text encoders run for every image: %(share)s of the work"
     ),
 }
 

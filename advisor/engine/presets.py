@@ -138,6 +138,8 @@ _PRESETS: dict[str, tuple[ModelArch, PresetInfo]] = {
             mla_kv_lora_rank=512,
             mla_rope_head_dim=64,
             active_params=37_552_297_472,
+            experts=256,  # routed, besides 1 shared (n_routed_experts, n_shared_experts)
+            experts_per_token=8,  # num_experts_per_tok
         ),
         PresetInfo(
             "DeepSeek-V3 (671B MoE, 37.6B active)",

@@ -57,6 +57,8 @@ ATTENTIONS = ("flash", "eager")
 FRAMEWORKS = ("hf", "pytorch", "liger", "torchtune", "unsloth")
 LORA_TARGETS = ("attention", "all_linear")
 SERVINGS = ("paged", "hf_generate")
+# A mixture of experts' training (docs/time-model.md, "Mixture of experts").
+MOE_IMPLEMENTATIONS = ("expert_loop", "grouped_gemm", "expert_parallel")
 # Diffusion models (docs/memory-model.md, "Diffusion models"): where the text encoders are.
 TEXT_ENCODER_MODES = ("gpu", "offload", "cached")
 # Images are sized in whole latent patches: 8 pixels per latent pixel × a 2 × 2 patch.
@@ -85,6 +87,8 @@ ARCH_KEYS = (
     "mla_kv_lora_rank",
     "mla_rope_head_dim",
     "active_params",
+    "experts",
+    "experts_per_token",
 )
 # Besides the shape: the model family and, for a diffusion model, the preset it is built like.
 ARCH_KINDS = ("family", "variant")
@@ -230,6 +234,7 @@ _TASK_READERS: dict[str, Callable[[object, str], Any]] = {
     "framework": _enum(FRAMEWORKS),
     "lora_targets": _enum(LORA_TARGETS),
     "fused_optimizer_step": _boolean,
+    "moe_implementation": _enum(MOE_IMPLEMENTATIONS),
     "micro_batch": _count(MAX_COUNT),
     "gradient_accumulation": _count(MAX_COUNT),
     "seq_len": _count(MAX_TOKENS_PER_SEQUENCE),
@@ -301,6 +306,10 @@ def _arch(data: Mapping[str, Any], path: str) -> ModelArch:
     }
     if dims.get("active_params", 0) > params:
         raise InvalidWorkload(Code.ACTIVE_PARAMS_EXCEED_PARAMS, f"{path}.arch.active_params")
+    if dims.get("experts_per_token", 0) > dims.get("experts", math.inf):
+        raise InvalidWorkload(
+            Code.EXPERTS_PER_TOKEN_EXCEED_EXPERTS, f"{path}.arch.experts_per_token"
+        )
     return ModelArch(params=max(1, round(params)), **dims)
 
 
@@ -363,6 +372,7 @@ def _check_task(task: Task, data: Mapping[str, Any], path: str) -> None:
         raise InvalidWorkload(Code.VRAM_ONLY_FOR_FIXED, f"{path}.vram_gib")
     _check_diffusion(task, data, path)
     _check_fixed(task, data, path)
+    _check_moe(task, data, path)
     if task.kind in ("full_finetune", "qlora") and task.precision not in TRAINING_PRECISIONS:
         raise InvalidWorkload(
             Code.TRAINING_PRECISION,
@@ -401,6 +411,17 @@ def _check_diffusion(task: Task, data: Mapping[str, Any], path: str) -> None:
             raise InvalidWorkload(
                 Code.RESOLUTION_MULTIPLE, f"{path}.resolution", multiple=RESOLUTION_MULTIPLE
             )
+
+
+def _check_moe(task: Task, data: Mapping[str, Any], path: str) -> None:
+    """How experts run is a mixture of experts' choice; expert parallelism needs GPUs to split
+    the experts over."""
+    if data.get("moe_implementation") is None:
+        return
+    if task.arch is None or not task.arch.active_params:
+        raise InvalidWorkload(Code.MOE_IMPLEMENTATION_NEEDS_MOE, f"{path}.moe_implementation")
+    if task.moe_implementation == "expert_parallel" and task.gpus < 2:
+        raise InvalidWorkload(Code.EXPERT_PARALLEL_NEEDS_GPUS, f"{path}.moe_implementation")
 
 
 def _check_fixed(task: Task, data: Mapping[str, Any], path: str) -> None:

@@ -13,6 +13,10 @@ The formulas and every figure, with its source, are in docs/time-model.md ("Trai
 * Utilisation of those FLOPs: a roofline-shaped curve through two published class medians (A100
   and H100 runs), by the card's FLOPs per byte of memory bandwidth, times a model-size factor
   from MosaicML's llm-foundry benchmarks; the range spans the published spread.
+* A mixture of experts at 0.46 of a dense model's utilisation, with expert parallelism's
+  all-to-all and ZeRO-3's per-expert gathers under Transformers' loop ("Mixture of experts");
+  an image model by its denoiser's work per image (diffusion.training_work, "Diffusion
+  training").
 * Gradient synchronisation once per optimizer step (DDP, ZeRO-1), reduce-scatter every
   micro-batch (ZeRO-2) and parameter all-gathers every micro-batch (ZeRO-3); hierarchical over
   machines: inside a machine at its measured bus bandwidth, then between machines at the network's.
@@ -25,8 +29,9 @@ import math
 import re
 from dataclasses import dataclass
 
+from advisor.engine import diffusion
 from advisor.engine.errors import InvalidWorkload
-from advisor.engine.memory import lora_adapter_params
+from advisor.engine.memory import expert_split, lora_adapter_params
 from advisor.engine.memory_plan import NF4_BYTES_PER_PARAM, PRECISION_BYTES, compute_precision
 from advisor.engine.messages import Code, Message, Quantity, Unit, fraction, msg
 from advisor.engine.types import AcceleratorSpec, Interconnect, ModelArch, Task
@@ -313,7 +318,10 @@ def network_busbw(network: Network, gbps: float) -> float:
 
 
 def _compute_params(arch: ModelArch) -> int:
-    """Parameters touched per token: the active ones for a mixture of experts."""
+    """Parameters touched per token: the active ones for a mixture of experts, a denoiser's
+    per-token weights for an image model (diffusion.token_params)."""
+    if arch.diffusion is not None:
+        return diffusion.token_params(arch.diffusion)
     return arch.active_params or arch.params
 
 
@@ -414,9 +422,20 @@ class _Fabric:
 
 def _trainable_params(task: Task) -> int:
     assert task.arch is not None
+    d = task.arch.diffusion
     if task.kind == "full_finetune":
-        return task.arch.params
+        return d.denoiser_params if d is not None else task.arch.params
+    if d is not None:
+        return diffusion.task_lora_params(task)
     return lora_adapter_params(task.arch, task.lora_rank, task.lora_targets)
+
+
+def _base_params(task: Task) -> int:
+    """Parameters of the weights trained or adapted: an image model's denoiser, not its text
+    encoders and VAE, which the training of docs/time-model.md never updates."""
+    assert task.arch is not None
+    d = task.arch.diffusion
+    return d.denoiser_params if d is not None else task.arch.params
 
 
 def _weight_bytes(task: Task) -> float:
@@ -424,9 +443,9 @@ def _weight_bytes(task: Task) -> float:
     assert task.arch is not None
     size = PRECISION_BYTES[compute_precision(task)]
     if task.kind == "full_finetune":
-        return task.arch.params * size
+        return _base_params(task) * size
     base = NF4_BYTES_PER_PARAM if task.kind == "qlora" else PRECISION_BYTES[task.precision]
-    return task.arch.params * base + _trainable_params(task) * size
+    return _base_params(task) * base + _trainable_params(task) * size
 
 
 def _comm_per_step(task: Task, fabric: _Fabric, busbw: float) -> float:
@@ -439,11 +458,13 @@ def _comm_per_step(task: Task, fabric: _Fabric, busbw: float) -> float:
     """
     if fabric.per_node * fabric.nodes <= 1:
         return 0.0
-    grads = _trainable_params(task) * PRECISION_BYTES[compute_precision(task)]
+    weights_share, grads_share = _expert_parallel_shares(task, fabric)
+    grads = _trainable_params(task) * PRECISION_BYTES[compute_precision(task)] * grads_share
     micro = task.gradient_accumulation
     gather = fabric.gather_seconds
     if task.sharding == "zero3":
-        return micro * (2 * gather(_weight_bytes(task), busbw) + gather(grads, busbw))
+        weights = _weight_bytes(task) * weights_share
+        return micro * (2 * gather(weights, busbw) + gather(grads, busbw))
     if task.sharding == "zero2":
         return micro * gather(grads, busbw) + gather(grads, busbw)
     return 2 * gather(grads, busbw)
@@ -476,6 +497,187 @@ def _offload_per_step(task: Task, accel: AcceleratorSpec, fabric: _Fabric) -> tu
     pcie = moved / (_pcie_gbps(accel) * 1e9)
     cpu = trainable / shard * fabric.per_node / CPU_ADAM_PARAMS_PER_S
     return pcie, cpu
+
+
+# --------------------------------------------------------------------- mixture of experts
+
+# How the experts run when the task does not say: Transformers' modelling code loops over them
+# (the "eager" experts backend, "loops over selected experts and applies projections on their
+# tokens", https://huggingface.co/docs/transformers/experts_interface; Qwen3MoeSparseMoeBlock in
+# transformers' models/qwen3_moe/modeling_qwen3_moe.py), what its Trainer, TRL, LLaMA-Factory and
+# ms-swift's `swift sft` run.
+DEFAULT_MOE_IMPLEMENTATION = "expert_loop"
+MOE_IMPLEMENTATION_NAMES = {
+    "expert_loop": Code.MOE_EXPERT_LOOP,
+    "grouped_gemm": Code.MOE_GROUPED_GEMM,
+    "expert_parallel": Code.MOE_EXPERT_PARALLEL,
+}
+# A mixture of experts' utilisation as a share of a dense model's of its active size: its
+# experts' GEMMs are smaller (a few hundred tokens each), and routing, permutation and the load
+# imbalance between experts add work. Two published runs with grouped GEMM kernels and expert
+# parallelism:
+# * Phi-3.5-MoE, 6.6B active of 42B (16 experts, top 2): 512 H100-80G for 23 days, 282,624
+#   GPU-hours, for 4.9T tokens (microsoft/Phi-3.5-MoE-instruct model card): 1.75 times the
+#   dense estimate's compute at 4,096 tokens, a share of 0.57 of it; model cards count every
+#   hour the run held, and the six dense cards of tests/advisor/engine/test_time_published.py
+#   (Llama 2, Llama 3.1) sit a median 1.14 times above the steady-state estimate: 0.67;
+# * Qwen3-30B-A3B, 3.35B active of 30.5B (128 experts, top 8), full fine-tune with Megatron-SWIFT
+#   on 2 × 8 A800 80GB: tensor parallel 2, expert parallel 8, grouped GEMM, micro-batch 1, global
+#   batch 16 of 8,192 packed tokens, full recomputation: 9.6 s/it (modelscope/ms-swift
+#   docs/source_en/BestPractices/Qwen3-Best-Practice.md, "Megatron-SWIFT", commit 0424f53):
+#   2.90 s of dense compute against 9.6 s less 0.51 s of all-to-all: 0.32.
+# Expected: their geometric mean, 0.46, each 1.45 times from it; the utilisation band (×0.45 to
+# ×1.6) spans both.
+MOE_UTILISATION = 0.46
+MOE_SOURCE = "Phi-3.5-MoE model card, Megatron-SWIFT Qwen3-30B-A3B on 16 A800"
+# ZeRO-3 gathers (and reduce-scatters the gradients of) each module as the forward and backward
+# passes reach it, and Transformers' loop makes each expert a module of its own: every expert of
+# every MoE layer is fetched once per pass (forward, recomputation, backward) and its gradients
+# reduced once, a collective with its hooks and launch each. ms-swift's comparison on the same
+# Qwen3-30B-A3B run (2 × 8 A800, 8,192-token packed sequences, global batch 16, full
+# recomputation): DeepSpeed ZeRO-3 with Transformers' loop 91.2 s/it against Megatron's 9.6 s/it
+# (the Qwen3 best practice above). Less the engine's 6.3 s for the same ZeRO-3 run with grouped
+# GEMM kernels, 84 s for 128 experts × 48 layers × 4 collectives: 3.4 ms each.
+ZERO3_EXPERT_MODULE_SECONDS = 3.4e-3
+ZERO3_EXPERT_SOURCE = "ms-swift: Qwen3-30B-A3B ZeRO-3 91.2 s/it against Megatron 9.6 s/it"
+# Experts per token where the arch does not say: 8, as DeepSeek-V3, Qwen3-MoE, GLM-4.5 and Kimi
+# K2 route (their config.json num_experts_per_tok).
+DEFAULT_EXPERTS_PER_TOKEN = 8
+
+
+def is_moe(arch: ModelArch) -> bool:
+    """A mixture of experts: fewer parameters active per token than it has."""
+    return bool(arch.active_params) and (arch.active_params or 0) < arch.params
+
+
+def moe_implementation(task: Task) -> str:
+    return task.moe_implementation or DEFAULT_MOE_IMPLEMENTATION
+
+
+def _moe_utilisation(task: Task, notes: list[Message]) -> float:
+    """The share of a dense model's utilisation a mixture of experts reaches (1 for a dense
+    model), noted with its implementation and source."""
+    if task.arch is None or not is_moe(task.arch):
+        return 1.0
+    name = msg(MOE_IMPLEMENTATION_NAMES[moe_implementation(task)])
+    factor = Quantity(MOE_UTILISATION, Unit.COUNT, 2)
+    notes.append(msg(Code.TIME_NOTE_MOE, implementation=name, factor=factor, source=MOE_SOURCE))
+    return MOE_UTILISATION
+
+
+def expert_parallel_degree(task: Task, fabric_per_node: int) -> int:
+    """GPUs the experts are split over: those of one machine (all-to-all stays on its fabric,
+    as Megatron-SWIFT's expert_model_parallel_size 8 on 8-GPU machines); 1 without expert
+    parallelism."""
+    if task.arch is None or not is_moe(task.arch) or moe_implementation(task) != "expert_parallel":
+        return 1
+    return max(1, fabric_per_node)
+
+
+def _expert_parallel_shares(task: Task, fabric: _Fabric) -> tuple[float, float]:
+    """(weights, gradients) shares that ZeRO and DDP communicate under expert parallelism: the
+    experts are never gathered (each GPU keeps its own), and each expert's gradients are reduced
+    only over the GPUs that hold it."""
+    ep = expert_parallel_degree(task, fabric.per_node)
+    if ep <= 1:
+        return 1.0, 1.0
+    assert task.arch is not None
+    dense, routed = expert_split(task.arch)
+    total = dense + routed
+    return dense / total, (dense + routed / ep) / total
+
+
+def _passes(task: Task) -> int:
+    """Forward passes and backward: 2, or 3 with full recomputation."""
+    return 3 if task.activation_checkpointing == "full" else 2
+
+
+def _moe_comm_per_micro_batch(task: Task, fabric: _Fabric, busbw: float) -> tuple[float, float]:
+    """(all-to-all, ZeRO-3 expert gathers) seconds per micro-batch, neither hidden.
+
+    Expert parallelism sends each token's hidden state to its k experts and back in every MoE
+    layer and pass: 2 · k · hidden · 2 B per token and layer, of which (ep − 1)/ep leaves the GPU,
+    at the machine's bus bandwidth. ZeRO-3 under Transformers' loop fetches each expert as a
+    module of its own (ZERO3_EXPERT_MODULE_SECONDS)."""
+    arch = task.arch
+    if arch is None or not is_moe(arch) or fabric.per_node * fabric.nodes <= 1:
+        return 0.0, 0.0
+    implementation = moe_implementation(task)
+    layers = arch.layers or 0
+    if implementation == "expert_parallel":
+        ep = expert_parallel_degree(task, fabric.per_node)
+        k = arch.experts_per_token or DEFAULT_EXPERTS_PER_TOKEN
+        tokens = task.micro_batch * task.seq_len
+        sent = _passes(task) * 2 * tokens * (arch.hidden or 0) * 2 * k * layers
+        return (ep - 1) / ep * sent / (busbw * 1e9), 0.0
+    if implementation == "expert_loop" and task.sharding == "zero3" and arch.experts:
+        collectives = arch.experts * layers * (_passes(task) + 1)
+        return 0.0, collectives * ZERO3_EXPERT_MODULE_SECONDS
+    return 0.0, 0.0
+
+
+def _moe_notes(task: Task, fabric: _Fabric, busbw: float, notes: list[Message]) -> None:
+    all_to_all, modules = _moe_comm_per_micro_batch(task, fabric, busbw)
+    assert task.arch is not None
+    if all_to_all:
+        notes.append(
+            msg(
+                Code.TIME_NOTE_EXPERT_PARALLEL,
+                ep=expert_parallel_degree(task, fabric.per_node),
+                top_k=task.arch.experts_per_token or DEFAULT_EXPERTS_PER_TOKEN,
+                seconds=Quantity(all_to_all, Unit.COUNT, 2),
+            )
+        )
+    if modules:
+        notes.append(
+            msg(
+                Code.TIME_NOTE_MOE_ZERO3_EXPERTS,
+                experts=task.arch.experts or 0,
+                layers=task.arch.layers or 0,
+                seconds=Quantity(modules, Unit.COUNT, 1),
+                source=ZERO3_EXPERT_SOURCE,
+            )
+        )
+
+
+# --------------------------------------------------------------------------- image models
+
+BNB_DEQUANT_SOURCE = "bitsandbytes dequantize_4bit, 2.5-4.5 B per parameter and pass"
+
+
+def _denoiser_work(task: Task, where: str) -> diffusion.DenoiserWork | None:
+    """An image model's work per training image (diffusion.training_work); None for a
+    language model."""
+    if task.arch is None or task.arch.diffusion is None:
+        return None
+    return diffusion.training_work(task, f"{where}model")
+
+
+def _image_flops_per_token(
+    task: Task, work: diffusion.DenoiserWork, notes: list[Message]
+) -> tuple[float, float, float]:
+    """An image model's FLOPs as training_time counts them: a step is micro_batch ×
+    gradient_accumulation samples of seq_len "tokens" on each GPU, and for an image model each
+    sample is an image (`tokens` ÷ `seq_len` images in all, docs/time-model.md), so each of its
+    seq_len tokens carries 1/seq_len of the image's work. No attention note: the image's own
+    is in the diffusion note."""
+    assert task.tokens is not None
+    notes.append(
+        msg(
+            Code.TIME_NOTE_DIFFUSION,
+            images=Quantity(task.tokens / task.seq_len, Unit.COUNT, 0),
+            pixels=work.pixels,
+            image_tokens=work.image_tokens,
+            text_tokens=work.text_tokens,
+            params=Quantity(work.token_params, Unit.COUNT, 0),
+        )
+    )
+    if work.text_encoder_flops:
+        share = fraction(work.text_encoder_flops / work.flops)
+        notes.append(msg(Code.TIME_NOTE_DIFFUSION_TEXT_RUN, share=share))
+    else:
+        notes.append(msg(Code.TIME_NOTE_DIFFUSION_TEXT_CACHED))
+    return work.flops / task.seq_len, work.forward / task.seq_len, 0.0
 
 
 # ------------------------------------------------------------------------------------ time
@@ -514,6 +716,7 @@ def training_time(
     # Utilisation: the user's figure, or the published-runs curve with its band.
     if mfu is None:
         mfu, ridge = expected_mfu(task, accel)
+        mfu *= _moe_utilisation(task, notes)
         low_mfu, high_mfu = mfu_band(mfu)
         notes.append(msg(Code.TIME_NOTE_MFU, mfu=Quantity(mfu, Unit.COUNT, 2), peak=float(peak)))
         if ridge is not None:  # without a bandwidth figure the band has no ridge to name
@@ -535,7 +738,11 @@ def training_time(
         if mfu > MFU_WARNING:
             warnings.append(msg(Code.TIME_WARN_MFU_HIGH, mfu=fraction(mfu)))
 
-    per_token, forward, attention = _flops_per_token(task)
+    work = _denoiser_work(task, where)
+    if work is None:
+        per_token, forward, attention = _flops_per_token(task)
+    else:
+        per_token, forward, attention = _image_flops_per_token(task, work, notes)
     if attention:
         dense = (6 if task.kind == "full_finetune" else 4) * _compute_params(task.arch)
         notes.append(
@@ -595,11 +802,14 @@ def training_time(
             )
         )
     # QLoRA: seconds per micro-batch for each byte per base parameter of dequantization traffic.
-    dequant_scale = task.arch.params / accel_bandwidth(accel) if task.kind == "qlora" else 0.0
-    lows, mids, highs = QLORA_DEQUANT_BYTES_PER_PARAM
+    dequant_scale = _base_params(task) / accel_bandwidth(accel) if task.kind == "qlora" else 0.0
+    lows, mids, highs = QLORA_DEQUANT_BYTES_PER_PARAM if work is None else work.dequant_bytes
     if dequant_scale:
         seconds = Quantity(mids * dequant_scale, Unit.COUNT, 2)
-        notes.append(msg(Code.TIME_NOTE_QLORA_DEQUANT, seconds=seconds, source=QLORA_SOURCE))
+        dequant_source = QLORA_SOURCE if work is None else BNB_DEQUANT_SOURCE
+        notes.append(msg(Code.TIME_NOTE_QLORA_DEQUANT, seconds=seconds, source=dequant_source))
+
+    _moe_notes(task, fabric, busbw, notes)
 
     def step_seconds(case: _Case) -> tuple[float, float, float]:
         """(compute, exposed communication, exposed offload) seconds of one step."""
@@ -609,7 +819,11 @@ def training_time(
         hidden = case.overlap * backward_share * compute
         exposed = max(0.0, comm + offload_pcie - hidden)
         comm_exposed = max(0.0, comm - hidden)
-        return compute, comm_exposed, exposed - comm_exposed + offload_cpu
+        # A mixture of experts' all-to-all and ZeRO-3's gathers of each expert sit between its
+        # layers' computations: nothing hides them.
+        all_to_all, modules = _moe_comm_per_micro_batch(task, fabric, case.busbw)
+        serial = task.gradient_accumulation * (all_to_all + modules)
+        return compute, comm_exposed + serial, exposed - comm_exposed + offload_cpu
 
     expected = step_seconds(_Case(mfu, COMM_OVERLAP, busbw, mids))
     fast = step_seconds(_Case(high_mfu, 1.0, fast_busbw, lows))

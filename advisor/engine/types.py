@@ -58,6 +58,10 @@ Attention = Literal["flash", "eager"]
 Framework = Literal["hf", "pytorch", "liger", "torchtune", "unsloth"]
 LoraTargets = Literal["attention", "all_linear"]
 Serving = Literal["paged", "hf_generate"]
+# How a mixture of experts runs its experts in training (docs/time-model.md, "Mixture of
+# experts"): Transformers' loop over them, grouped GEMM kernels, or Megatron-style expert
+# parallelism (the experts split over the GPUs, tokens sent to them by all-to-all).
+MoeImplementation = Literal["expert_loop", "grouped_gemm", "expert_parallel"]
 # Diffusion pipelines: where the text encoders (and the VAE) are while the denoiser runs: on the
 # GPU, moved there only for their own pass (diffusers' model CPU offload), or not loaded at all
 # because their outputs (and the latents) were computed beforehand (docs/memory-model.md).
@@ -139,6 +143,10 @@ class ModelArch:
     mla_rope_head_dim: int | None = None
     # Mixture of experts: parameters touched per token (compute), all params still held in memory.
     active_params: int | None = None
+    # Mixture of experts: routed experts per MoE layer and those each token is sent to (the
+    # config's num_experts and num_experts_per_tok); None when not given.
+    experts: int | None = None
+    experts_per_token: int | None = None
     family: Literal["llm", "diffusion"] = "llm"
     # A diffusion pipeline's components and denoiser shape (family "diffusion"); `variant` names
     # the architecture it follows (a preset id: "flux.1-dev", "sdxl", ...).
@@ -181,6 +189,9 @@ class Task(HashOnce):
     framework: Framework = "hf"
     lora_targets: LoraTargets = "all_linear"
     fused_optimizer_step: bool = False  # optimizer step in the backward: no full gradient buffer
+    # A mixture of experts' training: how its experts run (None: Transformers' loop, the default
+    # of the Hugging Face stack; docs/time-model.md, "Mixture of experts").
+    moe_implementation: MoeImplementation | None = None
     micro_batch: int = 1
     # Micro-batches per optimizer step: gradients are synchronised (DDP, ZeRO-1) and the
     # optimizer runs once per step, not once per micro-batch (docs/time-model.md).

@@ -106,6 +106,7 @@ FIELD_GROUPS: dict[str, tuple[str, ...]] = {
         "framework",
         "lora_targets",
         "fused_optimizer_step",
+        "moe_implementation",
         "micro_batch",
         "gradient_accumulation",
         "seq_len",
