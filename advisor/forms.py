@@ -83,7 +83,7 @@ SERVING_ENGINE_CHOICES = [
     ("sglang", "SGLang"),
     ("tensorrt_llm", "TensorRT-LLM"),
     ("llama_cpp", "llama.cpp"),
-    ("hf", "Hugging Face Transformers"),
+    ("hf", "Hugging Face generate"),
 ]
 # Diffusion models (docs/memory-model.md, "Diffusion models").
 TEXT_ENCODER_CHOICES = [
