@@ -29,6 +29,16 @@ Formulas and their sources (docs/time-model.md, "Serving"):
   sequences gives the bytes each further sequence needs at `context_len`; the free memory of the
   GPU (or slice) is divided by it.
 
+* **What measured servers reach** (ENGINE_RANGES): each engine family's share of the bandwidth,
+  share of peak and fixed cost per layer of a forward pass at the slow end, expected and at the
+  fast end of its published runs. The output rate of a service (served_tokens_per_s) counts
+  every prompt's prefill (compute-bound) and the decode steps (memory-bound) at these, for the
+  workload's prompt and output lengths (WORKLOAD_SHAPES or the task's); the time to first token
+  (ttft_spread) adds one pass's fixed cost; both are ranges (Spread).
+* **Over several machines** (NetworkLink) the all-reduces also cross the network: its
+  small-message latency (19.9 µs over RDMA, NVIDIA/nccl-tests#150) and bus bandwidth
+  (timing.network_busbw).
+
 FP8 runs on FP8 tensor cores at twice the dense BF16 rate on Hopper, Ada Lovelace and Blackwell
 (NVIDIA H100 datasheet: 989 BF16 / 1,979 FP8 dense TFLOPS; L40S datasheet 362 / 733; Ada
 whitepaper RTX 4090 165 / 330); int8/int4 weights are taken as weight-only quantization
