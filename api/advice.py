@@ -227,8 +227,10 @@ class ServingSerializer(serializers.Serializer[Any]):
     )
     notes = message_list()
     output_tokens = serializers.IntegerField(help_text="The workload's output per request.")
-    engine = serializers.ChoiceField(
-        choices=list(serving.ENGINES), help_text="The engine family whose published runs apply."
+    engine = serializers.CharField(
+        help_text="The engine family whose published runs apply (the task's serving_engine): "
+        + ", ".join(serving.ENGINES)
+        + "."
     )
     output_tokens_per_s = SpreadSerializer(
         allow_null=True,
