@@ -395,3 +395,41 @@ def test_the_scenario_reads_and_checks_the_workload() -> None:
     assert caught.value.code is Code.SERVING_ONLY_FOR_INFERENCE
     training = parse_scenario({"tasks": [{"kind": "lora", "model": "llama-3.1-8b"}]})
     assert parse_scenario(scenario_to_dict(training)) == training
+
+
+def test_a_recommendation_over_two_machines_serves_over_their_network_and_pays_both() -> None:
+    """Llama 3.1 405B in bf16 needs 16 H100s: two 8-GPU instances joined by 3,200 Gb/s of
+    InfiniBand. The serving figures count the network's all-reduces (placement once skipped
+    such a task), and its output pays both instances: 2 × 20 CNY an hour over the expected
+    output tokens of an hour."""
+    when = datetime(2026, 9, 30)
+    price = PriceSpec(unit="hour", amount=Decimal("20"), currency="CNY", observed_at=when)  # type: ignore[arg-type]
+    offer = OfferingSpec(
+        id="x8",
+        platform="p",
+        platform_name="P",
+        name="x8",
+        accelerator=ACCELERATORS["h100-sxm-80gb"],
+        gpu_count=8,
+        prices=(price,),
+        interconnect=NVLINK,
+        network=Network.INFINIBAND,
+        network_gbps=3200.0,
+    )
+    task = Task(
+        name="big",
+        kind="inference",
+        model="llama-3.1-405b",
+        arch=MODEL_PRESETS["llama-3.1-405b"],
+        gpus=16,
+        concurrent_sequences=16,
+    )
+    advice = advise(Scenario(tasks=(task,)), (offer,), ACCELERATORS, now=datetime(2026, 10, 2))
+    (rec,) = advice.recommendations
+    assert rec.placement.assignments[0].machines == 2
+    (s,) = rec.serving
+    assert Code.SERVING_NOTE_NETWORK in [n.code for n in s.estimate.notes]
+    rate = s.estimate.output_tokens_per_s
+    assert rate is not None
+    per_million = Decimal(40) / Decimal(rate.expected * 3600 / 1e6)
+    assert s.cost_per_million_tokens == pytest.approx(per_million)
