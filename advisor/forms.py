@@ -80,6 +80,20 @@ SERVING_CHOICES = [
     ("paged", _("Paged KV cache (vLLM, SGLang)")),
     ("hf_generate", _("Hugging Face generate")),
 ]
+# Serving workload (docs/time-model.md, "Serving"): the kind of use and the engine family.
+WORKLOAD_CHOICES = [
+    ("chat", _("Chat (256 tokens in, 256 out)")),
+    ("rag", _("Retrieval-augmented (2,048 in, 256 out)")),
+    ("batch", _("Batch generation (500 in, 2,000 out)")),
+]
+SERVING_ENGINE_CHOICES = [
+    ("", _("Default: vLLM, or Hugging Face with its generate")),
+    ("vllm", "vLLM"),
+    ("sglang", "SGLang"),
+    ("tensorrt_llm", "TensorRT-LLM"),
+    ("llama_cpp", "llama.cpp"),
+    ("hf", "Hugging Face generate"),
+]
 # Diffusion models (docs/memory-model.md, "Diffusion models").
 TEXT_ENCODER_CHOICES = [
     ("", _("Default: cached to train, on GPU to serve")),
@@ -239,6 +253,24 @@ class TaskForm(forms.Form):
         label=_("Concurrent sequences"), min_value=1, initial=1
     )
     serving = forms.ChoiceField(label=_("Served by"), choices=SERVING_CHOICES, initial="paged")
+    workload = forms.ChoiceField(
+        label=_("Kind of use"), choices=WORKLOAD_CHOICES, required=False, initial="chat"
+    )
+    prompt_tokens = forms.IntegerField(
+        label=_("Prompt tokens per request"),
+        required=False,
+        min_value=1,
+        help_text=_("Blank: the kind of use's."),
+    )
+    output_tokens = forms.IntegerField(
+        label=_("Output tokens per request"),
+        required=False,
+        min_value=1,
+        help_text=_("Blank: the kind of use's."),
+    )
+    serving_engine = forms.ChoiceField(
+        label=_("Serving engine"), choices=SERVING_ENGINE_CHOICES, required=False, initial=""
+    )
     # Image models (diffusion presets only).
     resolution = forms.IntegerField(
         label=_("Image size (pixels on a side)"),
@@ -394,6 +426,9 @@ class TaskForm(forms.Form):
             task["context_len"] = d["context_len"]
             task["concurrent_sequences"] = d["concurrent_sequences"]
             task["serving"] = d["serving"]
+            for key in ("workload", "prompt_tokens", "output_tokens", "serving_engine"):
+                if d[key]:
+                    task[key] = d[key]
         for key in ("gpus", "when", "isolation"):
             task[key] = d[key]
         if d["hours_per_month"] is not None:  # blank: always on, or around the clock

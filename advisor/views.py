@@ -289,26 +289,43 @@ def _plan(estimate: Estimate) -> list[dict[str, Any]]:
     return out
 
 
+def _seconds_text(seconds: float) -> str:
+    return charts.number_text(seconds, 2 if seconds >= 0.1 else 3)
+
+
 def _serving(est: ServingEstimate) -> dict[str, Any]:
-    """A task's serving figures as the page shows them: speeds whole, TTFT in seconds."""
-    ttft = est.ttft_seconds
+    """A task's serving figures as the page shows them: the expected output rate with its range
+    (prefill counted), the decode bounds, TTFT in seconds with its range."""
+    ttft, rate = est.ttft, est.output_tokens_per_s
     return {
-        "aggregate": charts.number_text(est.aggregate_tokens_per_s, 0),
+        "aggregate": charts.number_text(rate.expected if rate else est.aggregate_tokens_per_s, 0),
+        "aggregate_low": charts.number_text(rate.low, 0) if rate else None,
+        "aggregate_high": charts.number_text(rate.high, 0) if rate else None,
+        "bound": charts.number_text(est.aggregate_tokens_per_s, 0),
         "stream": charts.number_text(est.stream_tokens_per_s, 1),
         "concurrency": est.concurrency,
         "max": est.max_concurrency,
         "prompt": est.prompt_tokens,
-        "ttft": None if ttft is None else charts.number_text(ttft, 2 if ttft >= 0.1 else 3),
+        "output": est.output_tokens,
+        "ttft": None if ttft is None else _seconds_text(ttft.expected),
+        "ttft_low": None if ttft is None else _seconds_text(ttft.low),
+        "ttft_high": None if ttft is None else _seconds_text(ttft.high),
         "compute_bound": est.bound == "compute",
     }
 
 
 def _task_serving(s: TaskServing) -> dict[str, Any]:
-    cost = s.cost_per_million_tokens
+    def price(value: Decimal | None) -> str | None:
+        return None if value is None else messages.computed_price(value)
+
     return {
         "task": s.task,
         **_serving(s.estimate),
-        "cost": None if cost is None else messages.computed_price(cost),
+        "cost": price(s.cost_per_million_tokens),
+        "cost_low": price(s.cost_low),
+        "cost_high": price(s.cost_high),
+        "input_cost": price(s.input_cost_per_million),
+        "output_cost": price(s.output_cost_per_million),
         "currency": s.currency,
         "shared": s.instance_shared,
     }
@@ -317,15 +334,25 @@ def _task_serving(s: TaskServing) -> dict[str, Any]:
 def _serving_text(s: dict[str, Any]) -> str:
     """One task's serving figures in a sentence, for the CSV."""
     parts = [
-        _("%(task)s: at most %(aggregate)s tokens/s at %(n)s sequences, up to %(most)s fit")
+        _("%(task)s: about %(aggregate)s output tokens/s at %(n)s sequences, up to %(most)s fit")
         % {"task": s["task"], "aggregate": s["aggregate"], "n": s["concurrency"], "most": s["max"]}
     ]
+    if s["aggregate_low"] is not None:
+        parts.append(
+            _("%(low)s to %(high)s tokens/s in published runs")
+            % {"low": s["aggregate_low"], "high": s["aggregate_high"]}
+        )
     if s["ttft"] is not None:
         parts.append(_("TTFT %(ttft)s s") % {"ttft": s["ttft"]})
     if s["cost"] is not None:
         parts.append(
             _("%(cost)s %(currency)s per million output tokens")
             % {"cost": s["cost"], "currency": s["currency"]}
+        )
+    if s["cost_low"] is not None and s["cost_high"] is not None:
+        parts.append(
+            _("%(low)s to %(high)s %(currency)s")
+            % {"low": s["cost_low"], "high": s["cost_high"], "currency": s["currency"]}
         )
     return _(", ").join(parts)
 

@@ -20,7 +20,7 @@ from django.urls import reverse
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from advisor.engine import vocab
+from advisor.engine import serving, vocab
 from advisor.engine.messages import Code, Message
 from advisor.engine.plans import SAVING_THRESHOLD, legs_of
 from platforms.models import PriceObservation
@@ -181,9 +181,18 @@ class FixedTimeSerializer(serializers.Serializer[Any]):
     notes = message_list()
 
 
+class SpreadSerializer(serializers.Serializer[Any]):
+    """A serving figure at the ends of the engine's range and expected (serving.Spread)."""
+
+    low = RoundedFloatField(4)
+    expected = RoundedFloatField(4)
+    high = RoundedFloatField(4)
+
+
 class ServingSerializer(serializers.Serializer[Any]):
-    """What an inference task serves on the hardware (advisor/engine/serving.py): speeds are
-    upper bounds, the time to first token an estimate."""
+    """What an inference task serves on the hardware (advisor/engine/serving.py): the decode and
+    prefill speeds are upper bounds; output_tokens_per_s and ttft what the engine family's
+    published runs reach, as a range."""
 
     concurrency = serializers.IntegerField(help_text="The task's concurrent_sequences.")
     stream_tokens_per_s = RoundedFloatField(
@@ -205,15 +214,36 @@ class ServingSerializer(serializers.Serializer[Any]):
         help_text="Sequences of context_len that fit the free memory of the GPU or slice."
     )
     prompt_tokens = serializers.IntegerField(
-        help_text="Prompt of the time to first token: the whole context."
+        help_text="The workload's prompt per request (of the time to first token too)."
     )
     prefill_tokens_per_s = RoundedFloatField(
         0, allow_null=True, help_text="Prompt tokens/s at dense peak: an upper bound."
     )
     ttft_seconds = RoundedFloatField(
-        4, allow_null=True, help_text="Time to first token of one such prompt alone: an estimate."
+        4,
+        allow_null=True,
+        help_text="Time to first token of one such prompt alone at the engine's expected "
+        "efficiency (ttft.expected).",
     )
     notes = message_list()
+    output_tokens = serializers.IntegerField(help_text="The workload's output per request.")
+    engine = serializers.CharField(
+        help_text="The engine family whose published runs apply (the task's serving_engine): "
+        + ", ".join(serving.ENGINES)
+        + "."
+    )
+    output_tokens_per_s = SpreadSerializer(
+        allow_null=True,
+        help_text="Output tokens/s of all sequences with every prompt's prefill, at the engine's "
+        "slow end (low), expected and fast end (high): what published runs reach.",
+    )
+    prefill_share = RoundedFloatField(
+        3, help_text="Share of the GPU time the prompts' prefill takes (expected)."
+    )
+    ttft = SpreadSerializer(
+        allow_null=True,
+        help_text="Time to first token, seconds: fast end (low), expected, slow end (high).",
+    )
 
 
 @extend_schema_field(
@@ -350,12 +380,41 @@ class TaskServingSerializer(serializers.Serializer[Any]):
         rounding=ROUND_HALF_UP,
         allow_null=True,
         help_text="The busiest month's charge of the task's instance (its share by GPU-hours when "
-        "other tasks share it) ÷ the output tokens it generates in its busy hours that month, "
-        "per million, in `currency`.",
+        "other tasks share it) ÷ the output tokens it generates in its busy hours that month at "
+        "the expected rate with its prompts' prefill, per million, in `currency`.",
     )
     currency = serializers.ChoiceField(choices=values(vocab.Currency))
     instance_shared = serializers.BooleanField(
         help_text="Other tasks share the instance: its charge is split among them by GPU-hours."
+    )
+    cost_low = serializers.DecimalField(
+        max_digits=None,
+        decimal_places=4,
+        rounding=ROUND_HALF_UP,
+        allow_null=True,
+        help_text="The same at the engine's fast end (its published runs' best).",
+    )
+    cost_high = serializers.DecimalField(
+        max_digits=None,
+        decimal_places=4,
+        rounding=ROUND_HALF_UP,
+        allow_null=True,
+        help_text="The same at the engine's slow end.",
+    )
+    input_cost_per_million = serializers.DecimalField(
+        max_digits=None,
+        decimal_places=4,
+        rounding=ROUND_HALF_UP,
+        allow_null=True,
+        help_text="The charge split by GPU time: the prompts' prefill share per million input "
+        "tokens (expected).",
+    )
+    output_cost_per_million = serializers.DecimalField(
+        max_digits=None,
+        decimal_places=4,
+        rounding=ROUND_HALF_UP,
+        allow_null=True,
+        help_text="The decode's share per million output tokens (expected).",
     )
 
 

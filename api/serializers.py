@@ -834,6 +834,27 @@ class TaskSerializer(serializers.Serializer[Any]):
         help_text="paged (default: vLLM or SGLang, 16-token KV blocks, 90 % of the GPU claimed) or "
         "hf_generate (Transformers generate, concatenated cache held twice).",
     )
+    # Serving workload (docs/time-model.md, "Serving"): inference tasks only.
+    workload = serializers.ChoiceField(
+        choices=scenario.WORKLOADS,
+        **OPTIONAL,
+        help_text="Inference: the kind of use whose request shape applies where prompt_tokens or "
+        "output_tokens is not given: chat (default, 256 in and 256 out), rag (2,048 in, 256 "
+        "out) or batch (offline generation, 500 in, 2,000 out).",
+    )
+    prompt_tokens = serializers.IntegerField(
+        **OPTIONAL,
+        help_text="Inference: prompt tokens per request; with the output, at most context_len.",
+    )
+    output_tokens = serializers.IntegerField(
+        **OPTIONAL, help_text="Inference: output tokens per request."
+    )
+    serving_engine = serializers.ChoiceField(
+        choices=scenario.SERVING_ENGINES,
+        **OPTIONAL,
+        help_text="Inference: the engine whose published runs set the expected speed: vllm, "
+        "sglang, tensorrt_llm, llama_cpp or hf; default vllm (hf with serving hf_generate).",
+    )
     vram_gib = serializers.FloatField(**OPTIONAL, help_text='Memory of a "fixed" task.')
     resolution = serializers.IntegerField(
         **OPTIONAL,

@@ -5,6 +5,7 @@ table.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
@@ -15,11 +16,12 @@ from advisor.engine.memory import suggest_fixes, task_memory
 from advisor.engine.memory_plan import MemoryBreakdown, MemoryPlan
 from advisor.engine.messages import Code, Message, gib, msg
 from advisor.engine.needs import reference_of
-from advisor.engine.serving import ServingEstimate, serving_estimate
+from advisor.engine.serving import NetworkLink, ServingEstimate, serving_estimate
 from advisor.engine.timing import (
     DEFAULT_GPUS_PER_NODE,
     FixedTimeEstimate,
     TimeEstimate,
+    default_network,
     fixed_task_time,
     training_time,
 )
@@ -173,13 +175,30 @@ def _time(
         return None
 
 
+def _serving_link(task: Task, accel: AcceleratorSpec) -> NetworkLink | None:
+    """Tensor parallelism over more GPUs than a machine holds (`on.gpus_per_node`, default 8):
+    the network between the machines, stated in `on` or assumed (timing.default_network)."""
+    on = task.on
+    per_node = (on.gpus_per_node if on else None) or DEFAULT_GPUS_PER_NODE
+    if task.gpus <= per_node:
+        return None
+    network, gbps = (on.network, on.network_gbps) if on else (None, None)
+    if network is None or gbps is None:
+        kind, assumed, _ = default_network(accel, per_node)
+        network, gbps = network or kind, gbps or assumed
+    return NetworkLink(math.ceil(task.gpus / per_node), network, gbps)
+
+
 def _serving(
     task: Task, accel: AcceleratorSpec, fit: Fit, warnings: list[Message]
 ) -> ServingEstimate | None:
     if task.arch is None or task.arch.family == "diffusion":
         return None
     try:
-        return serving_estimate(task, accel, task.gpus, headroom_bytes=fit.headroom_bytes)
+        link = _serving_link(task, accel)
+        return serving_estimate(
+            task, accel, task.gpus, headroom_bytes=fit.headroom_bytes, link=link
+        )
     except AdvisorError as error:
         no_decode = msg(Code.WARN_NO_DECODE_ESTIMATE, reason=error.detail)
         warnings.append(msg(Code.WARN_TASK, task=task.name, message=no_decode))

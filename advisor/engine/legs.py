@@ -42,15 +42,25 @@ class TaskServing:
     """An inference task on a recommendation: what it serves where placement put it, and what its
     output costs: the busiest month's charge of its instance (its GPU-hours' share of it, when
     the instance runs other tasks too) ÷ the output tokens it generates in its busy hours that
-    month (hourly plans: price per hour ÷ tokens per hour; prepaid plans: the plan ÷ the tokens
-    of the busy hours)."""
+    month at the expected rate with the prompts' prefill (hourly plans: price per hour ÷ tokens
+    per hour; prepaid plans: the plan ÷ the tokens of the busy hours), and the same at the ends
+    of the engine's range."""
 
     task: str
     estimate: ServingEstimate
-    cost_per_million_tokens: Decimal | None  # target currency; None when nothing is generated
+    # Per million output tokens, all-in (the prefill's GPU time included), at the expected
+    # output rate; target currency; None when nothing is generated.
+    cost_per_million_tokens: Decimal | None
     currency: str
     # Other tasks run on the same instance: its charge is split among them by GPU-hours.
     instance_shared: bool
+    # The same at the engine's fast end (low) and slow end (high) of its published runs.
+    cost_low: Decimal | None = None
+    cost_high: Decimal | None = None
+    # The charge split by GPU time as an API prices tokens: the prompts' prefill share per
+    # million input tokens, the decode's per million output tokens (expected).
+    input_cost_per_million: Decimal | None = None
+    output_cost_per_million: Decimal | None = None
 
 
 @dataclass(frozen=True)

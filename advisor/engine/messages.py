@@ -506,6 +506,11 @@ class Code(StrEnum):
     EXCLUDED_NO_COUNT = "excluded_no_count"
     EXCLUDED_SHAPE_NOT_COUNTED = "excluded_shape_not_counted"
     EXCLUDED_TIE_UNKNOWN = "excluded_tie_unknown"
+    # serving as it is measured: the workload's fields, what engines reach, the network
+    SERVING_ONLY_FOR_INFERENCE = "serving_only_for_inference"
+    SERVING_WORKLOAD_OVER_CONTEXT = "serving_workload_over_context"
+    SERVING_NOTE_MEASURED = "serving_note_measured"
+    SERVING_NOTE_NETWORK = "serving_note_network"
 
 
 TEMPLATES: dict[Code, str] = {
@@ -1129,8 +1134,9 @@ TEMPLATES: dict[Code, str] = {
         "Megatron-LM), %(latency)s µs each plus the activations at %(busbw)s GB/s (%(source)s)"
     ),
     Code.SERVING_NOTE_TTFT: gettext_noop(
-        "time to first token: one prompt of %(prompt)s tokens (the whole context) alone, at MFU "
-        "%(mfu)s of dense peak"
+        "time to first token: one prompt of %(prompt)s tokens alone, its FLOPs at %(mfu)s of "
+        "dense peak or one read of the weights, whichever is slower, plus %(overhead)s ms per "
+        "step"
     ),
     Code.WARN_UNVERIFIED_FIGURES: gettext_noop(
         "figures for %(accelerator)s are unverified (no datasheet found)"
@@ -1494,6 +1500,21 @@ TEMPLATES: dict[Code, str] = {
     ),
     Code.TIME_NOTE_DIFFUSION_TEXT_RUN: gettext_noop(
         "the text encoders run for every image: %(share)s of the work"
+    ),
+    # serving as it is measured: the workload's fields, what engines reach, the network
+    Code.SERVING_ONLY_FOR_INFERENCE: gettext_noop("applies only to kind inference"),
+    Code.SERVING_WORKLOAD_OVER_CONTEXT: gettext_noop(
+        "prompt and output of %(total)s tokens exceed the context of %(context_len)s tokens"
+    ),
+    Code.SERVING_NOTE_MEASURED: gettext_noop(
+        "expected output: requests of %(prompt)s prompt and %(output)s output tokens, their "
+        "prefill counted (%(share)s of the GPU time); the engine reads at %(bandwidth)s of the "
+        "memory bandwidth (%(slow)s to %(fast)s in published runs), computes at %(mfu)s of "
+        "dense peak and loses %(overhead)s ms per step"
+    ),
+    Code.SERVING_NOTE_NETWORK: gettext_noop(
+        "tensor parallel over %(nodes)s machines: each all-reduce also crosses the %(network)s "
+        "network, %(latency)s µs plus the activations at %(busbw)s GB/s"
     ),
 }
 

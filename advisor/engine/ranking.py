@@ -81,7 +81,12 @@ from advisor.engine.placement import (
 from advisor.engine.pricing import charges
 from advisor.engine.pricing.kind import Metering
 from advisor.engine.pricing.terms import PricingTerms
-from advisor.engine.serving import ServingEstimate, per_sequence_bytes, serving_estimate
+from advisor.engine.serving import (
+    NetworkLink,
+    ServingEstimate,
+    per_sequence_bytes,
+    serving_estimate,
+)
 from advisor.engine.types import (
     AcceleratorSpec,
     ExchangeRateSpec,
@@ -1563,19 +1568,25 @@ def _job_cost(ctx: Context, c: Candidate, time: float | None = None) -> Decimal 
 
 def task_serving(ctx: Context, c: Candidate) -> tuple[TaskServing, ...]:
     """Each inference task's serving figures where the placement put it (a MIG slice sees its
-    share of the card) and its cost per million output tokens (TaskServing)."""
+    share of the card; a task over several instances runs tensor parallel over the network
+    between them) and its cost per million tokens (TaskServing)."""
     off, placement = c.offering, c.fit.placement
     out = []
     for index, (t, a) in enumerate(zip(ctx.tasks, placement.assignments, strict=True)):
         if t.kind != "inference" or t.arch is None or t.arch.family == "diffusion":
             continue
-        if a.machines > 1:
-            continue  # serving over the network between instances is not modelled
         accel = off.accelerator
         profile = a.mig_profile or off.mig_profile
         if profile is not None:
             accel = slice_spec(accel, mig_profile(accel, profile))
-        gpus = max(len(a.gpus), 1)
+        gpus = max(a.gpu_count, 1)
+        link = None
+        if a.machines > 1:
+            network, gbps = off.network, off.network_gbps
+            if network is None or gbps is None:
+                kind, assumed, _ = timing.default_network(off.accelerator, off.gpu_count)
+                network, gbps = network or kind, gbps or assumed
+            link = NetworkLink(a.machines, network, gbps)
         try:
             est = serving_estimate(
                 t,
@@ -1584,43 +1595,74 @@ def task_serving(ctx: Context, c: Candidate) -> tuple[TaskServing, ...]:
                 Interconnect(off.interconnect) if gpus > 1 else Interconnect.NONE,
                 headroom_bytes=a.headroom_bytes,
                 per_sequence=ctx.per_sequence(index, t),
+                link=link,
             )
         except AdvisorError:
             continue  # no bandwidth figure: no speed to show
-        cost, shared = _cost_per_million(ctx, c, index, est)
-        out.append(TaskServing(t.name, est, cost, ctx.c.currency, shared))
+        out.append(_task_cost(ctx, c, index, est))
     return tuple(out)
 
 
-def _cost_per_million(
-    ctx: Context, c: Candidate, index: int, est: ServingEstimate
-) -> tuple[Decimal | None, bool]:
-    """(cost per million output tokens of task `index`, whether other tasks share its instance).
+def _task_cost(ctx: Context, c: Candidate, index: int, est: ServingEstimate) -> TaskServing:
+    """The task's serving figures with their cost per million tokens (_instance_charge over
+    the tokens of its busy hours), at the expected output rate and at the ends of its range."""
+    task = ctx.tasks[index]
+    charged, shared = _instance_charge(ctx, c, index)
+    rate = est.output_tokens_per_s
+    hours = _task_hours(ctx, c)[index]
+    if charged is None or rate is None or hours <= 0:
+        return TaskServing(task.name, est, None, ctx.c.currency, shared)
 
-    The busiest month's charge of the instance, split among its tasks by GPU-hours (GPUs × busy
-    hours) when it has several, over the output tokens of the task's busy hours."""
+    def per_million(tokens_per_s: float, share: float = 1.0) -> Decimal | None:
+        tokens = tokens_per_s * 3600 * hours
+        if tokens <= 0 or charged is None:
+            return None
+        return charged * Decimal(repr(share)) / Decimal(repr(tokens / 1e6))
+
+    input_rate = rate.expected * est.prompt_tokens / max(est.output_tokens, 1)
+    return TaskServing(
+        task.name,
+        est,
+        per_million(rate.expected),
+        ctx.c.currency,
+        shared,
+        cost_low=per_million(rate.high),
+        cost_high=per_million(rate.low),
+        input_cost_per_million=per_million(input_rate, est.prefill_share),
+        output_cost_per_million=per_million(rate.expected, 1 - est.prefill_share),
+    )
+
+
+def _task_hours(ctx: Context, c: Candidate) -> tuple[float, ...]:
+    return c.fit.task_month_hours or tuple(usage.task_usage(t, None).month_hours for t in ctx.tasks)
+
+
+def _instance_charge(ctx: Context, c: Candidate, index: int) -> tuple[Decimal | None, bool]:
+    """(the busiest month's charge of task `index`'s instances, whether other tasks share them).
+
+    The charge is split among the instance's tasks by GPU-hours (GPUs × busy hours) when it has
+    several; a task over several instances pays all of them."""
     month = c.fit.month
     assert month is not None
     assignments = c.fit.placement.assignments
-    hours = c.fit.task_month_hours or tuple(
-        usage.task_usage(t, None).month_hours for t in ctx.tasks
-    )
+    hours = _task_hours(ctx, c)
     instance = assignments[index].instance
     gpu_hours = {
         j: len(a.gpus) * hours[j] for j, a in enumerate(assignments) if a.instance == instance
     }
     shared = len(gpu_hours) > 1
-    tokens = est.aggregate_tokens_per_s * 3600 * hours[index]
     total = sum(gpu_hours.values())
-    if tokens <= 0 or total <= 0 or instance >= len(month.instance_groups):
-        return None, shared
-    group = month.instance_groups[instance]
-    price = c.prices[group]
-    units = month.units_for(price)[0][group]
-    runs = month.groups[group][0].runs
-    charged = ctx.convert(charges.run_charge(price, units, runs), price.currency)
+    charged = Decimal(0)
+    for inst in assignments[index].instance_range:
+        if total <= 0 or inst >= len(month.instance_groups):
+            return None, shared
+        group = month.instance_groups[inst]
+        price = c.prices[group]
+        units = month.units_for(price)[0][group]
+        runs = month.groups[group][0].runs
+        charged += ctx.convert(charges.run_charge(price, units, runs), price.currency)
     share = Decimal(repr(gpu_hours[index] / total))
-    return charged * share / Decimal(repr(tokens / 1e6)), shared
+    return charged * share, shared
 
 
 def _reasons(

@@ -59,6 +59,12 @@ LORA_TARGETS = ("attention", "all_linear")
 SERVINGS = ("paged", "hf_generate")
 # A mixture of experts' training (docs/time-model.md, "Mixture of experts").
 MOE_IMPLEMENTATIONS = ("expert_loop", "grouped_gemm", "expert_parallel")
+# Serving workload (docs/time-model.md, "Serving"): the kind of use whose prompt and output
+# lengths apply by default (serving.WORKLOAD_SHAPES) and the engine family whose published runs
+# set the efficiency (serving.ENGINE_RANGES); inference tasks only.
+WORKLOADS = ("chat", "rag", "batch")
+SERVING_ENGINES = ("vllm", "sglang", "tensorrt_llm", "llama_cpp", "hf")
+WORKLOAD_FIELDS = ("workload", "prompt_tokens", "output_tokens", "serving_engine")
 # Diffusion models (docs/memory-model.md, "Diffusion models"): where the text encoders are.
 TEXT_ENCODER_MODES = ("gpu", "offload", "cached")
 # Images are sized in whole latent patches: 8 pixels per latent pixel × a 2 × 2 patch.
@@ -244,6 +250,10 @@ _TASK_READERS: dict[str, Callable[[object, str], Any]] = {
     "concurrent_sequences": _count(MAX_COUNT),
     "kv_precision": _enum(PRECISIONS),
     "serving": _enum(SERVINGS),
+    "workload": _enum(WORKLOADS),
+    "prompt_tokens": _count(MAX_TOKENS_PER_SEQUENCE),
+    "output_tokens": _count(MAX_TOKENS_PER_SEQUENCE),
+    "serving_engine": _enum(SERVING_ENGINES),
     "vram_gib": _nullable(lambda v, p: _number(v, p, 0, MAX_VRAM_GIB, low_open=True)),
     "resolution": _count(MAX_RESOLUTION),
     "text_encoders": _enum(TEXT_ENCODER_MODES),
@@ -373,6 +383,7 @@ def _check_task(task: Task, data: Mapping[str, Any], path: str) -> None:
     _check_diffusion(task, data, path)
     _check_fixed(task, data, path)
     _check_moe(task, data, path)
+    _check_workload(task, data, path)
     if task.kind in ("full_finetune", "qlora") and task.precision not in TRAINING_PRECISIONS:
         raise InvalidWorkload(
             Code.TRAINING_PRECISION,
@@ -422,6 +433,24 @@ def _check_moe(task: Task, data: Mapping[str, Any], path: str) -> None:
         raise InvalidWorkload(Code.MOE_IMPLEMENTATION_NEEDS_MOE, f"{path}.moe_implementation")
     if task.moe_implementation == "expert_parallel" and task.gpus < 2:
         raise InvalidWorkload(Code.EXPERT_PARALLEL_NEEDS_GPUS, f"{path}.moe_implementation")
+def _check_workload(task: Task, data: Mapping[str, Any], path: str) -> None:
+    """The workload's fields belong to inference tasks; stated lengths fit the context (one
+    stated alone leaves at least a token of the context for the other)."""
+    for key in WORKLOAD_FIELDS:
+        if data.get(key) is not None and task.kind != "inference":
+            raise InvalidWorkload(Code.SERVING_ONLY_FOR_INFERENCE, f"{path}.{key}")
+    prompt, output = task.prompt_tokens, task.output_tokens
+    if prompt is None and output is None:
+        return
+    total = (prompt or 1) + (output or 1)
+    if total > task.context_len:
+        key = "output_tokens" if output is not None else "prompt_tokens"
+        raise InvalidWorkload(
+            Code.SERVING_WORKLOAD_OVER_CONTEXT,
+            f"{path}.{key}",
+            total=(prompt or 0) + (output or 0),
+            context_len=task.context_len,
+        )
 
 
 def _check_fixed(task: Task, data: Mapping[str, Any], path: str) -> None:
@@ -562,6 +591,8 @@ def task_to_dict(task: Task) -> dict[str, Any]:
     skip = set() if task.kind == "fixed" else set(vocab.FIELD_GROUPS["fixed"])
     if task.arch is None or task.arch.family != "diffusion":
         skip |= set(vocab.FIELD_GROUPS["diffusion"])
+    if task.kind != "inference":
+        skip |= set(WORKLOAD_FIELDS)
     for key in _TASK_READERS:
         value = getattr(task, key)
         if value is not None and key not in skip:

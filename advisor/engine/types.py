@@ -62,6 +62,11 @@ Serving = Literal["paged", "hf_generate"]
 # experts"): Transformers' loop over them, grouped GEMM kernels, or Megatron-style expert
 # parallelism (the experts split over the GPUs, tokens sent to them by all-to-all).
 MoeImplementation = Literal["expert_loop", "grouped_gemm", "expert_parallel"]
+# Serving workload shape (docs/time-model.md, "Serving"): the kind of use whose prompt and output
+# lengths apply when the task does not state them, and the engine family whose measured
+# efficiency applies.
+Workload = Literal["chat", "rag", "batch"]
+ServingEngine = Literal["vllm", "sglang", "tensorrt_llm", "llama_cpp", "hf"]
 # Diffusion pipelines: where the text encoders (and the VAE) are while the denoiser runs: on the
 # GPU, moved there only for their own pass (diffusers' model CPU offload), or not loaded at all
 # because their outputs (and the latents) were computed beforehand (docs/memory-model.md).
@@ -203,6 +208,13 @@ class Task(HashOnce):
     concurrent_sequences: int = 1
     kv_precision: Precision = "bf16"
     serving: Serving = "paged"
+    # Inference workload: prompt and output tokens per request (None: the workload's defaults,
+    # serving.WORKLOAD_SHAPES) and the serving engine (None: vLLM for a paged cache, Hugging
+    # Face generate for `hf_generate`).
+    workload: Workload = "chat"
+    prompt_tokens: int | None = None
+    output_tokens: int | None = None
+    serving_engine: ServingEngine | None = None
     vram_gib: float | None = None
     # Diffusion models: the image's side in pixels (None: the model's native resolution), where
     # the text encoders are (None: cached for training, as kohya's and SimpleTuner's guides

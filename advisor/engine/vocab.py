@@ -114,7 +114,16 @@ FIELD_GROUPS: dict[str, tuple[str, ...]] = {
         "tokens",
         "jobs_per_month",
     ),
-    "inference": ("context_len", "concurrent_sequences", "kv_precision", "serving"),
+    "inference": (
+        "context_len",
+        "concurrent_sequences",
+        "kv_precision",
+        "serving",
+        "workload",
+        "prompt_tokens",
+        "output_tokens",
+        "serving_engine",
+    ),
     # Diffusion models only (the scenario refuses them for a language model).
     "diffusion": ("resolution", "text_encoders", "text_encoder_precision"),
     "fixed": (

@@ -74,7 +74,8 @@ def test_an_inference_task_on_hardware_has_its_serving_figures_in_the_documented
     anon_client, openapi, accelerator
 ):
     """advisor/engine/serving.py: per-stream and aggregate decode bounds, the largest concurrency
-    that fits, prefill bound and time to first token."""
+    that fits, prefill bound, and the chat workload's output rate and time to first token as
+    ranges."""
     response = post(anon_client, "/api/v1/estimate/", SERVE_8B)
     assert response.status_code == 200
     conforms(openapi, "post", "/api/v1/estimate/", response)
@@ -83,8 +84,16 @@ def test_an_inference_task_on_hardware_has_its_serving_figures_in_the_documented
     assert task["decode_tokens_per_s"] == serving["stream_tokens_per_s"]
     assert serving["concurrency"] == 8 and serving["max_concurrency"] >= 8
     assert serving["aggregate_tokens_per_s"] > 5 * serving["stream_tokens_per_s"]
-    assert serving["prompt_tokens"] == 4096 and serving["ttft_seconds"] > 0
-    assert [n["code"] for n in serving["notes"]] == ["serving_note_decode", "serving_note_ttft"]
+    assert serving["prompt_tokens"] == 256 and serving["output_tokens"] == 256  # chat
+    assert serving["engine"] == "vllm" and 0 < serving["prefill_share"] < 1
+    rate, ttft = serving["output_tokens_per_s"], serving["ttft"]
+    assert rate["low"] < rate["expected"] < rate["high"] < serving["aggregate_tokens_per_s"]
+    assert ttft["low"] < ttft["expected"] == serving["ttft_seconds"] < ttft["high"]
+    assert [n["code"] for n in serving["notes"]] == [
+        "serving_note_decode",
+        "serving_note_measured",
+        "serving_note_ttft",
+    ]
 
 
 def test_advice_prices_each_inference_tasks_output_per_million_tokens(
@@ -98,7 +107,10 @@ def test_advice_prices_each_inference_tasks_output_per_million_tokens(
     for rec in response.json()["recommendations"]:
         [serving] = rec["serving"]
         assert serving["task"] == "chat" and serving["currency"] == "CNY"
-        assert float(serving["cost_per_million_tokens"]) > 0
+        cost = float(serving["cost_per_million_tokens"])
+        assert float(serving["cost_low"]) < cost < float(serving["cost_high"])
+        assert float(serving["input_cost_per_million"]) > 0
+        assert float(serving["output_cost_per_million"]) > 0
         assert rec["decode_tokens_per_s"] == {"chat": serving["estimate"]["stream_tokens_per_s"]}
 
 

@@ -143,7 +143,12 @@ def test_estimate_on_eight_gpus_notes_the_all_reduces() -> None:
     task = serve("llama-3.1-70b", gpus=8)
     out = serving.serving_estimate(task, ACCELERATORS["h100-sxm-80gb"], 8, headroom_bytes=0)
     codes = [n.code for n in out.notes]
-    assert codes == [Code.SERVING_NOTE_DECODE, Code.SERVING_NOTE_ALLREDUCE, Code.SERVING_NOTE_TTFT]
+    assert codes == [
+        Code.SERVING_NOTE_DECODE,
+        Code.SERVING_NOTE_ALLREDUCE,
+        Code.SERVING_NOTE_MEASURED,
+        Code.SERVING_NOTE_TTFT,
+    ]
     assert out.notes[1].params["allreduces"] == 160 and out.comm_seconds > 0
 
 
@@ -217,12 +222,14 @@ def test_the_estimate_on_named_hardware_has_serving_figures() -> None:
     * decode, 8 streams each halfway through 4,096 tokens: the BF16 weights (2 B a parameter)
       and 8 × 2,048 tokens of KV cache (2 × 32 × 8 × 128 × 2 B = 131,072 B a token) at
       3,350 GB/s: 5.435 ms a step, 184.0 tokens/s a stream, memory-bound;
-    * prefill of the 4,096-token prompt: 2·N·P + 2·L·d·P² = 7.018e13 FLOPs; at dense peak
-      57,721 tokens/s at most; at PREFILL_MFU (0.6) plus one read of the weights, 123.1 ms to the
-      first token."""
+    * prefill of the chat workload's 256-token prompt (serving.WORKLOAD_SHAPES): 2·N·P + 2·L·d·P²
+      FLOPs, at dense peak (or one read of the weights, longer here) the prefill bound; the
+      time to first token at vLLM's expected efficiency (serving.ENGINE_RANGES: 0.5 of peak,
+      0.6 of the bandwidth, 60 µs per layer): the slower of the FLOPs and one read of the
+      weights, plus 32 × 60 µs."""
     task = estimate(parse_scenario(data), ACCELERATORS).tasks[0]
     assert task.serving is not None and task.fit is not None
-    params, layers, width, prompt = 8_030_261_248, 32, 32 * 128, 4096
+    params, layers, width, prompt = 8_030_261_248, 32, 32 * 128, 256
     bandwidth, peak = 3350e9, 989e12
     kv_per_token = 2 * layers * 8 * 128 * 2
     step = (params * 2 + kv_per_token * 2048 * 8) / bandwidth
@@ -233,12 +240,17 @@ def test_the_estimate_on_named_hardware_has_serving_figures() -> None:
     assert task.decode_tokens_per_s == task.serving.stream_tokens_per_s
     assert task.serving.aggregate_tokens_per_s == pytest.approx(8 / step, rel=1e-9)
     assert task.serving.concurrency == 8 and task.serving.max_concurrency > 8
-    assert task.serving.prompt_tokens == 4096
-    assert task.serving.prefill_tokens_per_s == pytest.approx(prompt / (flops / peak), rel=1e-9)
-    assert task.serving.ttft_seconds == pytest.approx(
-        flops / (peak * serving.PREFILL_MFU) + params * 2 / bandwidth, rel=1e-9
-    )
-    assert task.serving.ttft_seconds == pytest.approx(0.1231, abs=1e-4)
+    assert task.serving.prompt_tokens == 256 and task.serving.output_tokens == 256
+    assert task.serving.engine == "vllm"
+    fastest = max(flops / peak, params * 2 / bandwidth)  # a short prompt: one read of weights
+    assert task.serving.prefill_tokens_per_s == pytest.approx(prompt / fastest, rel=1e-9)
+    expected = max(flops / (peak * 0.5), params * 2 / (bandwidth * 0.6)) + 32 * 60e-6
+    assert task.serving.ttft_seconds == pytest.approx(expected, rel=1e-9)
+    ttft = task.serving.ttft
+    assert ttft is not None and ttft.low < ttft.expected == task.serving.ttft_seconds < ttft.high
+    rate = task.serving.output_tokens_per_s
+    assert rate is not None and rate.low < rate.expected < rate.high
+    assert rate.high < task.serving.aggregate_tokens_per_s  # the bound stays above
 
 
 def test_a_mig_slice_serves_at_its_share_of_the_bandwidth() -> None:
@@ -282,8 +294,21 @@ def test_cost_per_million_tokens_is_the_hourly_price_over_tokens_per_hour() -> N
     task = serve("llama-3.1-8b", concurrent_sequences=16, hours_per_month=200)
     (rec,) = _advise(task, _offer("h", "h100-sxm-80gb", "hour", "20.00"))
     (s,) = rec.serving  # type: ignore[attr-defined]
-    per_hour = s.estimate.aggregate_tokens_per_s * 3600
+    rate = s.estimate.output_tokens_per_s
+    per_hour = rate.expected * 3600
     assert s.cost_per_million_tokens == pytest.approx(Decimal("20.00") / Decimal(per_hour / 1e6))
+    assert s.cost_low == pytest.approx(Decimal("20.00") / Decimal(rate.high * 3600 / 1e6))
+    assert s.cost_high == pytest.approx(Decimal("20.00") / Decimal(rate.low * 3600 / 1e6))
+    assert s.cost_low < s.cost_per_million_tokens < s.cost_high
+    # Split by GPU time: the prefill's share over the input tokens, the rest over the output.
+    share = s.estimate.prefill_share
+    inputs = per_hour * s.estimate.prompt_tokens / s.estimate.output_tokens
+    assert s.input_cost_per_million == pytest.approx(
+        Decimal("20.00") * Decimal(share) / Decimal(inputs / 1e6)
+    )
+    assert s.output_cost_per_million == pytest.approx(
+        s.cost_per_million_tokens * Decimal(1 - share)
+    )
     assert s.currency == "CNY" and not s.instance_shared
     assert rec.decode_tokens_per_s == (("chat", s.estimate.stream_tokens_per_s),)  # type: ignore[attr-defined]
 
@@ -293,7 +318,7 @@ def test_a_prepaid_month_is_divided_by_the_tokens_of_the_busy_hours() -> None:
     task = serve("llama-3.1-8b", concurrent_sequences=16, hours_per_month=100)
     (rec,) = _advise(task, _offer("m", "h100-sxm-80gb", "month", "3000.00"))
     (s,) = rec.serving  # type: ignore[attr-defined]
-    tokens = s.estimate.aggregate_tokens_per_s * 3600 * 100
+    tokens = s.estimate.output_tokens_per_s.expected * 3600 * 100
     assert s.cost_per_million_tokens == pytest.approx(Decimal(3000) / Decimal(tokens / 1e6))
 
 
@@ -307,7 +332,7 @@ def test_an_instance_shared_with_another_task_is_split_by_gpu_hours() -> None:
     (rec,) = advise(scenario, offers, ACCELERATORS, now=datetime(2026, 10, 2)).recommendations
     assert rec.instances == 1
     (s,) = rec.serving
-    tokens = s.estimate.aggregate_tokens_per_s * 3600 * 720
+    tokens = s.estimate.output_tokens_per_s.expected * 3600 * 720
     half = Decimal("40.00") * 720 / 2
     assert s.instance_shared
     assert s.cost_per_million_tokens == pytest.approx(half / Decimal(tokens / 1e6))

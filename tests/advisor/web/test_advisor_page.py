@@ -596,9 +596,9 @@ def test_the_4090_premise_rounds_as_the_memory_plan_does(client, seed, frozen):
 def test_each_recommendation_shows_what_its_inference_task_serves_and_its_cost_per_token(
     client, seed, frozen
 ):
-    """The training + inference preset: the Serving column names the inference task's aggregate
-    tokens/s, the sequences that fit, the time to first token and the cost per million tokens;
-    the CSV carries the same figures."""
+    """The training + inference preset: the Serving column names the inference task's expected
+    output tokens/s with its range, the sequences that fit, the time to first token and the
+    cost per million output tokens with its range; the CSV carries the same figures."""
     scenario = PRESETS["training-inference"].scenario
     response = get(client, scenario)
     html = text(response)
@@ -609,7 +609,12 @@ def test_each_recommendation_shows_what_its_inference_task_serves_and_its_cost_p
     assert serving["task"] == inference and serving["cost"] is not None
     assert f"{serving['aggregate']} tok/s at {serving['concurrency']} seqs" in html
     rows = list(csv.DictReader(io.StringIO(text(get(client, scenario, format="csv")))))
-    assert rows[0]["serving"].startswith(f"{inference}: at most {serving['aggregate']} tokens/s")
+    assert rows[0]["serving"].startswith(
+        f"{inference}: about {serving['aggregate']} output tokens/s"
+    )
+    # The expected rate and cost come with the range of the engine's published runs.
+    assert "data-aggregate-range" in html and "data-cost-range" in html
+    assert serving["cost_low"] is not None and serving["cost_high"] is not None
 
 
 def test_an_inference_task_on_named_hardware_shows_its_serving_figures(client, seed, frozen):
@@ -626,7 +631,8 @@ def test_an_inference_task_on_named_hardware_shows_its_serving_figures(client, s
     response = get(client, scenario)
     [task] = response.context["plan"]
     assert task["serving"] is not None
-    assert "Serving on this hardware: at most" in text(response)
+    assert "Serving on this hardware: about" in text(response)
+    assert "Decode alone: at most" in text(response)
 
 
 def test_the_untouched_form_sizes_an_8b_lora_as_published_runs_do(client, seed, frozen):
