@@ -75,7 +75,7 @@ def offering_state(offering: Offering) -> State:
     """The offering's current prices, "unit/tier" -> "amount currency", and its name."""
     rows = CurrentPrice.objects.filter(offering=offering).order_by("unit", "tier")
     return {
-        "name": f"{offering.name_text} ({offering.platform})",
+        "name": f"{offering.name_text} · {offering.platform}",
         "prices": {f"{r.unit}/{r.tier}": f"{r.amount.normalize():f} {r.currency}" for r in rows},
     }
 

@@ -15,6 +15,22 @@ from . import webhook
 from .models import WatchKind
 
 
+def refusal_text(exc: FetchError) -> str:
+    """Why a webhook URL is refused, for the person who typed it (the feeds' own texts speak to
+    the operator)."""
+    if exc.code == "address":
+        return (
+            _(
+                "%(host)s is at %(address)s, which is not on the public internet: webhooks go to "
+                "public addresses only."
+            )
+            % exc.params
+        )
+    if exc.code == "scheme":
+        return str(_("A webhook URL starts with http:// or https://."))
+    return str(exc)
+
+
 class WatchForm(forms.Form):
     email = forms.EmailField(
         label=_("Email address"),
@@ -65,7 +81,7 @@ class WatchForm(forms.Form):
             try:
                 webhook.check_url(url)
             except FetchError as exc:
-                raise forms.ValidationError(str(exc)) from None
+                raise forms.ValidationError(refusal_text(exc)) from None
         return url
 
     def clean(self) -> dict[str, Any]:

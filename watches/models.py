@@ -39,7 +39,7 @@ class WatchQuerySet(models.QuerySet["Watch"]):
 
 
 class Watch(models.Model):
-    kind = models.CharField(_("watches"), max_length=10, choices=WatchKind.choices)
+    kind = models.CharField(_("what it watches"), max_length=10, choices=WatchKind.choices)
     scenario = models.ForeignKey(
         SavedScenario,
         on_delete=models.CASCADE,
@@ -129,7 +129,7 @@ class Watch(models.Model):
         if self.scenario_id is not None and self.scenario is not None:
             return f"/s/{self.scenario.key}/"
         if self.offering is not None:
-            return f"{self.offering.name_text} ({self.offering.platform})"
+            return f"{self.offering.name_text} · {self.offering.platform}"
         return ""
 
     @property
