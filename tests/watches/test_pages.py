@@ -162,3 +162,14 @@ def test_an_email_watch_made_in_chinese_writes_in_chinese(client, offering, pric
     assert Watch.objects.get().language == "zh-hans"
     assert mail.outbox[0].subject == "确认您的关注"
     assert "请在 7 天内确认" in mail.outbox[0].body
+
+
+def test_the_admin_lists_and_shows_watches(client, renter, offering, price_history):
+    watch = make(offering, user=renter, confirmed_at=timezone.now(), last_error="webhook: HTTP 500")
+    admin = User.objects.create_superuser("admin", "admin@example.com", "pw-admin-123")
+    client.force_login(admin)
+    listed = client.get("/admin/watches/watch/")
+    assert listed.status_code == 200
+    html = listed.content.decode()
+    assert "RTX 4090 VM · 测试云 (Test Cloud)" in html and "webhook: HTTP 500" in html
+    assert client.get(f"/admin/watches/watch/{watch.pk}/change/").status_code == 200
