@@ -10,10 +10,12 @@ from decimal import Decimal
 
 import pytest
 from django.core import mail
+from django.urls import reverse
 from django.utils import timezone
 
 from feeds.fetch import FetchError
 from platforms import services
+from tests.platforms.test_admin import offering_form_data, staff  # noqa: F401 (fixture)
 from watches import checks, notify, webhook
 from watches.models import Watch, WatchKind
 
@@ -164,3 +166,22 @@ def test_a_price_change_of_a_watched_offering_is_emailed_on_commit(
     message = mail.outbox[0]
     assert message.subject == "A price of RTX 4090 VM · 测试云 (Test Cloud) changed"
     assert "\nhour: 1.88 CNY → 1.5 CNY\n" in message.body
+
+
+def test_a_price_entered_in_the_admin_is_checked_once_it_commits(
+    client,
+    staff,  # noqa: F811 (the fixture imported above)
+    offering_watch,
+    offering,
+    django_capture_on_commit_callbacks,
+):
+    Watch.objects.filter(pk=offering_watch.pk).update(send_email=True)
+    client.force_login(staff)
+    url = reverse("admin:platforms_offering_change", args=[offering.pk])
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(url, offering_form_data(offering, new_price_amount="1.70"))
+    assert response.status_code == 302
+    assert [m.subject for m in mail.outbox] == [
+        "A price of RTX 4090 VM · 测试云 (Test Cloud) changed"
+    ]
+    assert "\nhour: 1.88 CNY → 1.7 CNY\n" in mail.outbox[0].body
