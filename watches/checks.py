@@ -11,7 +11,8 @@ any more), when the #1's cost moves by more than its `threshold_pct` per cent of
 told, or when one of its offering's current prices changes, appears or goes; at most once in
 WATCH_MIN_INTERVAL_S (a day). A change that comes sooner is held and told once the day is over
 (the check then compares with what was last told, so the watcher hears the net change). Only
-confirmed watches are checked; each only when the catalogue's version moved since it was last
+confirmed watches are checked (an email address's watch left unconfirmed past WATCH_CONFIRM_DAYS
+is deleted by the check); each only when the catalogue's version moved since it was last
 checked, when WATCH_RECHECK_S passed (prices turn stale with time alone), or when it holds a change.
 """
 
@@ -172,6 +173,9 @@ Sender = Callable[[Watch, Change, datetime], tuple[bool, str]]
 def watches_check(*, send: Sender, now: datetime | None = None) -> int:
     """Check the due watches; returns how many were told. `send` delivers (notify.send)."""
     now = now or timezone.now()
+    # An email address's watch never confirmed in its days is gone, with its address.
+    expired = now - timedelta(days=settings.WATCH_CONFIRM_DAYS)
+    Watch.objects.filter(confirmed_at__isnull=True, created_at__lt=expired).delete()
     version = catalogue_version()
     kept: dict[tuple[Any, ...], State | None] = {}
     told = 0
@@ -182,7 +186,11 @@ def watches_check(*, send: Sender, now: datetime | None = None) -> int:
         .order_by("pk")
     )
     for watch in watches:
-        after = state_of(watch, kept)
+        try:
+            after = state_of(watch, kept)
+        except Exception:  # one scenario the advisor trips on must not stop the others' check
+            logger.exception("watch %s: its answer could not be read", watch.pk)
+            after = None
         fields: dict[str, Any] = {"checked_at": now, "checked_version": version or ""}
         if after is not None and not watch.baseline:
             fields["baseline"] = after

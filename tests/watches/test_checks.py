@@ -185,3 +185,43 @@ def test_a_price_entered_in_the_admin_is_checked_once_it_commits(
         "A price of RTX 4090 VM · 测试云 (Test Cloud) changed"
     ]
     assert "\nhour: 1.88 CNY → 1.7 CNY\n" in mail.outbox[0].body
+
+
+def test_a_watch_left_unconfirmed_past_its_days_is_deleted_by_the_check(
+    offering, price_history, settings
+):
+    made = timezone.now() - timedelta(days=settings.WATCH_CONFIRM_DAYS, seconds=1)
+    Watch.objects.create(
+        kind=WatchKind.OFFERING, offering=offering, email="late@example.com", created_at=made
+    )
+    waiting = Watch.objects.create(
+        kind=WatchKind.OFFERING, offering=offering, email="soon@example.com"
+    )
+    assert checks.watches_check(send=notify.send) == 0
+    assert list(Watch.objects.all()) == [waiting]
+
+
+def test_a_watch_whose_answer_fails_does_not_stop_the_others(
+    offering_watch, offering, source, monkeypatch, hook_server
+):
+    broken = Watch.objects.create(
+        kind=WatchKind.OFFERING,
+        offering=offering,
+        email="first@example.com",
+        confirmed_at=timezone.now(),
+        baseline=offering_watch.baseline,
+    )
+    Watch.objects.filter(pk=offering_watch.pk).update(webhook_url=hook_server.url)
+    services.price_observation_create(
+        offering=offering, unit="hour", amount=Decimal("1.5"), currency="CNY", source=source
+    )
+    real = checks.state_of
+
+    def state_of(watch, kept=None):
+        if watch.pk == broken.pk:
+            raise RuntimeError("boom")
+        return real(watch, kept)
+
+    monkeypatch.setattr(checks, "state_of", state_of)
+    assert checks.watches_check(send=notify.send) == 1
+    assert len(hook_server.received) == 1 and mail.outbox == []
