@@ -71,7 +71,7 @@ format: install
 	$(VENV)/bin/ruff check --fix .
 
 typecheck: install
-	$(VENV)/bin/mypy advisor api platforms config feeds ops wording
+	$(VENV)/bin/mypy advisor api platforms config feeds ops watches wording
 
 bench: install
 	for f in bench/bench_*.py; do echo "== $$f"; $(PY) $$f || exit 1; done

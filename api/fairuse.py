@@ -9,7 +9,8 @@ takes files of up to 20 MB, has ADMIN_MAX_BODY_BYTES. A body sent without a Cont
 PageThrottleMiddleware (after authentication): pages, i.e. everything but the API (its own
 throttles), the admin (its login lockout), static files and the probes, are counted per client:
 PAGE_ANON_RATE for a visitor (by address, as the API's throttles read it), PAGE_USER_RATE for a
-signed-in user; `POST /s/` (saving a scenario) has its own SCENARIO_SAVE_RATE as well. Past a rate
+signed-in user; `POST /s/` (saving a scenario) has its own SCENARIO_SAVE_RATE as well, and
+`POST /watches/new/` (making a watch, which may send an email) its WATCH_CREATE_RATE. Past a rate
 the answer is a 429 page with Retry-After. Counters live in the shared cache (per process while
 Redis is away, ops/cache.py).
 """
@@ -35,6 +36,11 @@ logger = logging.getLogger(__name__)
 PERIODS = {"s": 1, "sec": 1, "m": 60, "min": 60, "h": 3600, "hour": 3600, "d": 86400, "day": 86400}
 UNTHROTTLED = ("/api/", "/admin/", "/static/", "/healthz", "/readyz", "/favicon.ico")
 SAVE_PATH = "/s/"
+# POSTs counted apart as well, by path: (scope, the setting naming the rate).
+RATED_POSTS = {
+    SAVE_PATH: ("save", "SCENARIO_SAVE_RATE"),
+    "/watches/new/": ("watch", "WATCH_CREATE_RATE"),
+}
 
 
 def parse_rate(rate: str) -> tuple[int, int]:
@@ -116,8 +122,9 @@ class PageThrottleMiddleware:
         else:
             scope, ident, rate = "anon", client_address(request), settings.PAGE_ANON_RATE
         wait = _hit(scope, ident, rate)
-        if wait is None and request.method == "POST" and request.path_info == SAVE_PATH:
-            wait = _hit("save", ident, settings.SCENARIO_SAVE_RATE)
+        rated = RATED_POSTS.get(request.path_info) if request.method == "POST" else None
+        if wait is None and rated is not None:
+            wait = _hit(rated[0], ident, getattr(settings, rated[1]))
         if wait is None:
             return self.get_response(request)
         logger.warning(

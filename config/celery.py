@@ -1,7 +1,7 @@
 """The Celery app: `celery -A config worker` and `celery -A config beat`.
 
 Settings come from Django's, prefixed CELERY_ (config/settings/base.py); tasks from each app's
-tasks module (feeds.tasks).
+tasks module (feeds.tasks, watches.tasks).
 """
 
 from __future__ import annotations

@@ -19,6 +19,7 @@ urlpatterns = [
     path("api/", include("api.urls")),
     path("advisor/", include("advisor.urls")),
     path("s/", include("advisor.scenario_urls")),
+    path("watches/", include("watches.urls")),
     path("", include("platforms.urls")),
 ]
 

@@ -148,11 +148,13 @@ def _allowed(entries: Iterable[str]) -> tuple[set[str], set[tuple[str, int]], li
     return hosts, host_ports, networks
 
 
-def resolve(where: Target) -> list[tuple[int, Any]]:
+def resolve(where: Target, allowed: Iterable[str] | None = None) -> list[tuple[int, Any]]:
     """The addresses to connect to for `where`, each checked: FetchError("address") when one is
-    not public and FEED_ALLOWED_HOSTS does not name the host (or host and port, or a network
-    holding it)."""
-    hosts, host_ports, networks = _allowed(getattr(settings, "FEED_ALLOWED_HOSTS", []))
+    not public and `allowed` (FEED_ALLOWED_HOSTS by default) does not name the host (or host and
+    port, or a network holding it)."""
+    if allowed is None:
+        allowed = getattr(settings, "FEED_ALLOWED_HOSTS", [])
+    hosts, host_ports, networks = _allowed(allowed)
     named = where.host in hosts or (where.host, where.port) in host_ports
     try:
         found = socket.getaddrinfo(where.host, where.port, type=socket.SOCK_STREAM)

@@ -16,7 +16,7 @@ from pathlib import Path
 from tests.advisor.engine.test_structure import cycles
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("advisor", "api", "config", "feeds", "ops", "platforms", "wording")
+PACKAGES = ("advisor", "api", "config", "feeds", "ops", "platforms", "watches", "wording")
 DOC = ROOT / "docs" / "architecture.md"
 
 

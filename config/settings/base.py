@@ -50,6 +50,7 @@ INSTALLED_APPS = [
     "advisor",
     "api",
     "feeds",
+    "watches",
     "ops",
     "knox",
     "axes",
@@ -158,6 +159,8 @@ ADMIN_MAX_BODY_BYTES = envint("ADMIN_MAX_BODY_BYTES", 21 * 1024 * 1024)
 PAGE_ANON_RATE = env("PAGE_ANON_RATE", "60/min")
 PAGE_USER_RATE = env("PAGE_USER_RATE", "300/min")
 SCENARIO_SAVE_RATE = env("SCENARIO_SAVE_RATE", "30/hour")
+# Watches made (POST /watches/new/) per client, as saved scenarios are counted.
+WATCH_CREATE_RATE = env("WATCH_CREATE_RATE", "20/hour")
 
 STATIC_URL = "static/"
 STATIC_ROOT = env("STATIC_ROOT", str(BASE_DIR / "var" / "staticfiles"))
@@ -207,10 +210,17 @@ CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 CELERY_TIMEZONE = TIME_ZONE
 # Beat only wakes a task that starts the feeds that are due; the feeds' schedules are data.
 FEED_CHECK_INTERVAL_S = envint("FEED_CHECK_INTERVAL_S", 60)
+# Watches are checked after each price write and feed run (watches/signals.py) and, in case a
+# broker was away then, every WATCH_CHECK_INTERVAL_S.
+WATCH_CHECK_INTERVAL_S = envint("WATCH_CHECK_INTERVAL_S", 900)
 CELERY_BEAT_SCHEDULE = {
     "feeds-run-due": {
         "task": "feeds.tasks.run_due_feeds",
         "schedule": float(FEED_CHECK_INTERVAL_S),
+    },
+    "watches-check": {
+        "task": "watches.tasks.check_watches",
+        "schedule": float(WATCH_CHECK_INTERVAL_S),
     },
 }
 CELERY_BEAT_SCHEDULE_FILENAME = env(
@@ -243,6 +253,35 @@ WORKER_LOST_AFTER_S = envint("WORKER_LOST_AFTER_S", 90)
 JOB_RESEND_AFTER_S = envint("JOB_RESEND_AFTER_S", 600)
 # A run or import job still under way after this long is marked failed (its worker stopped).
 FEED_RUN_STALE_S = envint("FEED_RUN_STALE_S", 3600)
+
+# Email (watches' messages): Django's email framework. SMTP by default (EMAIL_HOST, EMAIL_PORT,
+# EMAIL_HOST_USER, EMAIL_HOST_PASSWORD, EMAIL_USE_TLS or EMAIL_USE_SSL); `make run` prints
+# messages to the console (config/settings/dev.py). README.md, "Watches".
+EMAIL_BACKEND = env("EMAIL_BACKEND", "django.core.mail.backends.smtp.EmailBackend")
+EMAIL_HOST = env("EMAIL_HOST", "localhost")
+EMAIL_PORT = envint("EMAIL_PORT", 25)
+EMAIL_HOST_USER = env("EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = env("EMAIL_HOST_PASSWORD", "")
+EMAIL_USE_TLS = envbool("EMAIL_USE_TLS", False)
+EMAIL_USE_SSL = envbool("EMAIL_USE_SSL", False)
+EMAIL_TIMEOUT = envint("EMAIL_TIMEOUT_S", 10)
+DEFAULT_FROM_EMAIL = env("DEFAULT_FROM_EMAIL", "GPU Platform Advisor <advisor@localhost>")
+# The site's address as people reach it: the links in watches' emails and webhooks.
+SITE_URL = env("SITE_URL", "http://127.0.0.1:8000")
+
+# Watches (watches/): at most one message per watch in WATCH_MIN_INTERVAL_S; a watch is checked
+# again after WATCH_RECHECK_S even when no price was written (prices turn stale with time). An
+# email address's watch waits WATCH_CONFIRM_DAYS for its confirmation; an address gets at most
+# WATCH_CONFIRMATIONS_PER_DAY of them a day, an owner at most WATCH_MAX_PER_OWNER watches.
+WATCH_MIN_INTERVAL_S = envint("WATCH_MIN_INTERVAL_S", 86400)
+WATCH_RECHECK_S = envint("WATCH_RECHECK_S", 86400)
+WATCH_CONFIRM_DAYS = envint("WATCH_CONFIRM_DAYS", 7)
+WATCH_CONFIRMATIONS_PER_DAY = envint("WATCH_CONFIRMATIONS_PER_DAY", 3)
+WATCH_MAX_PER_OWNER = envint("WATCH_MAX_PER_OWNER", 50)
+# Webhooks go to public addresses only (as feeds, feeds/fetch.py); these hosts, hosts and ports or
+# networks are allowed too. Apart from FEED_ALLOWED_HOSTS: anyone may name a webhook.
+WATCH_WEBHOOK_ALLOWED_HOSTS = envlist("WATCH_WEBHOOK_ALLOWED_HOSTS", "")
+WATCH_WEBHOOK_TIMEOUT_S = envint("WATCH_WEBHOOK_TIMEOUT_S", 10)
 
 REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",

@@ -1,7 +1,7 @@
 """Local development: `make run`."""
 
 from .base import *  # noqa: F403
-from .env import envbool
+from .env import env, envbool
 
 DEBUG = envbool("DEBUG", True)
 
@@ -16,3 +16,5 @@ WHITENOISE_USE_FINDERS = True
 WHITENOISE_AUTOREFRESH = True
 # runserver leaves /static/ to WhiteNoise (its own handler would not find the hashed names).
 INSTALLED_APPS = ["whitenoise.runserver_nostatic", *INSTALLED_APPS]  # noqa: F405
+# Watches' emails are printed where `make run` runs, not sent.
+EMAIL_BACKEND = env("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")

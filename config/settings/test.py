@@ -37,3 +37,8 @@ FEED_ALLOWED_HOSTS = []
 PAGE_ANON_RATE = "100000/min"
 PAGE_USER_RATE = "100000/min"
 SCENARIO_SAVE_RATE = "100000/hour"
+WATCH_CREATE_RATE = "100000/hour"
+# Emails stay in django.core.mail.outbox; webhooks go to public addresses only, and the watch
+# tests allow their own loopback server (tests/watches/conftest.py).
+EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
+WATCH_WEBHOOK_ALLOWED_HOSTS = []
