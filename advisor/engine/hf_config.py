@@ -140,6 +140,8 @@ def arch_of(s: Shape, params: int | None = None, active: int | None = None) -> M
         mla_kv_lora_rank=s.kv_lora_rank or None,
         mla_rope_head_dim=(s.qk_rope_head_dim or None) if mla else None,
         active_params=active or counted_active,
+        experts=s.experts or None,
+        experts_per_token=s.experts_per_token or None,
     )
 
 
