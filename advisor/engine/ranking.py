@@ -57,7 +57,7 @@ from advisor.engine.estimate import slice_spec
 from advisor.engine.hardware import resolve_accelerator
 from advisor.engine.idle import IdleTime
 from advisor.engine.legs import BillingChoice, Leg, TaskServing
-from advisor.engine.memory import task_memory
+from advisor.engine.memory import holds_engine_pool, task_memory
 from advisor.engine.messages import (
     Code,
     Message,
@@ -591,6 +591,9 @@ def constraint_miss(ctx: Context, off: OfferingSpec) -> Code | None:
         return Code.REJECT_NOT_REQUESTED_HARDWARE
     if ctx.no_interruptible and off.interruptible:
         return Code.REJECT_INTERRUPTIBLE_SERVICE
+    # Market floors and statistics are not offers one can book (vocab.PriceBasis).
+    if off.market_figure and not c.include_market_statistics:
+        return Code.REJECT_MARKET_FIGURE
     if ctx.card_needs is not None:
         return needs.unmet(ctx.card_needs, off.accelerator)
     return None
@@ -608,6 +611,7 @@ def constraint_terms(ctx: Context) -> tuple[Any, ...]:
         ctx.on_slugs,
         ctx.no_interruptible,
         ctx.card_needs,
+        c.include_market_statistics,
     )
 
 
@@ -1302,11 +1306,11 @@ def ranking_key(
     if objective == "time" and times:
         for c in candidates:
             c.score = c.time_key
-        return lambda c: (c.time_key, round(c.cost_key, 2), c.stale)
+        return lambda c: (c.time_key, round(c.cost_key, 2), doubts(c))
     if objective != "balanced" or not times:
         for c in candidates:
             c.score = c.cost_key
-        return lambda c: (round(c.cost_key, 2), c.stale, c.time_key)
+        return lambda c: (round(c.cost_key, 2), doubts(c), c.time_key)
     best_cost = min(c.cost_key for c in candidates) if stats is None else stats[1]
     best_time = min(times) or 1e-9
     # An offering without a time estimate counts as the slowest one that has one.
@@ -1315,7 +1319,19 @@ def ranking_key(
     for c in candidates:
         t = c.time_key / best_time if c.time_key < INF else slowest
         c.score = c.cost_key * cost_scale + t
-    return lambda c: (c.score, c.stale, c.cost_key)
+    return lambda c: (c.score, doubts(c), c.cost_key)
+
+
+# What ranks a candidate after another at equal cost (ranking_key), each a flag: a stale price, a
+# price that is a competitor's claim (vocab.PriceBasis.CLAIM), a training task with almost no
+# memory headroom (placement.Placement.tight; docs/advisor-rules.md). The least and the greatest
+# such flags, for the bounds of a key (prune._bound_key).
+SURE = (False, False, False)
+DOUBTFUL = (True, True, True)
+
+
+def doubts(c: Candidate) -> tuple[bool, bool, bool]:
+    return (c.stale, c.offering.claimed, c.fit.placement.tight)
 
 
 def regional_offer(off: OfferingSpec) -> tuple[Any, ...]:
@@ -1734,7 +1750,30 @@ def _apart(c: Candidate) -> tuple[Message, ...]:
         out.append(msg(Code.DIFF_COMPETITOR_CLAIM))
     if c.stale:
         out.append(msg(Code.DIFF_STALE_PRICE))
+    out.extend(_basis_apart(c))
     return tuple(out)
+
+
+def _basis_apart(c: Candidate) -> tuple[Message, ...]:
+    """What of the price's basis and the headroom rule tells tied recommendations apart."""
+    out = []
+    if c.offering.claimed:
+        out.append(msg(Code.DIFF_CLAIMED_PRICE))
+    if c.fit.placement.tight:
+        out.append(msg(Code.DIFF_TIGHT_HEADROOM))
+    return tuple(out)
+
+
+def basis_warnings(c: Candidate) -> tuple[Message, ...]:
+    """A price that is not a bookable offer, said (vocab.PriceBasis): a market figure ranked
+    because the scenario asked for them, a competitor's claim with whose it is."""
+    out = []
+    for p in c.prices:
+        if p.basis in (vocab.PriceBasis.FLOOR, vocab.PriceBasis.STATISTIC):
+            out.append(msg(Code.WARN_MARKET_FIGURE, basis=p.basis))
+        elif p.basis == vocab.PriceBasis.CLAIM:
+            out.append(msg(Code.WARN_CLAIMED_PRICE, source=p.source))
+    return tuple(dict.fromkeys(out))
 
 
 def _break_even_reason(c: Candidate) -> list[Message]:
@@ -1766,6 +1805,7 @@ def rec_warnings(ctx: Context, c: Candidate) -> tuple[Message, ...]:
         out.append(msg(Code.WARN_VENDOR_CLAIM))
     if off.competitor_claim_by:
         out.append(msg(Code.WARN_COMPETITOR_CLAIM, speaker=off.competitor_claim_by))
+    out.extend(basis_warnings(c))
     for p in c.prices:
         if _stale(ctx, p):
             age = (ctx.now - p.observed_at).days
@@ -1837,6 +1877,8 @@ def _need(task: Task) -> TaskNeed:
         sharded=plan.sharded,
         when=task.when,
         isolation=task.isolation,
+        engine_pool=holds_engine_pool(task),
+        trains=task.kind in TRAINING_KINDS,
     )
 
 

@@ -173,6 +173,12 @@ def _relaxed(scenario: Scenario, rejected: Mapping[Code, int]) -> list[Suggestio
             Code.SUGGEST_INTERRUPTIBLE,
             {"allow_interruptible": True},
         ),
+        (
+            Code.REJECT_MARKET_FIGURE,
+            not c.include_market_statistics,
+            Code.SUGGEST_INCLUDE_MARKET,
+            {"include_market_statistics": True},
+        ),
     ]
     out: list[Suggestion] = []
     for reason, active, code, fields in options:
