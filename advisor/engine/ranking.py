@@ -397,6 +397,7 @@ class Context:
             or self.on_slugs
             or self.no_interruptible
             or self.card_needs is not None
+            or not self.c.include_market_statistics
         )
         self.rejected: Counter[Code] = Counter()
         self.misses: dict[Code, tuple[float, Message, OfferingSpec]] = {}
