@@ -176,6 +176,8 @@ class Recommendation:
     # fields above describe; cost, time and warnings are the whole plan's. (): the offering
     # alone, a plan of one leg (plans.leg_of).
     legs: tuple[Leg, ...] = ()
+    # The card's name, for sentences (`accelerator` is its slug, for data).
+    accelerator_name: str = ""
 
 
 @dataclass(frozen=True)
@@ -1431,6 +1433,7 @@ def recommend(
         platform=off.platform,
         platform_name=off.platform_name,
         accelerator=off.accelerator.slug,
+        accelerator_name=off.accelerator.name,
         instances=c.bill.instances,
         gpus_per_instance=off.gpu_count,
         plan=plan,
