@@ -108,6 +108,12 @@ DEFAULT_LIMIT = 20
 # that, the estimate's own spread (time ranges, rounding, a price seen a week ago) decides.
 TIE_FRACTION = 0.02
 INF = float("inf")
+# What ranks a candidate after another at equal cost (ranking_key), each a flag: a stale price, a
+# price that is a competitor's claim (vocab.PriceBasis.CLAIM), a training task with almost no
+# memory headroom (placement.Placement.tight; docs/advisor-rules.md). The least and the greatest
+# such flags, for the bounds of a key (prune._bound_key).
+SURE = (False, False, False)
+DOUBTFUL = (True, True, True)
 BEST_BY = {
     Objective.COST: Code.REASON_BEST_BY_COST,
     Objective.TIME: Code.REASON_BEST_BY_TIME,
@@ -332,6 +338,8 @@ class Candidate:
     # Keeping the instance on between runs so that its platform does not release it (idle.py),
     # in `cost_key`; 0.0 when it is stopped or prepaid.
     keep: float = 0.0
+    # What ranks it after another at equal cost (`doubts`, set once it is priced).
+    doubt: tuple[bool, bool, bool] = SURE
 
 
 class Context:
@@ -537,6 +545,7 @@ def evaluate_offering(ctx: Context, off: OfferingSpec) -> Candidate | None:
         fit.time, off, fit, fit.bill, chosen, storage, assumed, stale, total, time_key
     )
     candidate.keep = keep
+    candidate.doubt = doubts(candidate)
     if ctx.budget is not None and _over_budget(ctx, candidate):
         return None
     return candidate
@@ -1309,11 +1318,11 @@ def ranking_key(
     if objective == "time" and times:
         for c in candidates:
             c.score = c.time_key
-        return lambda c: (c.time_key, round(c.cost_key, 2), doubts(c))
+        return lambda c: (c.time_key, round(c.cost_key, 2), c.doubt)
     if objective != "balanced" or not times:
         for c in candidates:
             c.score = c.cost_key
-        return lambda c: (round(c.cost_key, 2), doubts(c), c.time_key)
+        return lambda c: (round(c.cost_key, 2), c.doubt, c.time_key)
     best_cost = min(c.cost_key for c in candidates) if stats is None else stats[1]
     best_time = min(times) or 1e-9
     # An offering without a time estimate counts as the slowest one that has one.
@@ -1322,18 +1331,11 @@ def ranking_key(
     for c in candidates:
         t = c.time_key / best_time if c.time_key < INF else slowest
         c.score = c.cost_key * cost_scale + t
-    return lambda c: (c.score, doubts(c), c.cost_key)
-
-
-# What ranks a candidate after another at equal cost (ranking_key), each a flag: a stale price, a
-# price that is a competitor's claim (vocab.PriceBasis.CLAIM), a training task with almost no
-# memory headroom (placement.Placement.tight; docs/advisor-rules.md). The least and the greatest
-# such flags, for the bounds of a key (prune._bound_key).
-SURE = (False, False, False)
-DOUBTFUL = (True, True, True)
+    return lambda c: (c.score, c.doubt, c.cost_key)
 
 
 def doubts(c: Candidate) -> tuple[bool, bool, bool]:
+    """What ranks `c` after another candidate at equal cost (`Candidate.doubt`)."""
     return (c.stale, c.offering.claimed, c.fit.placement.tight)
 
 
