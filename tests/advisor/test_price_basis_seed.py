@@ -139,3 +139,14 @@ def test_the_explorer_and_the_platform_page_show_them_badged(client, language, f
     for html in (explorer, page):
         assert 'data-basis="floor"' in html and 'data-basis="statistic"' in html
         assert floor in html and median in html
+
+
+def test_the_price_chart_draws_a_market_statistic_as_a_named_dashed_line(client):
+    """Vast.ai's H100 SXM median has a history (2026-10-07 and 2026-10-19, silybench-data): its
+    series on the platform's chart is dashed and named a market statistic."""
+    figure = client.get("/platforms/vastai/").context["history_figure"]
+    assert figure is not None
+    lines = {trace["name"]: trace["line"] for trace in figure["data"]}
+    median = [name for name in lines if "median of verified rentable offers" in name]
+    assert median and all(lines[name].get("dash") == "dash" for name in median)
+    assert all("market statistic" in name for name in median)
