@@ -480,6 +480,14 @@ class ConstraintsForm(forms.Form):
     allow_interruptible = forms.BooleanField(
         label=_("Allow interruptible (spot) capacity for always-on services"), required=False
     )
+    include_market_statistics = forms.BooleanField(
+        label=_("Rank market floors and statistics as offers"),
+        required=False,
+        help_text=_(
+            '"From" prices, a marketplace\'s lowest listed offer or its median: shown, but '
+            "not ranked unless ticked."
+        ),
+    )
     storage_gb = forms.FloatField(
         label=_("Data kept on storage (GB)"),
         required=False,
@@ -529,6 +537,7 @@ class ConstraintsForm(forms.Form):
         "domestic_only",
         "fresh_only",
         "allow_interruptible",
+        "include_market_statistics",
     )
 
     @property

@@ -169,6 +169,8 @@ def _price_spec(
         min_charge=min_charge,
         tier=vocab.PriceTier(row["tier"]),
         startup_billed=startup,
+        # What the price is, as its observation records it (never read from the offering's name).
+        basis=vocab.PriceBasis(row["basis"]),
     )
 
 
@@ -236,6 +238,7 @@ _PRICE_COLUMNS = (
     "currency",
     "last_seen_at",
     "source_id",
+    "basis",
 )
 # The same, read from the stored current prices (CurrentPrice) and the observations they point to.
 _CURRENT_COLUMNS = (
@@ -246,6 +249,7 @@ _CURRENT_COLUMNS = (
     "currency",
     "observation__last_seen_at",
     "observation__source_id",
+    "basis",
 )
 
 

@@ -217,6 +217,7 @@ class ListedPrice:
     observed_at: datetime
     last_seen_at: datetime
     source: Source
+    basis: str = "offer"
 
     def age_days(self, now: datetime | None = None) -> int:
         return price_age_days(self.last_seen_at, now or timezone.now())
@@ -293,6 +294,7 @@ _LISTED_PRICE_COLUMNS = (
     *("offering_id", "observation__unit", "observation__amount", "observation__currency"),
     *("observation__tier", "observation__observed_at", "observation__last_seen_at"),
     "observation__source_id",
+    "basis",
 )
 
 _PLATFORM = Offering._meta.get_field("platform")
@@ -312,8 +314,9 @@ def listed_page_attach(offerings: Sequence[Offering]) -> None:
     rows = CurrentPrice.objects.filter(offering_id__in=list(prices)).values_list(
         *_LISTED_PRICE_COLUMNS
     )
-    for offering_id, unit, amount, currency, tier, observed, seen, source_id in rows:
-        price = ListedPrice(unit, amount, currency, tier, observed, seen, related.source(source_id))
+    for offering_id, unit, amount, currency, tier, observed, seen, source_id, basis in rows:
+        source = related.source(source_id)
+        price = ListedPrice(unit, amount, currency, tier, observed, seen, source, basis)
         prices[offering_id].append(price)
     for offering in offerings:
         # As select_related would have: the related instances in the offering's field cache.

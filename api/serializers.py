@@ -38,6 +38,7 @@ from platforms.models import (
     Offering,
     Platform,
     PlatformFact,
+    PriceBasis,
     PriceObservation,
     PriceTier,
     Source,
@@ -283,6 +284,7 @@ class CurrentPriceSerializer(serializers.ModelSerializer[PriceObservation]):
             "amount",
             "currency",
             "tier",
+            "basis",
             "observed_at",
             "last_seen_at",
             "age_days",
@@ -551,6 +553,7 @@ class OfferingSerializer(serializers.ModelSerializer[Offering]):
             "amount": formats.decimal(price.amount, AMOUNT_SHOWN),
             "currency": _choice(price.currency),
             "tier": _choice(price.tier),
+            "basis": _choice(price.basis),
             "observed_at": formats.instant(price.observed_at),
             "last_seen_at": formats.instant(price.last_seen_at),
             "age_days": price.age_days(formats.now),
@@ -671,6 +674,12 @@ class PriceObservationCreateSerializer(serializers.Serializer[Any]):
         choices=PriceTier.choices,
         default=PriceTier.LIST,
         help_text="list (default), or a member, student or enterprise price.",
+    )
+    basis = serializers.ChoiceField(
+        choices=PriceBasis.choices,
+        default=PriceBasis.OFFER,
+        help_text='What the price is: offer (default, bookable), floor (a "from" price, the '
+        "lowest listed offer), statistic (a median) or claim (a competitor's statement).",
     )
     observed_at = serializers.DateTimeField(
         required=False, help_text="When the price was seen; default now."
@@ -925,6 +934,11 @@ class ConstraintsSerializer(serializers.Serializer[Any]):
     )
     allow_interruptible = serializers.BooleanField(
         **OPTIONAL, help_text="Propose interruptible (spot) capacity for always-on services too."
+    )
+    include_market_statistics = serializers.BooleanField(
+        **OPTIONAL,
+        help_text='Rank market floors ("from" prices, a marketplace\'s lowest listed offer) '
+        "and statistics (a median) as if bookable (default false: shown, not ranked).",
     )
     include_stale = serializers.BooleanField(
         **OPTIONAL, help_text="Deprecated: the opposite of `fresh_only`."

@@ -298,6 +298,7 @@ class OfferingViewSet(CatalogueViewSet[Offering]):
                 amount=data["amount"],
                 currency=data["currency"],
                 tier=data.get("tier", "list"),
+                basis=data.get("basis", "offer"),
                 source=data.get("source") or manual_source(),
                 observed_at=data.get("observed_at"),
                 # AdminModelPermissions: the user is logged-in staff.

@@ -44,6 +44,7 @@ from .models import (
     Offering,
     Platform,
     PlatformFact,
+    PriceBasis,
     PriceObservation,
     PriceTier,
     Source,
@@ -107,6 +108,7 @@ HISTORY_FIELDS: Any = (
     listed_amount,
     "currency",
     "tier",
+    "basis",
     "observed_at",
     "last_seen_at",
     "source",
@@ -147,6 +149,12 @@ class OfferingAdminForm(forms.ModelForm[Offering]):
     )
     new_price_tier = forms.ChoiceField(
         label=_("price tier"), choices=PriceTier.choices, initial=PriceTier.LIST, required=False
+    )
+    new_price_basis = forms.ChoiceField(
+        label=_("what the price is"),
+        choices=PriceBasis.choices,
+        initial=PriceBasis.OFFER,
+        required=False,
     )
     new_price_observed_at = forms.DateTimeField(
         label=_("observed at"), required=False, help_text=_("Empty = now.")
@@ -356,6 +364,7 @@ class OfferingAdmin(CatalogueAdminMixin, admin.ModelAdmin[Offering]):
                     "new_price_unit",
                     "new_price_currency",
                     "new_price_tier",
+                    "new_price_basis",
                     "new_price_observed_at",
                     "new_price_source",
                 ]
@@ -462,6 +471,7 @@ class OfferingAdmin(CatalogueAdminMixin, admin.ModelAdmin[Offering]):
             amount=data["new_price_amount"],
             currency=data["new_price_currency"],
             tier=data.get("new_price_tier") or PriceTier.LIST,
+            basis=data.get("new_price_basis") or PriceBasis.OFFER,
             observed_at=data.get("new_price_observed_at") or timezone.now(),
             source=data.get("new_price_source") or services.manual_source(),
             created_by=staff_user(request),
@@ -473,7 +483,7 @@ class PriceObservationAdmin(
     CatalogueAdminMixin, SuperuserEditsHistoryMixin, admin.ModelAdmin[PriceObservation]
 ):
     list_display = ["offering", *HISTORY_FIELDS]
-    list_filter = ["unit", "tier", "currency", "offering__platform", "source__kind"]
+    list_filter = ["unit", "tier", "basis", "currency", "offering__platform", "source__kind"]
     search_fields = ["offering__name", "offering__platform__name", "source__title"]
     list_select_related = ["offering__platform", "source", "created_by"]
     date_hierarchy = "observed_at"

@@ -89,6 +89,13 @@ class PriceSeries:
         return "" if self.tier == vocab.PriceTier.LIST else label(vocab.PriceTier(self.tier))
 
     @property
+    def basis_label(self) -> str:
+        """What its current price is when that is not a bookable offer (a market floor or
+        statistic, a competitor's claim: vocab.PriceBasis), else ""."""
+        basis = self.current.basis if self.current is not None else vocab.PriceBasis.OFFER
+        return "" if basis == vocab.PriceBasis.OFFER else label(vocab.PriceBasis(basis))
+
+    @property
     def recent_points(self) -> list[PriceBucket]:
         """The newest TABLE_POINTS buckets, newest first, for the table under the chart."""
         return self.points[: -TABLE_POINTS - 1 : -1]
@@ -329,12 +336,13 @@ def price_history_figure(
             {
                 "type": "scatter",
                 "mode": "lines+markers",
-                "name": s.name,
+                # A market floor or statistic (or a claim) is a reference line, dashed and named.
+                "name": f"{s.name} · {s.basis_label}" if s.basis_label else s.name,
                 "x": xs,
                 "y": gpu_y,
                 "text": gpu_text,
                 "hovertemplate": "%{x|%Y-%m-%d}<br>%{text}<extra>%{fullData.name}</extra>",
-                "line": {"shape": "hv", "width": 2},
+                "line": {"shape": "hv", "width": 2, **({"dash": "dash"} if s.basis_label else {})},
                 "marker": {"size": sizes},
                 "meta": {
                     "offering": s.offering_id,

@@ -32,6 +32,7 @@ from wording.choices import Currency as Currency
 from wording.choices import Interconnect as Interconnect
 from wording.choices import MultiTask as MultiTask
 from wording.choices import Network as Network
+from wording.choices import PriceBasis as PriceBasis
 from wording.choices import PriceTier as PriceTier
 from wording.choices import SharingMode as SharingMode
 from wording.choices import StorageUnit as StorageUnit
@@ -789,6 +790,19 @@ class PriceObservation(CatalogueModel):
             "Who the price is for: the list price, or a member, student or enterprise price."
         ),
     )
+    # What the price is (vocab.PriceBasis): a bookable offer, a market floor ("from", the lowest
+    # listed offer), a market statistic (a median) or a competitor's claim, as its source states.
+    basis = models.CharField(
+        _("what the price is"),
+        max_length=10,
+        choices=PriceBasis.choices,
+        default=PriceBasis.OFFER,
+        help_text=_(
+            'A bookable price, a market floor (a "from" price, the lowest listed offer), a '
+            "market statistic (a median) or a competitor's claim: floors and statistics are "
+            "shown but not ranked as offers."
+        ),
+    )
     observed_at = models.DateTimeField(_("observed at"), default=timezone.now)
     last_seen_at = models.DateTimeField(_("last seen at"))
     source = models.ForeignKey(
@@ -840,6 +854,11 @@ class PriceObservation(CatalogueModel):
                 condition=_choices_check("tier", PriceTier),
                 name="price_tier_known",
                 violation_error_message=_("Unknown price tier."),
+            ),
+            models.CheckConstraint(
+                condition=_choices_check("basis", PriceBasis),
+                name="price_basis_known",
+                violation_error_message=_("Unknown price basis."),
             ),
             models.CheckConstraint(
                 condition=Q(last_seen_at__gte=F("observed_at")),
@@ -905,6 +924,13 @@ class CurrentPrice(CatalogueModel):
     )
     amount = models.DecimalField(_("amount"), max_digits=14, decimal_places=6)
     currency = models.CharField(_("currency"), max_length=3, choices=Currency.choices)
+    # The observation's basis, repeated like its amount: lists and the advisor read it unjoined.
+    basis = models.CharField(
+        _("what the price is"),
+        max_length=10,
+        choices=PriceBasis.choices,
+        default=PriceBasis.OFFER,
+    )
     observed_at = models.DateTimeField(_("observed at"))
     # `amount` over the unit's hours and the offering's GPUs (advisor.engine.vocab.BillingUnit:
     # a month is 720 h), in the price's own currency: the sort key of the list API's price orders,

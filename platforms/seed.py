@@ -283,6 +283,8 @@ def _offering(
                 "amount": Decimal(price["amount"]),
                 "currency": price["currency"],
                 "tier": price.get("tier", "list"),
+                # What the price is, as the catalogue records it (a competitor's claim of it).
+                "basis": price.get("basis", "offer"),
                 "last_seen_at": observed_at,
                 "source": sources[price["source"]],
             },

@@ -44,6 +44,7 @@ from .models import (
     CurrentPrice,
     IdleModePrice,
     Offering,
+    PriceBasis,
     PriceObservation,
     PriceTier,
     Source,
@@ -108,7 +109,16 @@ def _version_sql() -> str:
 _VERSION_SQL = _version_sql()
 
 
-_CURRENT_FIELDS = ("offering", "unit", "tier", "observation", "amount", "currency", "observed_at")
+_CURRENT_FIELDS = (
+    "offering",
+    "unit",
+    "tier",
+    "observation",
+    "amount",
+    "currency",
+    "observed_at",
+    "basis",
+)
 
 
 def current_prices_advance(*, observations: Iterable[PriceObservation]) -> None:
@@ -134,7 +144,7 @@ def current_prices_advance(*, observations: Iterable[PriceObservation]) -> None:
     )
     observed = connection.ops.quote_name("observed_at")
     rows = [
-        (o.offering_id, o.unit, o.tier, o.pk, o.amount, o.currency, o.observed_at)
+        (o.offering_id, o.unit, o.tier, o.pk, o.amount, o.currency, o.observed_at, o.basis)
         for o in newest.values()
     ]
     limit = connection.features.max_query_params or 10_000
@@ -288,8 +298,10 @@ def price_observation_create(
     observed_at: datetime | None = None,
     created_by: User | None = None,
     tier: str = PriceTier.LIST,
+    basis: str = PriceBasis.OFFER,
 ) -> PriceObservation:
-    """Record a new observed price (for `tier`: list, or a member, student or enterprise price).
+    """Record a new observed price (for `tier`: list, or a member, student or enterprise price;
+    `basis`: what it is, a bookable offer, a market floor or statistic, a competitor's claim).
     Raises ValidationError with field messages on bad data."""
     now = timezone.now()
     observed_at = observed_at or now
@@ -301,6 +313,7 @@ def price_observation_create(
         amount=amount,
         currency=currency,
         tier=tier,
+        basis=basis,
         source=source,
         observed_at=observed_at,
         last_seen_at=observed_at,

@@ -60,6 +60,12 @@ PRICE_TIER_LABELS: Labels = {
     vocab.PriceTier.STUDENT: _("student price"),
     vocab.PriceTier.ENTERPRISE: _("enterprise price"),
 }
+PRICE_BASIS_LABELS: Labels = {
+    vocab.PriceBasis.OFFER: _("bookable price"),
+    vocab.PriceBasis.FLOOR: _('market floor ("from")'),
+    vocab.PriceBasis.STATISTIC: _("market statistic"),
+    vocab.PriceBasis.CLAIM: _("competitor's claim"),
+}
 SHARING_MODE_LABELS: Labels = {
     vocab.SharingMode.EXCLUSIVE: _("exclusive whole GPU"),
     vocab.SharingMode.MIG: _("MIG slice"),
@@ -131,6 +137,7 @@ LABELS: dict[type[StrEnum], Labels] = {
     vocab.StorageUnit: STORAGE_UNIT_LABELS,
     vocab.Currency: CURRENCY_LABELS,
     vocab.PriceTier: PRICE_TIER_LABELS,
+    vocab.PriceBasis: PRICE_BASIS_LABELS,
     vocab.SharingMode: SHARING_MODE_LABELS,
     vocab.MultiTask: MULTI_TASK_LABELS,
     vocab.Interconnect: INTERCONNECT_LABELS,
@@ -150,6 +157,7 @@ ALL_LABELS: dict[str, tuple[type[StrEnum], Labels]] = {
     "STORAGE_UNIT_LABELS": (vocab.StorageUnit, STORAGE_UNIT_LABELS),
     "CURRENCY_LABELS": (vocab.Currency, CURRENCY_LABELS),
     "PRICE_TIER_LABELS": (vocab.PriceTier, PRICE_TIER_LABELS),
+    "PRICE_BASIS_LABELS": (vocab.PriceBasis, PRICE_BASIS_LABELS),
     "SHARING_MODE_LABELS": (vocab.SharingMode, SHARING_MODE_LABELS),
     "MULTI_TASK_LABELS": (vocab.MultiTask, MULTI_TASK_LABELS),
     "INTERCONNECT_LABELS": (vocab.Interconnect, INTERCONNECT_LABELS),
@@ -206,6 +214,7 @@ BillingUnit = text_choices(vocab.BillingUnit, BILLING_UNIT_LABELS)
 StorageUnit = text_choices(vocab.StorageUnit, STORAGE_UNIT_LABELS)
 Currency = text_choices(vocab.Currency, CURRENCY_LABELS)
 PriceTier = text_choices(vocab.PriceTier, PRICE_TIER_LABELS)
+PriceBasis = text_choices(vocab.PriceBasis, PRICE_BASIS_LABELS)
 SharingMode = text_choices(vocab.SharingMode, SHARING_MODE_LABELS)
 MultiTask = text_choices(vocab.MultiTask, MULTI_TASK_LABELS)
 Interconnect = text_choices(vocab.Interconnect, INTERCONNECT_LABELS)

@@ -20,6 +20,18 @@ RESERVE_MIN_BYTES = 256 * 2**20
 # Warn of OOM risk above 90 % of usable memory (docs/advisor-rules.md); the same 0.9 is the
 # default of vLLM's gpu_memory_utilization engine argument.
 OOM_RISK_FRACTION = 0.9
+# A paged-KV server (vLLM, SGLang) is sized by its engine's memory pool instead: its need already
+# holds the pool (memory.GPU_MEMORY_UTILIZATION, vLLM's `gpu_memory_utilization`, "the fraction of
+# GPU memory to be used for the model executor ... default value of 0.9",
+# https://docs.vllm.ai/en/latest/models/engine_args.html), so it fills the card by design and is
+# not warned for it (placement._warnings).
+# A training task with less than 5 % of usable memory free ranks after plans with headroom at
+# equal cost, with its figure shown: a training peak moves with the batch the run meets, and the
+# memory model is held to published figures within 2 % (model states, ZeRO, arXiv:1910.02054) to
+# 10 % (measured training peaks with activations, Lightning-AI/litgpt tutorials/resource-tables.md;
+# tests/advisor/engine/test_memory_published.py): under 5 % free, the fit rests on the estimate
+# being right within half its tested error.
+TIGHT_TRAINING_FRACTION = 0.05
 
 
 def usable_bytes(capacity_gib: float) -> int:

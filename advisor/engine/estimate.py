@@ -12,9 +12,14 @@ from dataclasses import dataclass, replace
 from advisor.engine.capacity import OOM_RISK_FRACTION, usable_bytes
 from advisor.engine.errors import AdvisorError, InvalidWorkload
 from advisor.engine.hardware import resolve_accelerator
-from advisor.engine.memory import suggest_fixes, task_memory
+from advisor.engine.memory import (
+    GPU_MEMORY_UTILIZATION,
+    holds_engine_pool,
+    suggest_fixes,
+    task_memory,
+)
 from advisor.engine.memory_plan import MemoryBreakdown, MemoryPlan
-from advisor.engine.messages import Code, Message, gib, msg
+from advisor.engine.messages import Code, Message, fraction, gib, msg
 from advisor.engine.needs import reference_of
 from advisor.engine.serving import NetworkLink, ServingEstimate, serving_estimate
 from advisor.engine.timing import (
@@ -142,6 +147,12 @@ def _fit(task: Task, plan: MemoryPlan, usable: int, on_slices: bool) -> Fit:
         per_machine = (task.on.gpus_per_node if task.on else None) or DEFAULT_GPUS_PER_NODE
         fixes = suggest_fixes(task, usable, per_machine)
         return Fit(False, usable, usable - total, reason, tuple(fixes))
+    if holds_engine_pool(task):
+        # A paged-KV server's need holds its engine's pool: it fills the card by design
+        # (docs/advisor-rules.md, "Headroom"), sized, not warned.
+        pool = fraction(GPU_MEMORY_UTILIZATION)
+        reason = msg(Code.FIT_ENGINE_POOL, need=need, usable=have, utilization=pool)
+        return Fit(True, usable, usable - total, reason)
     if total > OOM_RISK_FRACTION * usable:
         return Fit(True, usable, usable - total, msg(Code.FIT_OOM_RISK, need=need, usable=have))
     return Fit(True, usable, usable - total, msg(Code.FIT_FITS, need=need, usable=have))
@@ -220,7 +231,7 @@ def _on_hardware(
         profile = _mig_profile(accel, task.on.mig_profile, f"{path}.mig_profile")
         accel = slice_spec(accel, profile)
     fit = _fit(task, plan, usable_bytes(accel.vram_gib), profile is not None)
-    if fit.fits and fit.headroom_bytes < (1 - OOM_RISK_FRACTION) * fit.usable_bytes:
+    if fit.reason.code is Code.FIT_OOM_RISK:
         warnings.append(msg(Code.WARN_TASK, task=task.name, message=fit.reason))
     if accel.confidence == "unverified":
         unverified = msg(Code.WARN_UNVERIFIED_FIGURES, accelerator=accel.name)

@@ -103,6 +103,8 @@ class Leg:
     job_cost: Decimal | None = None
     job_cost_low: Decimal | None = None
     job_cost_high: Decimal | None = None
+    # The card's name, for sentences (`accelerator` is its slug, for data).
+    accelerator_name: str = ""
 
     @property
     def gpus(self) -> int:

@@ -282,6 +282,14 @@ def task_memory(task: Task) -> MemoryPlan:
     return _training_memory(task)
 
 
+def holds_engine_pool(task: Task) -> bool:
+    """Whether `task`'s need is a paged-KV server's memory pool (`_inference_memory`: the need ÷
+    GPU_MEMORY_UTILIZATION): the server fills that share of the card by design
+    (docs/advisor-rules.md, "Headroom")."""
+    llm = task.arch is None or task.arch.family != "diffusion"
+    return task.kind == "inference" and task.serving == "paged" and llm
+
+
 # ----------------------------------------------------------------------------------------- training
 
 

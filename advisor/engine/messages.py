@@ -511,6 +511,16 @@ class Code(StrEnum):
     SERVING_WORKLOAD_OVER_CONTEXT = "serving_workload_over_context"
     SERVING_NOTE_MEASURED = "serving_note_measured"
     SERVING_NOTE_NETWORK = "serving_note_network"
+    # What a price is (vocab.PriceBasis) and the headroom rule (docs/advisor-rules.md, "What a
+    # price is", "Headroom"): market figures left out, claims and tight fits ranked after.
+    REJECT_MARKET_FIGURE = "reject_market_figure"
+    WARN_MARKET_FIGURE = "warn_market_figure"
+    WARN_CLAIMED_PRICE = "warn_claimed_price"
+    DIFF_CLAIMED_PRICE = "diff_claimed_price"
+    WARN_TIGHT_TRAINING = "warn_tight_training"
+    DIFF_TIGHT_HEADROOM = "diff_tight_headroom"
+    FIT_ENGINE_POOL = "fit_engine_pool"
+    SUGGEST_INCLUDE_MARKET = "suggest_include_market"
 
 
 TEMPLATES: dict[Code, str] = {
@@ -1515,6 +1525,33 @@ TEMPLATES: dict[Code, str] = {
     Code.SERVING_NOTE_NETWORK: gettext_noop(
         "tensor parallel over %(nodes)s machines: each all-reduce also crosses the %(network)s "
         "network, %(latency)s µs plus the activations at %(busbw)s GB/s"
+    ),
+    # What a price is, and the headroom rule
+    Code.REJECT_MARKET_FIGURE: gettext_noop(
+        "a market floor or statistic, not a price one can book"
+    ),
+    Code.WARN_MARKET_FIGURE: gettext_noop(
+        "Its price is a %(basis)s, ranked as if bookable because the scenario includes market "
+        "statistics: an instance at this price may not be there to rent"
+    ),
+    Code.WARN_CLAIMED_PRICE: gettext_noop(
+        "Its price is a competitor's claim (%(source)s), not the platform's own price list: "
+        "ranked after a platform's own price at equal cost"
+    ),
+    Code.DIFF_CLAIMED_PRICE: gettext_noop("its price is a competitor's claim"),
+    Code.WARN_TIGHT_TRAINING: gettext_noop(
+        "%(task)s leaves only %(headroom)s of %(usable)s usable (%(filled)s full), less than "
+        "the %(limit)s a training run's peak memory can differ from the estimate: ranked after "
+        "plans with headroom at equal cost"
+    ),
+    Code.DIFF_TIGHT_HEADROOM: gettext_noop("a training task leaves it almost no memory headroom"),
+    Code.FIT_ENGINE_POOL: gettext_noop(
+        "fits (%(need)s of %(usable)s usable, the serving engine's memory pool of %(utilization)s "
+        "of the card included)"
+    ),
+    Code.SUGGEST_INCLUDE_MARKET: gettext_noop(
+        "Include market floors and statistics (include_market_statistics), knowing that no "
+        "instance may be for rent at such a price"
     ),
 }
 

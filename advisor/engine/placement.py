@@ -43,7 +43,7 @@ from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar, cast
 
-from advisor.engine.capacity import OOM_RISK_FRACTION, usable_bytes
+from advisor.engine.capacity import OOM_RISK_FRACTION, TIGHT_TRAINING_FRACTION, usable_bytes
 from advisor.engine.messages import Code, Message, Quantity, Unit, fraction, msg
 from advisor.engine.mig import Layout, MigSlot, has_mig, pack_tasks
 from advisor.engine.mig import profile as mig_profile
@@ -69,6 +69,12 @@ class TaskNeed(HashOnce):
     sharded: bool = False  # ZeRO-3 or tensor-parallel: memory split over its GPUs
     when: When = When.ALWAYS
     isolation: Isolation = Isolation.HARD
+    # The headroom rule (docs/advisor-rules.md, "Headroom"): a paged-KV server (vLLM, SGLang)
+    # whose need holds its engine's memory pool fills the card by design and is not warned for
+    # it; a training task within capacity.TIGHT_TRAINING_FRACTION of the card ranks after plans
+    # with headroom at equal cost.
+    engine_pool: bool = False
+    trains: bool = False
 
     @property
     def spans_gpus(self) -> bool:
@@ -112,6 +118,9 @@ class Placement:
     warnings: tuple[Message, ...] = ()
     reason: Message | None = None
     shortfall_bytes: int | None = None  # how far the worst memory miss is over, when that is why
+    # A training task leaves less than capacity.TIGHT_TRAINING_FRACTION of its card free: ranked
+    # after plans with headroom at equal cost (ranking.doubts).
+    tight: bool = False
 
     @property
     def min_headroom_bytes(self) -> int | None:
@@ -179,6 +188,7 @@ def _place_layout(target: _Target, tasks: Sequence[TaskNeed]) -> Placement:
         gpus_per_instance=target.offering.gpu_count,
         assignments=assignments,
         warnings=_warnings(target, tasks, assignments),
+        tight=any(_tight(tasks, a) for a in assignments),
     )
 
 
@@ -766,9 +776,25 @@ def _warnings(
     target: _Target, tasks: Sequence[TaskNeed], assignments: Sequence[Assignment]
 ) -> tuple[Message, ...]:
     out: list[Message] = []
+    needs = {t.name: t for t in tasks}
     for a in assignments:
         filled = a.usable_bytes - a.headroom_bytes
-        if filled > OOM_RISK_FRACTION * a.usable_bytes:
+        need = needs.get(a.task)
+        if need is not None and need.engine_pool and a.used_bytes == filled:
+            # Alone on its GPU, a paged-KV server fills its pool by design: sized, not warned.
+            continue
+        if _tight(tasks, a):
+            out.append(
+                msg(
+                    Code.WARN_TIGHT_TRAINING,
+                    task=a.task,
+                    headroom=_gib(a.headroom_bytes),
+                    usable=_gib(a.usable_bytes),
+                    filled=fraction(filled / a.usable_bytes),
+                    limit=fraction(TIGHT_TRAINING_FRACTION),
+                )
+            )
+        elif filled > OOM_RISK_FRACTION * a.usable_bytes:
             out.append(
                 msg(
                     Code.WARN_OOM_RISK,
@@ -787,6 +813,12 @@ def _warnings(
     if "mig" in modes or target.offering.mig_profile is not None:
         out.append(msg(Code.WARN_MIG_NO_P2P))
     return tuple(out)
+
+
+def _tight(tasks: Sequence[TaskNeed], a: Assignment) -> bool:
+    """A training task whose GPU keeps less than TIGHT_TRAINING_FRACTION of it free."""
+    trains = any(t.name == a.task and t.trains for t in tasks)
+    return trains and a.headroom_bytes < TIGHT_TRAINING_FRACTION * a.usable_bytes
 
 
 def _gib(n: int) -> Quantity:

@@ -4,7 +4,8 @@ An OfferingIndex, built once per catalogue (advisor.services keeps it with the c
 inputs), groups the offerings by ranking's fit key (ranking.fit_key: accelerator, GPU count,
 sharing mode, MIG profile, pooled slice, interconnect and the platform's multi-task granularity),
 and within a group into cells of offerings alike in everything a constraint reads
-(ranking.constraint_miss: platform, physical exclusivity, spot, the card itself).
+(ranking.constraint_miss: platform, physical exclusivity, spot, the card itself, a market
+figure among its prices).
 
 Per advice, `evaluate` checks each cell's constraints once, and each group's fit, placement and
 time once (with its first eligible offering, as the offering-by-offering loop did); a group that
@@ -165,6 +166,7 @@ class OfferingIndex:
                 off.physically_exclusive,
                 off.interruptible,
                 id(off.accelerator),
+                off.market_figure,
             )
             cell = cells.get(cell_key)
             if cell is None:
@@ -1093,19 +1095,20 @@ def _bound_key(
     objective: str, times: Sequence[float], best_cost: float, stale: bool = False
 ) -> Callable[[float, float], tuple[Any, ...]]:
     """The least key (ranking.ranking_key) a candidate of cost at least `bound` and time `time_key`
-    can have: fresh, and its cost at the bound; with `stale`, the greatest a candidate of cost at
-    most `bound` can have."""
+    can have: fresh (no doubt: ranking.SURE), and its cost at the bound; with `stale`, the
+    greatest a candidate of cost at most `bound` can have (ranking.DOUBTFUL)."""
+    flags = ranking.DOUBTFUL if stale else ranking.SURE
     if objective == "time" and times:
-        return lambda bound, time_key: (time_key, round(bound, 2), stale)
+        return lambda bound, time_key: (time_key, round(bound, 2), flags)
     if objective != "balanced" or not times:
-        return lambda bound, time_key: (round(bound, 2), stale, time_key)
+        return lambda bound, time_key: (round(bound, 2), flags, time_key)
     best_time = min(times) or 1e-9
     slowest = max(times) / best_time
     scale = 1 / best_cost if best_cost > 0 else 1.0
 
     def balanced(bound: float, time_key: float) -> tuple[Any, ...]:
         t = time_key / best_time if time_key < ranking.INF else slowest
-        return (bound * scale + t, stale, bound)
+        return (bound * scale + t, flags, bound)
 
     return balanced
 

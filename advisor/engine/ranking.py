@@ -57,7 +57,7 @@ from advisor.engine.estimate import slice_spec
 from advisor.engine.hardware import resolve_accelerator
 from advisor.engine.idle import IdleTime
 from advisor.engine.legs import BillingChoice, Leg, TaskServing
-from advisor.engine.memory import task_memory
+from advisor.engine.memory import holds_engine_pool, task_memory
 from advisor.engine.messages import (
     Code,
     Message,
@@ -113,6 +113,12 @@ DEFAULT_LIMIT = 20
 # that, the estimate's own spread (time ranges, rounding, a price seen a week ago) decides.
 TIE_FRACTION = 0.02
 INF = float("inf")
+# What ranks a candidate after another at equal cost (ranking_key), each a flag: a stale price, a
+# price that is a competitor's claim (vocab.PriceBasis.CLAIM), a training task with almost no
+# memory headroom (placement.Placement.tight; docs/advisor-rules.md). The least and the greatest
+# such flags, for the bounds of a key (prune._bound_key).
+SURE = (False, False, False)
+DOUBTFUL = (True, True, True)
 BEST_BY = {
     Objective.COST: Code.REASON_BEST_BY_COST,
     Objective.TIME: Code.REASON_BEST_BY_TIME,
@@ -181,6 +187,8 @@ class Recommendation:
     # fields above describe; cost, time and warnings are the whole plan's. (): the offering
     # alone, a plan of one leg (plans.leg_of).
     legs: tuple[Leg, ...] = ()
+    # The card's name, for sentences (`accelerator` is its slug, for data).
+    accelerator_name: str = ""
 
 
 @dataclass(frozen=True)
@@ -335,6 +343,8 @@ class Candidate:
     # Keeping the instance on between runs so that its platform does not release it (idle.py),
     # in `cost_key`; 0.0 when it is stopped or prepaid.
     keep: float = 0.0
+    # What ranks it after another at equal cost (`doubts`, set once it is priced).
+    doubt: tuple[bool, bool, bool] = SURE
 
 
 class Context:
@@ -402,6 +412,7 @@ class Context:
             or self.on_slugs
             or self.no_interruptible
             or self.card_needs is not None
+            or not self.c.include_market_statistics
         )
         self.rejected: Counter[Code] = Counter()
         self.misses: dict[Code, tuple[float, Message, OfferingSpec]] = {}
@@ -539,6 +550,7 @@ def evaluate_offering(ctx: Context, off: OfferingSpec) -> Candidate | None:
         fit.time, off, fit, fit.bill, chosen, storage, assumed, stale, total, time_key
     )
     candidate.keep = keep
+    candidate.doubt = doubts(candidate)
     if ctx.budget is not None and _over_budget(ctx, candidate):
         return None
     return candidate
@@ -596,6 +608,9 @@ def constraint_miss(ctx: Context, off: OfferingSpec) -> Code | None:
         return Code.REJECT_NOT_REQUESTED_HARDWARE
     if ctx.no_interruptible and off.interruptible:
         return Code.REJECT_INTERRUPTIBLE_SERVICE
+    # Market floors and statistics are not offers one can book (vocab.PriceBasis).
+    if off.market_figure and not c.include_market_statistics:
+        return Code.REJECT_MARKET_FIGURE
     if ctx.card_needs is not None:
         return needs.unmet(ctx.card_needs, off.accelerator)
     return None
@@ -613,6 +628,7 @@ def constraint_terms(ctx: Context) -> tuple[Any, ...]:
         ctx.on_slugs,
         ctx.no_interruptible,
         ctx.card_needs,
+        c.include_market_statistics,
     )
 
 
@@ -1307,11 +1323,11 @@ def ranking_key(
     if objective == "time" and times:
         for c in candidates:
             c.score = c.time_key
-        return lambda c: (c.time_key, round(c.cost_key, 2), c.stale)
+        return lambda c: (c.time_key, round(c.cost_key, 2), c.doubt)
     if objective != "balanced" or not times:
         for c in candidates:
             c.score = c.cost_key
-        return lambda c: (round(c.cost_key, 2), c.stale, c.time_key)
+        return lambda c: (round(c.cost_key, 2), c.doubt, c.time_key)
     best_cost = min(c.cost_key for c in candidates) if stats is None else stats[1]
     best_time = min(times) or 1e-9
     # An offering without a time estimate counts as the slowest one that has one.
@@ -1320,7 +1336,12 @@ def ranking_key(
     for c in candidates:
         t = c.time_key / best_time if c.time_key < INF else slowest
         c.score = c.cost_key * cost_scale + t
-    return lambda c: (c.score, c.stale, c.cost_key)
+    return lambda c: (c.score, c.doubt, c.cost_key)
+
+
+def doubts(c: Candidate) -> tuple[bool, bool, bool]:
+    """What ranks `c` after another candidate at equal cost (`Candidate.doubt`)."""
+    return (c.stale, c.offering.claimed, c.fit.placement.tight)
 
 
 def regional_offer(off: OfferingSpec) -> tuple[Any, ...]:
@@ -1419,6 +1440,7 @@ def recommend(
         platform=off.platform,
         platform_name=off.platform_name,
         accelerator=off.accelerator.slug,
+        accelerator_name=off.accelerator.name,
         instances=c.bill.instances,
         gpus_per_instance=off.gpu_count,
         plan=plan,
@@ -1776,7 +1798,30 @@ def _apart(c: Candidate) -> tuple[Message, ...]:
         out.append(msg(Code.DIFF_COMPETITOR_CLAIM))
     if c.stale:
         out.append(msg(Code.DIFF_STALE_PRICE))
+    out.extend(_basis_apart(c))
     return tuple(out)
+
+
+def _basis_apart(c: Candidate) -> tuple[Message, ...]:
+    """What of the price's basis and the headroom rule tells tied recommendations apart."""
+    out = []
+    if c.offering.claimed:
+        out.append(msg(Code.DIFF_CLAIMED_PRICE))
+    if c.fit.placement.tight:
+        out.append(msg(Code.DIFF_TIGHT_HEADROOM))
+    return tuple(out)
+
+
+def basis_warnings(c: Candidate) -> tuple[Message, ...]:
+    """A price that is not a bookable offer, said (vocab.PriceBasis): a market figure ranked
+    because the scenario asked for them, a competitor's claim with whose it is."""
+    out = []
+    for p in c.prices:
+        if p.basis in (vocab.PriceBasis.FLOOR, vocab.PriceBasis.STATISTIC):
+            out.append(msg(Code.WARN_MARKET_FIGURE, basis=p.basis))
+        elif p.basis == vocab.PriceBasis.CLAIM:
+            out.append(msg(Code.WARN_CLAIMED_PRICE, source=p.source))
+    return tuple(dict.fromkeys(out))
 
 
 def _break_even_reason(c: Candidate) -> list[Message]:
@@ -1808,6 +1853,7 @@ def rec_warnings(ctx: Context, c: Candidate) -> tuple[Message, ...]:
         out.append(msg(Code.WARN_VENDOR_CLAIM))
     if off.competitor_claim_by:
         out.append(msg(Code.WARN_COMPETITOR_CLAIM, speaker=off.competitor_claim_by))
+    out.extend(basis_warnings(c))
     for p in c.prices:
         if _stale(ctx, p):
             age = (ctx.now - p.observed_at).days
@@ -1879,6 +1925,8 @@ def _need(task: Task) -> TaskNeed:
         sharded=plan.sharded,
         when=task.when,
         isolation=task.isolation,
+        engine_pool=holds_engine_pool(task),
+        trains=task.kind in TRAINING_KINDS,
     )
 
 

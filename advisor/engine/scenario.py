@@ -517,6 +517,8 @@ _CONSTRAINT_READERS: dict[str, Callable[[object, str], Any]] = {
     "platforms": _platforms,
     "fresh_only": _boolean,
     "allow_interruptible": _boolean,
+    # Rank market floors ("from", the lowest listed offer) and statistics as if bookable.
+    "include_market_statistics": _boolean,
     # Data kept on the platform's storage (datasets, checkpoints), GB; priced per platform.
     "storage_gb": lambda v, p: _number(v, p, 0, 1e9),
     # The renter's price tier (list, member, student, enterprise); the loader prices with it.

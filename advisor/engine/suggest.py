@@ -106,7 +106,9 @@ def _memory(
                 label = msg(Code.SUGGEST_TASK_CHANGE, task=task.name, change=change)
                 out.append(Suggestion(label, _with_task(scenario, index, variant)))
         if task.on is not None:
-            label = msg(Code.SUGGEST_ANY_HARDWARE, task=task.name, accelerator=task.on.accelerator)
+            # The card by its name, not as the scenario spells it (a slug or an alias).
+            named = est.on.name if est.on is not None else task.on.accelerator
+            label = msg(Code.SUGGEST_ANY_HARDWARE, task=task.name, accelerator=named)
             out.append(Suggestion(label, _with_task(scenario, index, replace(task, on=None))))
     return out
 
@@ -172,6 +174,12 @@ def _relaxed(scenario: Scenario, rejected: Mapping[Code, int]) -> list[Suggestio
             not c.allow_interruptible,
             Code.SUGGEST_INTERRUPTIBLE,
             {"allow_interruptible": True},
+        ),
+        (
+            Code.REJECT_MARKET_FIGURE,
+            not c.include_market_statistics,
+            Code.SUGGEST_INCLUDE_MARKET,
+            {"include_market_statistics": True},
         ),
     ]
     out: list[Suggestion] = []

@@ -255,6 +255,9 @@ class Constraints:
     fresh_only: bool = False
     # Interruptible (spot) capacity is proposed for always-on services only when allowed.
     allow_interruptible: bool = False
+    # Market floors ("from", the lowest listed offer) and statistics (a median) are ranked as if
+    # bookable only when asked for (vocab.PriceBasis); by default they are left out.
+    include_market_statistics: bool = False
     # Data kept on the platform's storage (datasets, checkpoints), GB (1e9 B) as storage is sold;
     # priced with the platform's StoragePriceSpec (billing.storage_monthly_cost).
     storage_gb: float = 0.0
@@ -346,6 +349,10 @@ class PriceSpec:
     # The platform bills each run's start-up time (boot, image pull) on this metered price;
     # None: not stated, counted as billed (pricing.kind.Metering.startup_seconds).
     startup_billed: bool | None = None
+    # What the price is: a bookable offer, a market floor or statistic (shown, not ranked unless
+    # the scenario includes them), or a competitor's claim (ranked with its badge, after a
+    # platform's own price at equal cost). Not part of the kind: it changes no charge.
+    basis: vocab.PriceBasis = vocab.PriceBasis.OFFER
 
     @cached_property
     def amount_float(self) -> float:
@@ -433,6 +440,20 @@ class OfferingSpec:
     # This spec is `host_cards` cards of a one-card offering on one host (hosts.host_variants),
     # billed per card; 0: the offering as listed.
     host_cards: int = 0
+
+    @property
+    def market_figure(self) -> bool:
+        """A price of it is a market floor or statistic (vocab.PriceBasis.market): the offering
+        is a figure of a market, not an instance one can book at that price."""
+        return any(p.basis in _MARKET for p in self.prices)
+
+    @property
+    def claimed(self) -> bool:
+        """A price of it is a competitor's claim (vocab.PriceBasis.CLAIM)."""
+        return any(p.basis == vocab.PriceBasis.CLAIM for p in self.prices)
+
+
+_MARKET = frozenset(b for b in vocab.PriceBasis if b.market)
 
 
 @dataclass(frozen=True)

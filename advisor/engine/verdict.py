@@ -174,9 +174,9 @@ def _because(best: Plan, pick: Plan, *, by_time: bool) -> tuple[Message, ...]:
             msg(
                 Code.BECAUSE_FASTER_GPUS,
                 gpus=gpus,
-                accelerator=a.accelerator,
+                accelerator=a.accelerator_name,
                 pick_gpus=pick_gpus,
-                pick_accelerator=b.accelerator,
+                pick_accelerator=b.accelerator_name,
             )
         )
         return tuple(out)

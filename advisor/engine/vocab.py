@@ -176,6 +176,25 @@ class PriceTier(StrEnum):
     ENTERPRISE = "enterprise"
 
 
+class PriceBasis(StrEnum):
+    """What a price is, as its source states it (docs/advisor-rules.md, "What a price is"): an
+    offer one can book (the list price or a tier's, `PriceTier`), a market floor (a "from" price,
+    the lowest listed offer of a marketplace), a statistic of a market (its median), or another
+    platform's statement of this platform's price (a competitor's claim). Floors and statistics
+    are shown, never ranked as bookable unless a scenario asks for them
+    (`include_market_statistics`)."""
+
+    OFFER = "offer"
+    FLOOR = "floor"
+    STATISTIC = "statistic"
+    CLAIM = "claim"
+
+    @property
+    def market(self) -> bool:
+        """A market figure (a floor or a statistic), not a price one can book as stated."""
+        return self in (PriceBasis.FLOOR, PriceBasis.STATISTIC)
+
+
 class Objective(StrEnum):
     BALANCED = "balanced"
     COST = "cost"

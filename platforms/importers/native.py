@@ -18,6 +18,7 @@ from platforms.models import (
     Currency,
     DeliveryForm,
     Interconnect,
+    PriceBasis,
     PriceTier,
     SharingMode,
     StorageKind,
@@ -72,6 +73,7 @@ OPTIONAL = (
     "observed_at",
     "source_url",
     "tier",
+    "basis",
     "record",
     "storage_kind",
     "free_gb",
@@ -99,6 +101,7 @@ OFFERING_ONLY = (
     "region",
     "interruptible",
     "tier",
+    "basis",
 )
 STORAGE_ONLY = ("storage_kind", "free_gb", "billed_when_stopped")
 
@@ -206,6 +209,7 @@ def _offers(line: int, row: dict[str, str]) -> list[OfferRow]:
         raise RowError("billing_unit and currency are required")
     observed_at, source_url = _dated(row)
     tier = choice_value(row, "tier", PriceTier) or PriceTier.LIST
+    basis = choice_value(row, "basis", PriceBasis) or PriceBasis.OFFER
     gpu_count = whole_number(row, "gpu_count")
     interconnect = choice_value(row, "interconnect", Interconnect)
     bandwidth = None
@@ -236,6 +240,7 @@ def _offers(line: int, row: dict[str, str]) -> list[OfferRow]:
                     observed_at=observed_at,
                     source_url=source_url,
                     tier=tier,
+                    basis=basis,
                 )
             ],
             vcpus=whole_number(row, "vcpus", required=False),

@@ -342,6 +342,7 @@ def plan_offering(
             amount=price.amount,
             currency=price.currency,
             tier=price.tier,
+            basis=price.basis,
             observed_at=when,
             last_seen_at=when,
         )

@@ -24,7 +24,7 @@ from django.core.validators import URLValidator
 from django.db import models
 from django.utils import timezone
 
-from platforms.models import PriceObservation, PriceTier, normalise_alias
+from platforms.models import PriceBasis, PriceObservation, PriceTier, normalise_alias
 
 # Prices keep the places PriceObservation.amount stores (six: a per-second $0.000164 is exact);
 # catalogs print more digits (AWS spot "13.0206000") that are almost always trailing zeros.
@@ -101,6 +101,8 @@ class PriceRow:
     observed_at: datetime | None = None
     source_url: str = ""
     tier: str = PriceTier.LIST
+    # What the price is (vocab.PriceBasis): a bookable offer unless the file says otherwise.
+    basis: str = PriceBasis.OFFER
 
     @property
     def key(self) -> tuple[str, str, datetime | None]:

@@ -161,6 +161,7 @@ def test_a_price_edited_in_the_admin_is_in_the_next_advice(client, offering, sou
         "amount": "1.59",
         "currency": "CNY",
         "tier": "list",
+        "basis": "offer",
         "observed_at_0": when.strftime("%Y-%m-%d"),
         "observed_at_1": when.strftime("%H:%M:%S"),
         "last_seen_at_0": when.strftime("%Y-%m-%d"),

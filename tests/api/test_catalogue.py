@@ -93,6 +93,7 @@ def test_an_offering_shows_its_vram_its_price_in_the_asked_unit_and_every_curren
     current = {
         "currency": "CNY",
         "tier": "list",
+        "basis": "offer",
         "observed_at": local(NOW - timedelta(days=5)),
         "last_seen_at": local(NOW - timedelta(days=5)),
         "age_days": 5,

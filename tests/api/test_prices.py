@@ -169,6 +169,7 @@ def test_staff_add_a_price_which_becomes_the_current_one(
         "amount": "1.700000",
         "currency": "CNY",
         "tier": "list",
+        "basis": "offer",
         "observed_at": local(NOW),
         "last_seen_at": local(NOW),
         "age_days": 0,

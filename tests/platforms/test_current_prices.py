@@ -189,6 +189,7 @@ def test_a_superusers_correction_and_deletion_re_point_the_current_price(
         "amount": "1.66",
         "currency": "CNY",
         "tier": "list",
+        "basis": "offer",
         "observed_at_0": (NOW - timedelta(days=2)).strftime("%Y-%m-%d"),
         "observed_at_1": (NOW - timedelta(days=2)).strftime("%H:%M:%S"),
         "last_seen_at_0": NOW.strftime("%Y-%m-%d"),

@@ -26,7 +26,7 @@ from advisor.engine.types import (
     Task,
 )
 from advisor.engine.usage import Usage
-from advisor.engine.vocab import CostBasis
+from advisor.engine.vocab import CostBasis, PriceBasis
 from tests.advisor.engine.price_strategies import RATES, prices
 from tests.advisor.engine.test_advice_properties import ACCELERATORS, NOW, jobs, services
 from tests.conftest import examples
@@ -51,6 +51,9 @@ price = prices(
     ),
     st.sampled_from([0, 3, 40, 120]),
     st.booleans(),
+    # What the price is: market figures are left out unless asked for, claims rank after a
+    # platform's own price at equal cost (vocab.PriceBasis).
+    basis=st.sampled_from(list(PriceBasis) + [PriceBasis.OFFER] * 4),
 )
 
 
@@ -95,18 +98,21 @@ def catalogue(draw: st.DrawFn) -> list[OfferingSpec]:
 
 
 scenarios = st.builds(
-    lambda tasks, objective, storage, spot, fresh, budget, deadline, chosen, startup: Scenario(
-        tasks=tuple(replace(t, name=f"t{i}") for i, t in enumerate(tasks)),
-        constraints=Constraints(
-            storage_gb=storage,
-            startup_minutes=startup,
-            allow_interruptible=spot,
-            fresh_only=fresh,
-            budget_per_month=budget,
-            deadline_hours=deadline,
-            platforms=chosen,
-        ),
-        objective=objective,
+    lambda tasks, objective, storage, spot, fresh, budget, deadline, chosen, startup, market: (
+        Scenario(
+            tasks=tuple(replace(t, name=f"t{i}") for i, t in enumerate(tasks)),
+            constraints=Constraints(
+                storage_gb=storage,
+                startup_minutes=startup,
+                allow_interruptible=spot,
+                include_market_statistics=market,
+                fresh_only=fresh,
+                budget_per_month=budget,
+                deadline_hours=deadline,
+                platforms=chosen,
+            ),
+            objective=objective,
+        )
     ),
     st.lists(st.one_of(services, jobs), min_size=1, max_size=3),
     st.sampled_from(["cost", "time", "balanced"]),
@@ -118,6 +124,7 @@ scenarios = st.builds(
     st.sampled_from([(), (), ("a", "b"), ("c",)]),
     # Start-up minutes per run, billed where a price's platform bills them (startup_billed).
     st.sampled_from([0.0, 0.0, 10.0]),
+    st.booleans(),
 )
 
 
