@@ -18,6 +18,7 @@ from advisor.engine.advise import advise
 from advisor.engine.errors import InvalidWorkload, NoFit
 from advisor.engine.estimate import estimate
 from advisor.engine.messages import Code
+from advisor.engine.placement import PlacementCache
 from advisor.engine.scenario import parse_scenario, scenario_to_dict
 from advisor.engine.suggest import what_would_fit
 from tests.advisor.engine.test_ranking import ACCELERATORS, NOW, TRAIN, offer, price
@@ -229,6 +230,21 @@ def test_checkpoint_and_restart_minutes_come_from_the_scenario() -> None:
     assert recs["spot"].time_hours == pytest.approx(
         restarts.with_restarts(work, 0.25, 2.0, 0.5).hours, rel=1e-9
     )
+
+
+def test_a_kept_placement_cache_does_not_carry_restart_times_across_checkpoints() -> None:
+    """The fits a caller's cache keeps are keyed by the checkpoint and restart minutes too
+    (pricing.terms.PricingTerms.fits): asked again with other minutes, the time follows them."""
+    kept = PlacementCache()
+    offers = spot_pair(interruptions_per_day=6.0)
+    times = []
+    for minutes in (30, 120, 30):
+        s = parse_scenario(
+            {"tasks": [TRAIN], "constraints": {"checkpoint_minutes": minutes}, "objective": "cost"}
+        )
+        advice = advise(s, offers, ACCELERATORS, now=NOW, placements=kept)
+        times.append({r.offering_id: r.time_hours for r in advice.recommendations}["spot"])
+    assert times[0] == times[2] < times[1]
 
 
 def test_under_a_deadline_spot_is_held_to_its_time_at_the_pessimistic_rate() -> None:
