@@ -477,8 +477,33 @@ class ConstraintsForm(forms.Form):
         required=False,
         help_text=_("Leave out stale prices; otherwise they are ranked, each with its age."),
     )
-    allow_interruptible = forms.BooleanField(
-        label=_("Allow interruptible (spot) capacity for always-on services"), required=False
+    # Spot capacity, three ways (docs/advisor-rules.md, "Spot"): blank lets jobs use it and
+    # keeps it from user-facing services; "on" allows it for every task; "off" for none.
+    allow_interruptible = forms.ChoiceField(
+        label=_("Interruptible (spot) capacity"),
+        required=False,
+        choices=[
+            ("", _("for jobs, not for user-facing services")),
+            ("on", _("for every task, services too")),
+            ("off", _("never (no spot)")),
+        ],
+        help_text=_("A job on spot is priced with its restarts after interruptions."),
+    )
+    checkpoint_minutes = forms.FloatField(
+        label=_("Checkpoint every (minutes)"),
+        required=False,
+        min_value=0,
+        max_value=24 * 60,
+        help_text=_("A job on spot loses the work since its last checkpoint; 0: no checkpoints."),
+        **_number(),
+    )
+    restart_minutes = forms.FloatField(
+        label=_("Restart after an interruption (minutes)"),
+        required=False,
+        min_value=0,
+        max_value=24 * 60,
+        help_text=_("A new instance, the image and the checkpoint loaded again."),
+        **_number(),
     )
     include_market_statistics = forms.BooleanField(
         label=_("Rank market floors and statistics as offers"),
@@ -536,7 +561,6 @@ class ConstraintsForm(forms.Form):
         "require_nvlink",
         "domestic_only",
         "fresh_only",
-        "allow_interruptible",
         "include_market_statistics",
     )
 
@@ -557,6 +581,12 @@ class ConstraintsForm(forms.Form):
             out["startup_minutes"] = d["startup_minutes"]
         if d.get("price_tier") and d["price_tier"] != PriceTier.LIST:
             out["price_tier"] = d["price_tier"]
+        spot = d.get("allow_interruptible")
+        if spot:
+            out["allow_interruptible"] = spot == "on"
+        for key in ("checkpoint_minutes", "restart_minutes"):
+            if d.get(key) is not None:
+                out[key] = d[key]
         for key in self.CHECKBOXES:
             if d[key]:
                 out[key] = True
@@ -820,6 +850,8 @@ def scenario_query(scenario: Mapping[str, Any], **extra: str) -> QueryDict:
     for key, value in constraints.items():
         if key == "platforms":
             query.setlist("platforms", list(value))
+        elif key == "allow_interruptible":  # a choice of three, not a checkbox
+            query[key] = "on" if value else "off"
         elif isinstance(value, bool):
             if value:
                 query[key] = "on"

@@ -363,6 +363,8 @@ def _offering_spec(
         multi_task=cast(vocab.MultiTask, platform.multi_task),
         physically_exclusive=platform.physically_exclusive,
         interruptible=row["interruptible"],
+        # The platform's stated spot interruption rate (None: the engine's default, said so).
+        interruptions_per_day=platform.spot_interruptions_per_day,
         region=row["region"],
         retention_after_expiry=platform.retention_after_expiry,
         vendor_claim="vendor_claim" in (row["source__kind"], platform.source.kind),

@@ -932,8 +932,22 @@ class ConstraintsSerializer(serializers.Serializer[Any]):
     fresh_only = serializers.BooleanField(
         **OPTIONAL, help_text="Leave out stale prices (default: included, each with its age)."
     )
+    # Spot capacity, three ways (README.md, "The scenario"); a job on spot is priced with restarts.
     allow_interruptible = serializers.BooleanField(
-        **OPTIONAL, help_text="Propose interruptible (spot) capacity for always-on services too."
+        **OPTIONAL,
+        help_text="Interruptible (spot) capacity: not given (default), jobs may use it and "
+        "user-facing services (inference, fixed tasks without frames) may not; true, every task "
+        "may; false, no task may.",
+    )
+    checkpoint_minutes = serializers.FloatField(
+        **OPTIONAL,
+        help_text="A job on spot saves a checkpoint every this many minutes of work, 0 (none: a "
+        "restart starts over) to 1440 (default 30).",
+    )
+    restart_minutes = serializers.FloatField(
+        **OPTIONAL,
+        help_text="Minutes a job on spot takes to run again after an interruption, 0 to 1440 "
+        "(default 10).",
     )
     include_market_statistics = serializers.BooleanField(
         **OPTIONAL,

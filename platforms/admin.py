@@ -562,7 +562,7 @@ class PlatformAdmin(CatalogueAdminMixin, admin.ModelAdmin[Platform]):
     list_filter = ["multi_task", "physically_exclusive", "region"]
     search_fields = ["name", "name_en", "slug"]
     prepopulated_fields = {"slug": ["name_en"]}
-    autocomplete_fields = ["source"]
+    autocomplete_fields = ["source", "spot_interruptions_source"]
     inlines = [
         BillingRulesInline,
         PlatformFactInline,

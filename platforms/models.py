@@ -283,6 +283,22 @@ class Platform(CatalogueModel):
     source = models.ForeignKey(
         Source, on_delete=models.PROTECT, related_name="platforms", verbose_name=_("source")
     )
+    # Spot capacity (advisor/engine/restarts.py): interruptions per day of running, as a source
+    # states; empty: not stated (the advisor assumes its default and says so).
+    spot_interruptions_per_day = models.FloatField(
+        _("spot interruptions per day"),
+        null=True,
+        blank=True,
+        help_text=_("Per day of running on its spot capacity; empty: not stated."),
+    )
+    spot_interruptions_source = models.ForeignKey(
+        Source,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("source of the spot interruption rate"),
+    )
 
     class Meta:
         ordering = ["name_en", "name"]
@@ -292,6 +308,18 @@ class Platform(CatalogueModel):
                 condition=_choices_check("multi_task", MultiTask),
                 name="platform_multi_task_known",
                 violation_error_message=_("Unknown multi-task granularity."),
+            ),
+            models.CheckConstraint(
+                condition=Q(spot_interruptions_per_day__isnull=True)
+                | Q(spot_interruptions_per_day__gte=0, spot_interruptions_per_day__lte=24),
+                name="platform_spot_interruptions_in_range",
+                violation_error_message=_("Spot interruptions per day: 0 to 24."),
+            ),
+            models.CheckConstraint(
+                condition=Q(spot_interruptions_per_day__isnull=True)
+                | Q(spot_interruptions_source__isnull=False),
+                name="platform_spot_interruptions_sourced",
+                violation_error_message=_("A spot interruption rate needs its source."),
             ),
         ]
 

@@ -206,6 +206,11 @@ def _platform(row: dict[str, Any], sources: dict[str, Source], report: SeedRepor
     fields.update(
         {key: row.get(key, "") for key in ("data_retention_zh", "idle_policy_zh", "notes_zh")}
     )
+    # Its spot capacity's interruption rate, with the source that states it (restarts.py).
+    spot = row.get("spot_interruptions")
+    if spot is not None:
+        fields["spot_interruptions_per_day"] = spot["per_day"]
+        fields["spot_interruptions_source"] = sources[spot["source"]]
     platform, created = Platform.objects.get_or_create(
         slug=row["slug"], defaults={**fields, "source": sources[row["source"]]}
     )

@@ -521,6 +521,13 @@ class Code(StrEnum):
     DIFF_TIGHT_HEADROOM = "diff_tight_headroom"
     FIT_ENGINE_POOL = "fit_engine_pool"
     SUGGEST_INCLUDE_MARKET = "suggest_include_market"
+    # Spot capacity (ranking.spot_refusal, restarts.py): left out when asked, restarts priced
+    REJECT_INTERRUPTIBLE_NOT_ALLOWED = "reject_interruptible_not_allowed"
+    WARN_SPOT_RESTARTS = "warn_spot_restarts"
+    WARN_SPOT_RESTART_COST = "warn_spot_restart_cost"
+    WARN_SPOT_RATE_ASSUMED = "warn_spot_rate_assumed"
+    WARN_SPOT_DEADLINE = "warn_spot_deadline"
+    SUGGEST_INTERRUPTIBLE_JOBS = "suggest_interruptible_jobs"
 
 
 TEMPLATES: dict[Code, str] = {
@@ -1112,7 +1119,7 @@ TEMPLATES: dict[Code, str] = {
     Code.REJECT_NO_TIME_ESTIMATE: gettext_noop("no time estimate to hold to the deadline"),
     Code.REJECT_OVER_BUDGET: gettext_noop("over budget"),
     Code.REJECT_INTERRUPTIBLE_SERVICE: gettext_noop(
-        "interruptible (spot) capacity for an always-on service"
+        "interruptible (spot) capacity for a user-facing service"
     ),
     Code.NO_FIT: gettext_noop("None of %(total)s offerings can run this scenario (%(counts)s)."),
     Code.NO_FIT_NO_OFFERINGS: gettext_noop(
@@ -1553,6 +1560,27 @@ TEMPLATES: dict[Code, str] = {
         "Include market floors and statistics (include_market_statistics), knowing that no "
         "instance may be for rent at such a price"
     ),
+    # Spot capacity (ranking.spot_refusal, restarts.py)
+    Code.REJECT_INTERRUPTIBLE_NOT_ALLOWED: gettext_noop(
+        "interruptible (spot) capacity, which the scenario does not allow"
+    ),
+    Code.WARN_SPOT_RESTARTS: gettext_noop(
+        "on spot, expect %(interruptions)s interruptions (%(per_day)s a day of running): with a "
+        "checkpoint every %(checkpoint)s min and %(restart)s min to restart, %(work)s of work "
+        "takes %(hours)s, all of it billed; up to %(high)s at %(factor)s× that rate"
+    ),
+    Code.WARN_SPOT_RESTART_COST: gettext_noop(
+        "Restarts after interruptions add about %(cost)s to the job's cost"
+    ),
+    Code.WARN_SPOT_RATE_ASSUMED: gettext_noop(
+        "%(platform)s states no interruption rate for its spot capacity: %(rate)s a day of "
+        "running is assumed (Google Cloud's preemptible VMs stop after 24 hours at most)"
+    ),
+    Code.WARN_SPOT_DEADLINE: gettext_noop(
+        "Spot under a deadline of %(deadline)s: held to and ranked by %(high)s, the time at "
+        "%(factor)s× the expected rate of interruptions; on-demand capacity has no such risk"
+    ),
+    Code.SUGGEST_INTERRUPTIBLE_JOBS: gettext_noop("interruptible (spot) capacity allowed for jobs"),
 }
 
 

@@ -841,7 +841,7 @@ def _rank(
                 ctx.rejected[Code.REJECT_NO_TIME_ESTIMATE] += f.count
                 _tally(tallies, Code.REJECT_NO_TIME_ESTIMATE, 0, f.first)
                 continue
-            time = f.fit.time
+            time = ranking.deadline_time(ctx, f.fit)
             assert time is not None
             before = ctx.rejected[Code.REJECT_MISSES_DEADLINE]
             ctx.reject(
@@ -868,7 +868,8 @@ def _rank(
     for f in fitting:
         bill = f.fit.bill
         assert bill is not None
-        time_key = ranking.INF if f.fit.time is None else f.fit.time
+        ranked_time = ranking.deadline_time(ctx, f.fit)
+        time_key = ranking.INF if ranked_time is None else ranked_time
         if f.whole or len(f.cells) == len(index.groups[f.group]):
             by_platform = index.by_platform(f.group)
         else:

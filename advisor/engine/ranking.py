@@ -18,8 +18,11 @@ Ranking (docs/advisor-rules.md, "Ranking"):
   so that a free offering cannot win on cost alone. Without training tasks this is the cost order.
 * Each recommendation after the first states its difference to the first; within TIE_FRACTION on
   the objective the two are tied, with what else tells them apart.
-* Interruptible (spot) offerings are left out for always-on services unless the scenario allows
-  them (`allow_interruptible`); jobs may use them, with a warning.
+* Interruptible (spot) offerings (docs/advisor-rules.md, "Spot"): left out for every task when
+  `allow_interruptible` is false; when it is not given, left out where a task is user-facing (an
+  inference task, a fixed task with a service's hours) and used by jobs; true allows them for all.
+  A job on spot takes its expected time with restarts (restarts.py), which its cost is billed
+  for; under a deadline it is held to, and ranked by, its time at the pessimistic rate.
 
 Speed (target, docs/advisor-rules.md: 5 tasks × 10,000 offerings in ≤ 100 ms): memory is computed
 once per task (it does not depend on the accelerator); placement once per placement signature (a
@@ -41,7 +44,7 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
-from advisor.engine import hosts, idle, needs, timing, usage, vocab
+from advisor.engine import hosts, idle, needs, restarts, timing, usage, vocab
 from advisor.engine.billing import (
     PREPAID_UNITS,
     ZERO,
@@ -321,6 +324,9 @@ class Fit:
     # A task that gets a time on a card (_is_timed) has no estimate here: whether it meets a
     # deadline cannot be told (misses_deadline).
     untimed: bool = False
+    # Spot capacity: each job's time with restarts (restarts.py), already in `time` and the
+    # bills; None on on-demand capacity or without a timed job.
+    spot: restarts.SpotFit | None = None
 
 
 @dataclass(slots=True)
@@ -380,10 +386,8 @@ class Context:
         # Fixed tasks: what the card must have, and the cards their times are scaled from.
         self.card_needs = needs.needs_of(scenario.tasks)
         self.references = needs.references(scenario.tasks, accelerators)
-        # Always-on services must not be interrupted: spot capacity only if the user allows it.
-        self.no_interruptible = not self.c.allow_interruptible and any(
-            not usage.is_job(t) and t.when == When.ALWAYS for t in scenario.tasks
-        )
+        # Why spot capacity is left out (spot_refusal), None where it may be used.
+        self.no_interruptible = spot_refusal(self.c.allow_interruptible, scenario.tasks)
         self._fits: dict[tuple[Any, ...], Fit] | None = None
         self.accelerators = accelerators
         # (bill, busiest month's bill, usage warnings, each task's busy hours in that month) by
@@ -410,7 +414,7 @@ class Context:
             or self.c.require_nvlink
             or self.c.physically_exclusive
             or self.on_slugs
-            or self.no_interruptible
+            or self.no_interruptible is not None
             or self.card_needs is not None
             or not self.c.include_market_statistics
         )
@@ -529,7 +533,7 @@ def evaluate_offering(ctx: Context, off: OfferingSpec) -> Candidate | None:
         ctx.reject(late)
         return None
     if late is not None:
-        time = fit.time
+        time = deadline_time(ctx, fit)
         assert time is not None
         ctx.reject(late, time, off, lambda: hours(time))
         return None
@@ -540,7 +544,8 @@ def evaluate_offering(ctx: Context, off: OfferingSpec) -> Candidate | None:
     storage, assumed = bill_storage(ctx, off.platform, fit.bill) if ctx.storing else (None, False)
     total = plan_total if storage is None else plan_total + float(storage)
     total += keep
-    time_key = INF if fit.time is None else fit.time
+    ranked_time = deadline_time(ctx, fit)
+    time_key = INF if ranked_time is None else ranked_time
     stale = False
     for p in chosen:
         if p.stale or p.observed_at < ctx.stale_before:
@@ -606,8 +611,8 @@ def constraint_miss(ctx: Context, off: OfferingSpec) -> Code | None:
         return Code.REJECT_NOT_EXCLUSIVE
     if ctx.on_slugs and off.accelerator.slug not in ctx.on_slugs:
         return Code.REJECT_NOT_REQUESTED_HARDWARE
-    if ctx.no_interruptible and off.interruptible:
-        return Code.REJECT_INTERRUPTIBLE_SERVICE
+    if ctx.no_interruptible is not None and off.interruptible:
+        return ctx.no_interruptible
     # Market floors and statistics are not offers one can book (vocab.PriceBasis).
     if off.market_figure and not c.include_market_statistics:
         return Code.REJECT_MARKET_FIGURE
@@ -632,6 +637,125 @@ def constraint_terms(ctx: Context) -> tuple[Any, ...]:
     )
 
 
+# ------------------------------------------------------------------------- spot (restarts.py)
+
+
+def user_facing(task: Task) -> bool:
+    """A task people wait on: an inference task, or a fixed task with a service's hours (no
+    frames to finish), whatever its `when`."""
+    if task.kind == vocab.TaskKind.INFERENCE:
+        return True
+    return task.kind == vocab.TaskKind.FIXED and not usage.is_job(task)
+
+
+def spot_refusal(allow: bool | None, tasks: Sequence[Task]) -> Code | None:
+    """Why interruptible capacity is left out for `tasks`: the renter said no
+    (`allow_interruptible` false), or a task is user-facing and the renter did not allow it;
+    None where it may be used."""
+    if allow is False:
+        return Code.REJECT_INTERRUPTIBLE_NOT_ALLOWED
+    if allow is None and any(user_facing(t) for t in tasks):
+        return Code.REJECT_INTERRUPTIBLE_SERVICE
+    return None
+
+
+def _spot_fit(
+    ctx: Context,
+    off: OfferingSpec,
+    per_task: list[float | None],
+    ranges: list[tuple[float, float] | None],
+) -> restarts.SpotFit | None:
+    """On spot capacity, each timed job's time with restarts (restarts.with_restarts), written
+    into `per_task` (expected) and `ranges` (low: no interruption; high: its high time at the
+    pessimistic rate); None on on-demand capacity or without a timed job."""
+    rate = restarts.interruption_rate(off)
+    if rate is None:
+        return None
+    checkpoint = ctx.c.checkpoint_minutes / 60
+    restart = ctx.c.restart_minutes / 60
+    high_rate = rate * restarts.HIGH_FACTOR
+    jobs = []
+    for i, (t, work) in enumerate(zip(ctx.tasks, per_task, strict=True)):
+        if work is None or not usage.is_job(t):
+            continue
+        expected = restarts.with_restarts(work, rate, checkpoint, restart)
+        high = restarts.with_restarts(work, high_rate, checkpoint, restart)
+        per_task[i] = expected.hours
+        span = ranges[i]
+        if span is not None:
+            top = restarts.with_restarts(span[1], high_rate, checkpoint, restart).hours
+            ranges[i] = (span[0], max(top, expected.hours))
+        jobs.append(restarts.SpotJob(i, work, expected, high))
+    if not jobs:
+        return None
+    return restarts.SpotFit(rate * 24, tuple(jobs))
+
+
+def deadline_time(ctx: Context, fit: Fit) -> float | None:
+    """The time a deadline holds `fit` to, and ranks it by: a job on spot at the pessimistic
+    rate of interruptions (restarts.SpotFit.high_hours), anything else its expected time."""
+    if fit.spot is not None and ctx.c.deadline_hours is not None and fit.time is not None:
+        return max(fit.time, fit.spot.high_hours)
+    return fit.time
+
+
+def _spot_warnings(ctx: Context, c: Candidate) -> list[Message]:
+    """What restarts do to each job on spot: interruptions, time and cost with them, the
+    pessimistic end; the assumed rate; the deadline held at that end."""
+    spot = c.fit.spot
+    if spot is None:
+        return []
+    out: list[Message] = []
+    per_day = Quantity(spot.per_day, Unit.COUNT, 2)
+    cost_more = _restart_cost(ctx, c)
+    for job in spot.jobs:
+        figures = msg(
+            Code.WARN_SPOT_RESTARTS,
+            interruptions=Quantity(job.expected.interruptions, Unit.COUNT, 1),
+            per_day=per_day,
+            checkpoint=Quantity(ctx.c.checkpoint_minutes, Unit.COUNT, 0),
+            restart=Quantity(ctx.c.restart_minutes, Unit.COUNT, 0),
+            work=hours(job.work_hours),
+            hours=hours(job.expected.hours),
+            high=hours(job.high.hours),
+            factor=Quantity(restarts.HIGH_FACTOR, Unit.COUNT, 0),
+        )
+        out.append(msg(Code.WARN_TASK, task=ctx.tasks[job.task].name, message=figures))
+    if cost_more is not None and cost_more > 0:
+        out.append(msg(Code.WARN_SPOT_RESTART_COST, cost=Money(cents(cost_more), ctx.c.currency)))
+    # The fit is shared by offerings of one rate: whether it is assumed is the offering's.
+    if restarts.rate_assumed(c.offering):
+        default = Quantity(restarts.DEFAULT_INTERRUPTIONS_PER_DAY, Unit.COUNT, 0)
+        out.append(
+            msg(Code.WARN_SPOT_RATE_ASSUMED, platform=c.offering.platform_name, rate=default)
+        )
+    deadline = ctx.c.deadline_hours
+    if deadline is not None:
+        out.append(
+            msg(
+                Code.WARN_SPOT_DEADLINE,
+                deadline=hours(deadline),
+                high=hours(spot.high_hours),
+                factor=Quantity(restarts.HIGH_FACTOR, Unit.COUNT, 0),
+            )
+        )
+    return out
+
+
+def _restart_cost(ctx: Context, c: Candidate) -> Decimal | None:
+    """What the restarts add to the longest job's run (_job_cost at its time with them and
+    at its work alone), in the target currency."""
+    spot = c.fit.spot
+    if spot is None or c.time is None:
+        return None
+    longest = max(spot.jobs, key=lambda j: j.expected.hours)
+    with_them = _job_cost(ctx, c, longest.expected.hours)
+    without = _job_cost(ctx, c, longest.work_hours)
+    if with_them is None or without is None:
+        return None
+    return with_them - without
+
+
 def _stale(ctx: Context, price: PriceSpec) -> bool:
     """The staleness rule (vocab.is_stale), or the flag the loader set with the same rule."""
     return price.stale or price.observed_at < ctx.stale_before
@@ -651,6 +775,7 @@ def fit_key(off: OfferingSpec) -> tuple[Any, ...]:
         off.interconnect,
         off.network,
         off.network_gbps,
+        restarts.interruption_rate(off),  # spot: a job's time with restarts (_spot_fit)
     )
 
 
@@ -682,6 +807,7 @@ def _compute_fit(ctx: Context, off: OfferingSpec) -> Fit:
             off.network,
             off.network_gbps,
             off.mig_profile,
+            restarts.interruption_rate(off),
         )
     fit = ctx.placed_fits.get(key)
     if fit is None:
@@ -693,6 +819,7 @@ def _placed_fit(ctx: Context, off: OfferingSpec, placement: Placement) -> Fit:
     if not placement.fits:
         return Fit(placement, None, None, None, None, ())
     per_task, ranges, efficiency, warnings = _training_times(ctx, off, placement)
+    spot = _spot_fit(ctx, off, per_task, ranges)
     if placement.spans_machines:
         warnings = _machine_warnings(ctx, off, placement) + warnings
     timed = [h for h in per_task if h is not None]
@@ -726,6 +853,7 @@ def _placed_fit(ctx: Context, off: OfferingSpec, placement: Placement) -> Fit:
             h is None and _is_timed(ctx, i, t)
             for i, (t, h) in enumerate(zip(ctx.tasks, per_task, strict=True))
         ),
+        spot=spot,
     )
 
 
@@ -739,7 +867,8 @@ def misses_deadline(ctx: Context, fit: Fit) -> Code | None:
         return None
     if fit.untimed:
         return Code.REJECT_NO_TIME_ESTIMATE
-    if fit.time is not None and fit.time > deadline:
+    held = deadline_time(ctx, fit)
+    if held is not None and held > deadline:
         return Code.REJECT_MISSES_DEADLINE
     return None
 
@@ -1864,6 +1993,7 @@ def rec_warnings(ctx: Context, c: Candidate) -> tuple[Message, ...]:
         out.append(msg(Code.WARN_NO_RETENTION))
     if off.interruptible:
         out.append(msg(Code.WARN_INTERRUPTIBLE))
+        out.extend(_spot_warnings(ctx, c))
     if ctx.c.storage_gb > 0 and c.storage is None:
         out.append(msg(Code.WARN_NO_STORAGE_PRICE, platform=off.platform_name))
     if c.storage_assumed and c.storage is not None:

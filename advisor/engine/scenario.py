@@ -38,6 +38,8 @@ MAX_VRAM_GIB = 1_000_000
 MAX_HOURS_PER_MONTH = vocab.HOURS_PER_MONTH
 MAX_NAME = 200
 MAX_JOBS_PER_MONTH = 10_000
+# A job on spot: checkpoint interval and restart time, minutes (a day at most).
+MAX_SPOT_MINUTES = 24 * 60
 
 KINDS = tuple(vocab.TaskKind)
 PRECISIONS = ("fp32", "bf16", "fp16", "fp8", "int8", "int4")
@@ -527,6 +529,10 @@ _CONSTRAINT_READERS: dict[str, Callable[[object, str], Any]] = {
     "startup_minutes": lambda v, p: _number(v, p, 0, MAX_STARTUP_MINUTES),
     # Link speed for moving the data between the legs of a plan across platforms, Mbit/s.
     "transfer_mbps": lambda v, p: _number(v, p, 0, MAX_TRANSFER_MBPS, low_open=True),
+    # A job on spot (restarts.py): minutes of work between checkpoints (0: none) and minutes to
+    # run again after an interruption, each a day at most.
+    "checkpoint_minutes": lambda v, p: _number(v, p, 0, MAX_SPOT_MINUTES),
+    "restart_minutes": lambda v, p: _number(v, p, 0, MAX_SPOT_MINUTES),
 }
 
 

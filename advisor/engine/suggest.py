@@ -10,7 +10,8 @@
 * the closest miss over budget: the budget that admits it (its busiest month, rounded up to a
   whole unit of the currency); past the deadline: the deadline it meets (whole hours, up);
 * each constraint that left offerings out (physical exclusivity, NVLink, domestic accelerators,
-  chosen platforms, fresh prices only, no spot capacity for services): the scenario without it.
+  chosen platforms, fresh prices only, no spot capacity for services or none at all): the
+  scenario without it.
 
 These are candidates: the caller runs each against the catalogue and keeps those that are
 answered with recommendations (advisor/services.py), so a suggestion offered is one that works.
@@ -171,7 +172,7 @@ def _relaxed(scenario: Scenario, rejected: Mapping[Code, int]) -> list[Suggestio
         ),
         (
             Code.REJECT_INTERRUPTIBLE_SERVICE,
-            not c.allow_interruptible,
+            c.allow_interruptible is not True,
             Code.SUGGEST_INTERRUPTIBLE,
             {"allow_interruptible": True},
         ),
@@ -180,6 +181,13 @@ def _relaxed(scenario: Scenario, rejected: Mapping[Code, int]) -> list[Suggestio
             not c.include_market_statistics,
             Code.SUGGEST_INCLUDE_MARKET,
             {"include_market_statistics": True},
+        ),
+        # "No spot" asked: spot for jobs again (the default), services still kept from it.
+        (
+            Code.REJECT_INTERRUPTIBLE_NOT_ALLOWED,
+            c.allow_interruptible is False,
+            Code.SUGGEST_INTERRUPTIBLE_JOBS,
+            {"allow_interruptible": defaults.allow_interruptible},
         ),
     ]
     out: list[Suggestion] = []

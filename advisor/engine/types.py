@@ -253,8 +253,14 @@ class Constraints:
     platforms: tuple[str, ...] = ()
     # Stale prices are included (each with its age and a warning) unless `fresh_only`.
     fresh_only: bool = False
-    # Interruptible (spot) capacity is proposed for always-on services only when allowed.
-    allow_interruptible: bool = False
+    # Interruptible (spot) capacity (docs/advisor-rules.md, "Spot"): None (not said) lets jobs
+    # use it and keeps it from user-facing services; True allows it for every task; False
+    # leaves it out for every task.
+    allow_interruptible: bool | None = None
+    # A job on spot (restarts.py): a checkpoint every `checkpoint_minutes` of work (0: none, a
+    # restart starts over), and `restart_minutes` to run again after an interruption.
+    checkpoint_minutes: float = 30.0
+    restart_minutes: float = 10.0
     # Market floors ("from", the lowest listed offer) and statistics (a median) are ranked as if
     # bookable only when asked for (vocab.PriceBasis); by default they are left out.
     include_market_statistics: bool = False
@@ -425,6 +431,9 @@ class OfferingSpec:
     multi_task: MultiTask = MultiTask.INSTANCE  # the platform's finest multi-task granularity
     physically_exclusive: bool | None = False  # None = unknown
     interruptible: bool = False
+    # Interruptions per day of running on the platform's spot capacity, as its source states;
+    # None: not stated (restarts.DEFAULT_INTERRUPTIONS_PER_DAY is assumed, and said).
+    interruptions_per_day: float | None = None
     region: str = ""
     retention_after_expiry: bool | None = None  # None = unknown
     vendor_claim: bool = False  # facts about this platform come from its own marketing

@@ -53,13 +53,16 @@ class PricingTerms:
         """The key of a scenario's fits by shape (ranking.Context.fits): what placement, time,
         usage and the storage a bill remembers read, so that the same tasks under other
         constraints share them: the tasks, the cost basis, the start-up minutes, the data kept,
-        the currency, the storage prices, the rates and the accelerator specs."""
+        the currency, the storage prices, the rates and the accelerator specs; and a job's
+        checkpoint and restart minutes, which its time on spot capacity reads (restarts.py)."""
         c = self.scenario.constraints
         return _hashable(
             (
                 self.scenario.tasks,
                 self.basis,
                 c.startup_minutes,
+                c.checkpoint_minutes,
+                c.restart_minutes,
                 c.storage_gb,
                 c.currency,
                 self.storage_prices,

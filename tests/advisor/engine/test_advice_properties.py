@@ -6,7 +6,8 @@
 * the order follows the objective, fresh before stale at equal cost, and "tied" means within
   TIE_FRACTION of #1;
 * a lone single-GPU task never sits on a MIG slice of a whole card it has to itself;
-* interruptible offerings never serve an always-on service unless allowed.
+* interruptible offerings never serve a user-facing service (a fixed task without frames,
+  whatever its hours) unless allowed, and serve nothing when the scenario says no.
 """
 
 from __future__ import annotations
@@ -116,7 +117,7 @@ scenarios = st.builds(
     st.lists(st.one_of(services, jobs), min_size=1, max_size=3, unique_by=lambda t: id(t)),
     st.sampled_from(["cost", "time", "balanced"]),
     st.sampled_from([0.0, 0.0, 500.0]),
-    st.booleans(),
+    st.sampled_from([None, True, False]),
     st.booleans(),
 )
 STORAGE = [StoragePriceSpec("a", "gb_day", Decimal("0.0066"), "CNY", NOW)]
@@ -139,7 +140,10 @@ def test_the_ranked_cost_is_the_named_plan_priced_for_the_usage(s: Scenario, off
     event("advice")
     basis = usage.basis(s.tasks)
     assert advice.cost_basis == basis
-    always_service = any(not usage.is_job(t) and t.when == "always" for t in s.tasks)
+    allow = s.constraints.allow_interruptible
+    user_facing = any(
+        t.kind == "inference" or (t.kind == "fixed" and t.frames is None) for t in s.tasks
+    )
     recs = advice.recommendations
     for rec in recs:
         assert rec.cost_basis == basis
@@ -153,8 +157,8 @@ def test_the_ranked_cost_is_the_named_plan_priced_for_the_usage(s: Scenario, off
         if s.constraints.storage_gb > 0:
             assert rec.storage_cost is not None and rec.storage_cost > 0
         offering = next(o for o in offs if o.id == rec.offering_id)
-        if offering.interruptible and always_service:
-            assert s.constraints.allow_interruptible
+        if offering.interruptible:
+            assert allow is True or (allow is None and not user_facing)
         if s.constraints.fresh_only:
             assert not rec.stale
         lone = len(s.tasks) == 1 and s.tasks[0].gpus == 1
@@ -180,8 +184,10 @@ def test_the_ranked_cost_is_the_named_plan_priced_for_the_usage(s: Scenario, off
             edge = abs(abs(r.cost - recs[0].cost) - Decimal(str(TIE_FRACTION)) * recs[0].cost)
             assert r.vs_first.tied == within or edge < Decimal("0.01")
     rejected = advice.rejected.get(Code.REJECT_INTERRUPTIBLE_SERVICE, 0)
-    if not always_service or s.constraints.allow_interruptible:
+    if not user_facing or allow is not None:
         assert rejected == 0
+    if allow is not False:
+        assert advice.rejected.get(Code.REJECT_INTERRUPTIBLE_NOT_ALLOWED, 0) == 0
 
 
 @settings(max_examples=examples(200), deadline=None)

@@ -89,6 +89,8 @@ def catalogue(draw: st.DrawFn) -> list[OfferingSpec]:
                 interconnect=draw(st.sampled_from(["pcie", "nvlink"])),
                 physically_exclusive=draw(st.booleans()),
                 interruptible=draw(st.booleans()),
+                # Spot: the platform's stated rate or the default (restarts.py).
+                interruptions_per_day=draw(st.sampled_from([None, 0.5, 6.0])),
                 region=region,
                 prices=tuple(draw(st.lists(price, min_size=0, max_size=3))),
                 billing_rules=draw(st.sampled_from(RULES)),
@@ -117,7 +119,7 @@ scenarios = st.builds(
     st.lists(st.one_of(services, jobs), min_size=1, max_size=3),
     st.sampled_from(["cost", "time", "balanced"]),
     st.sampled_from([0.0, 300.0]),
-    st.booleans(),
+    st.sampled_from([None, True, False]),
     st.booleans(),
     st.sampled_from([None, None, Decimal("2000"), Decimal("20000")]),
     st.sampled_from([None, None, 50.0, 500.0]),
