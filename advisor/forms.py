@@ -71,6 +71,15 @@ SERVING_CHOICES = [
     ("paged", _("Paged KV cache (vLLM, SGLang)")),
     ("hf_generate", _("Hugging Face generate")),
 ]
+# The serving engine (advisor/engine/stacks.py: which cards' software stacks run it); names.
+SERVING_ENGINE_CHOICES = [
+    ("", _("Default: vLLM, or Hugging Face generate for its own cache")),
+    ("vllm", "vLLM"),
+    ("sglang", "SGLang"),
+    ("tensorrt_llm", "TensorRT-LLM"),
+    ("llama_cpp", "llama.cpp"),
+    ("hf", "Hugging Face generate"),
+]
 # Diffusion models (docs/memory-model.md, "Diffusion models").
 TEXT_ENCODER_CHOICES = [
     ("", _("Default: cached to train, on GPU to serve")),
@@ -196,6 +205,9 @@ class TaskForm(forms.Form):
         label=_("Concurrent sequences"), min_value=1, initial=1
     )
     serving = forms.ChoiceField(label=_("Served by"), choices=SERVING_CHOICES, initial="paged")
+    serving_engine = forms.ChoiceField(
+        label=_("Serving engine"), choices=SERVING_ENGINE_CHOICES, required=False, initial=""
+    )
     # Image models (diffusion presets only).
     resolution = forms.IntegerField(
         label=_("Image size (pixels on a side)"),
@@ -244,6 +256,12 @@ class TaskForm(forms.Form):
     needs_nvenc = forms.BooleanField(
         label=_("Needs a video encoder (NVENC)"), required=False, initial=False
     )
+    portable_code = forms.BooleanField(
+        label=_("Its code runs without CUDA"),
+        required=False,
+        initial=False,
+        help_text=_("OpenCL, CPU or a vendor's build: cards of other compute stacks need no port."),
+    )
     # Schedule.
     when = forms.ChoiceField(label=_("When it runs"), choices=WHEN_CHOICES, initial="always")
     hours_per_month = forms.FloatField(
@@ -291,7 +309,7 @@ class TaskForm(forms.Form):
                 task["reference_accelerator"] = d["reference_accelerator"].strip()
             if d["frames"] is not None and d["scale_by"]:
                 task["scale_by"] = d["scale_by"]
-            for key in ("needs_rt_cores", "needs_nvenc"):
+            for key in ("needs_rt_cores", "needs_nvenc", "portable_code"):
                 if d[key]:
                     task[key] = True
         if "diffusion" in groups and d["params_b"] is None and d["model"] in DIFFUSION_MODELS:
@@ -327,6 +345,8 @@ class TaskForm(forms.Form):
             task["context_len"] = d["context_len"]
             task["concurrent_sequences"] = d["concurrent_sequences"]
             task["serving"] = d["serving"]
+            if d.get("serving_engine"):
+                task["serving_engine"] = d["serving_engine"]
         for key in ("gpus", "when", "isolation"):
             task[key] = d[key]
         if d["hours_per_month"] is not None:  # blank: always on, or around the clock
@@ -378,6 +398,11 @@ class ConstraintsForm(forms.Form):
     allow_interruptible = forms.BooleanField(
         label=_("Allow interruptible (spot) capacity for always-on services"), required=False
     )
+    allow_ports = forms.BooleanField(
+        label=_("Allow ports to other compute stacks (Ascend, Moore Threads...)"),
+        required=False,
+        help_text=_("Each such card is shown with its port and what is not verified."),
+    )
     storage_gb = forms.FloatField(
         label=_("Data kept on storage (GB)"),
         required=False,
@@ -427,6 +452,7 @@ class ConstraintsForm(forms.Form):
         "domestic_only",
         "fresh_only",
         "allow_interruptible",
+        "allow_ports",
     )
 
     @property

@@ -69,6 +69,7 @@ GRADED_FIGURES = (
     "vram_gib",
     "memory_bandwidth_gbps",
     "bf16_tflops",
+    "fp16_tflops",
     "fp32_tflops",
     "fp64_tflops",
     "rt_cores",
@@ -240,10 +241,16 @@ class AcceleratorSerializer(serializers.HyperlinkedModelSerializer[Accelerator])
             "vram_gib",
             "memory_bandwidth_gbps",
             "bf16_tflops",
+            "fp16_tflops",
             "fp32_tflops",
             "fp64_tflops",
             "rt_cores",
             "nvenc",
+            "stack",
+            "compute_capability",
+            "precisions",
+            "stack_source",
+            "stack_confidence",
             "nvlink",
             "nvlink_bandwidth_gbps",
             "pcie_gen",
@@ -802,6 +809,13 @@ class TaskSerializer(serializers.Serializer[Any]):
         help_text="paged (default: vLLM or SGLang, 16-token KV blocks, 90 % of the GPU claimed) or "
         "hf_generate (Transformers generate, concatenated cache held twice).",
     )
+    serving_engine = serializers.ChoiceField(
+        choices=scenario.SERVING_ENGINES,
+        **OPTIONAL,
+        help_text="The engine a language model is served with: vllm (default for a paged cache), "
+        "sglang, tensorrt_llm, llama_cpp or hf (Hugging Face generate, the default for "
+        "hf_generate). Decides which cards' software stacks run it.",
+    )
     vram_gib = serializers.FloatField(**OPTIONAL, help_text='Memory of a "fixed" task.')
     resolution = serializers.IntegerField(
         **OPTIONAL,
@@ -844,6 +858,11 @@ class TaskSerializer(serializers.Serializer[Any]):
     needs_nvenc = serializers.BooleanField(
         **OPTIONAL, help_text="Fixed tasks: leave out cards without a video encoder (NVENC)."
     )
+    portable_code = serializers.BooleanField(
+        **OPTIONAL,
+        help_text="Fixed tasks: the code runs on any compute stack (default false: CUDA code, "
+        "which runs on non-CUDA cards only through a port, with allow_ports).",
+    )
     gpus = serializers.IntegerField(**OPTIONAL, help_text="GPUs the task spans; default 1.")
     when = serializers.ChoiceField(choices=WHENS, **OPTIONAL)
     hours_per_month = serializers.FloatField(
@@ -872,6 +891,12 @@ class ConstraintsSerializer(serializers.Serializer[Any]):
     )
     allow_interruptible = serializers.BooleanField(
         **OPTIONAL, help_text="Propose interruptible (spot) capacity for always-on services too."
+    )
+    allow_ports = serializers.BooleanField(
+        **OPTIONAL,
+        help_text="Propose cards that run the tasks' software only through a port to their "
+        "compute stack (vLLM-Ascend, torch_npu, torch_musa...), each warned with the port and "
+        "what is not verified; default false, implied by domestic_only.",
     )
     include_stale = serializers.BooleanField(
         **OPTIONAL, help_text="Deprecated: the opposite of `fresh_only`."

@@ -41,7 +41,7 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
-from advisor.engine import hosts, idle, needs, timing, usage, vocab
+from advisor.engine import hosts, idle, needs, stacks, timing, usage, vocab
 from advisor.engine.billing import (
     PREPAID_UNITS,
     ZERO,
@@ -365,6 +365,11 @@ class Context:
         # Fixed tasks: what the card must have, and the cards their times are scaled from.
         self.card_needs = needs.needs_of(scenario.tasks)
         self.references = needs.references(scenario.tasks, accelerators)
+        # Software (stacks.py): what the tasks need of a card's compute stack, whether a port
+        # may run it (domestic_only implies so), and each card's verdict, by slug.
+        self.stack_needs = stacks.needs_of(scenario.tasks)
+        self.allow_ports = self.c.allow_ports or self.c.domestic_only
+        self.stack_misses: dict[str, Code | None] = {}
         # Always-on services must not be interrupted: spot capacity only if the user allows it.
         self.no_interruptible = not self.c.allow_interruptible and any(
             not usage.is_job(t) and t.when == When.ALWAYS for t in scenario.tasks
@@ -397,6 +402,7 @@ class Context:
             or self.on_slugs
             or self.no_interruptible
             or self.card_needs is not None
+            or bool(self.stack_needs.needs)
         )
         self.rejected: Counter[Code] = Counter()
         self.misses: dict[Code, tuple[float, Message, OfferingSpec]] = {}
@@ -592,8 +598,19 @@ def constraint_miss(ctx: Context, off: OfferingSpec) -> Code | None:
     if ctx.no_interruptible and off.interruptible:
         return Code.REJECT_INTERRUPTIBLE_SERVICE
     if ctx.card_needs is not None:
-        return needs.unmet(ctx.card_needs, off.accelerator)
-    return None
+        unmet = needs.unmet(ctx.card_needs, off.accelerator)
+        if unmet is not None:
+            return unmet
+    return stack_miss(ctx, off.accelerator)
+
+
+def stack_miss(ctx: Context, accel: AcceleratorSpec) -> Code | None:
+    """Why the tasks' software does not run on `accel` (stacks.blocked), once per card."""
+    if accel.slug not in ctx.stack_misses:
+        ctx.stack_misses[accel.slug] = stacks.blocked(
+            stacks.DEFAULT_TABLE, ctx.stack_needs, accel, ctx.allow_ports
+        )
+    return ctx.stack_misses[accel.slug]
 
 
 def constraint_terms(ctx: Context) -> tuple[Any, ...]:
@@ -608,6 +625,8 @@ def constraint_terms(ctx: Context) -> tuple[Any, ...]:
         ctx.on_slugs,
         ctx.no_interruptible,
         ctx.card_needs,
+        ctx.stack_needs,
+        ctx.allow_ports,
     )
 
 
@@ -1800,6 +1819,7 @@ def rec_warnings(ctx: Context, c: Candidate) -> tuple[Message, ...]:
         )
     out.extend(c.fit.time_warnings)
     out.extend(needs.unstated(ctx.card_needs, off.accelerator))
+    out.extend(stacks.warnings(stacks.DEFAULT_TABLE, ctx.stack_needs, off.accelerator))
     return tuple(dict.fromkeys(out))
 
 

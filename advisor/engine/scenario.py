@@ -55,6 +55,9 @@ ATTENTIONS = ("flash", "eager")
 FRAMEWORKS = ("hf", "pytorch", "liger", "torchtune", "unsloth")
 LORA_TARGETS = ("attention", "all_linear")
 SERVINGS = ("paged", "hf_generate")
+# The engine a language model is served with (stacks.py: what it needs of the card's software
+# stack); hf is Hugging Face generate (serving hf_generate), the others hold a paged KV cache.
+SERVING_ENGINES = ("vllm", "sglang", "tensorrt_llm", "llama_cpp", "hf")
 # Diffusion models (docs/memory-model.md, "Diffusion models"): where the text encoders are.
 TEXT_ENCODER_MODES = ("gpu", "offload", "cached")
 # Images are sized in whole latent patches: 8 pixels per latent pixel × a 2 × 2 patch.
@@ -237,6 +240,7 @@ _TASK_READERS: dict[str, Callable[[object, str], Any]] = {
     "concurrent_sequences": _count(MAX_COUNT),
     "kv_precision": _enum(PRECISIONS),
     "serving": _enum(SERVINGS),
+    "serving_engine": _enum(SERVING_ENGINES),
     "vram_gib": _nullable(lambda v, p: _number(v, p, 0, MAX_VRAM_GIB, low_open=True)),
     "resolution": _count(MAX_RESOLUTION),
     "text_encoders": _enum(TEXT_ENCODER_MODES),
@@ -248,6 +252,7 @@ _TASK_READERS: dict[str, Callable[[object, str], Any]] = {
     "min_fp64_tflops": lambda v, p: _number(v, p, 0, MAX_TFLOPS, low_open=True),
     "needs_rt_cores": _boolean,
     "needs_nvenc": _boolean,
+    "portable_code": _boolean,
     "gpus": _count(MAX_GPUS),
     "when": _member(When, WHENS),
     "hours_per_month": lambda v, p: _hours_per_month(v, p),
@@ -363,6 +368,7 @@ def _check_task(task: Task, data: Mapping[str, Any], path: str) -> None:
         raise InvalidWorkload(Code.VRAM_ONLY_FOR_FIXED, f"{path}.vram_gib")
     _check_diffusion(task, data, path)
     _check_fixed(task, data, path)
+    _check_serving_engine(task, path)
     if task.kind in ("full_finetune", "qlora") and task.precision not in TRAINING_PRECISIONS:
         raise InvalidWorkload(
             Code.TRAINING_PRECISION,
@@ -377,6 +383,22 @@ def _check_task(task: Task, data: Mapping[str, Any], path: str) -> None:
     if task.on is not None and "gpus" in data and task.gpus != task.on.count:
         raise InvalidWorkload(
             Code.ON_COUNT_DIFFERS, f"{path}.on.count", count=task.on.count, gpus=task.gpus
+        )
+
+
+def _check_serving_engine(task: Task, path: str) -> None:
+    """A serving engine serves a language model, with its own KV cache (hf: generate's)."""
+    engine = task.serving_engine
+    if engine is None:
+        return
+    if task.kind != TaskKind.INFERENCE or (task.arch is not None and task.arch.family != "llm"):
+        raise InvalidWorkload(Code.SERVING_ENGINE_LLM_ONLY, f"{path}.serving_engine")
+    if (engine == "hf") != (task.serving == "hf_generate"):
+        raise InvalidWorkload(
+            Code.SERVING_ENGINE_NEEDS_SERVING,
+            f"{path}.serving_engine",
+            engine=engine,
+            serving=task.serving,
         )
 
 
@@ -427,6 +449,8 @@ def parse_task(value: object, index: int) -> Task:
         if data.get(key) is not None:
             kwargs[key] = reader(data[key], f"{path}.{key}")
     kwargs["model"], kwargs["arch"] = _model(data, kwargs["kind"], path)
+    if kwargs.get("serving_engine") == "hf" and data.get("serving") is None:
+        kwargs["serving"] = "hf_generate"  # generate's own cache, unless stated otherwise
     if data.get("on") is not None:
         on = _on(data["on"], f"{path}.on", default_count=kwargs.get("gpus", 1))
         kwargs["on"] = on
@@ -467,6 +491,8 @@ _CONSTRAINT_READERS: dict[str, Callable[[object, str], Any]] = {
     "platforms": _platforms,
     "fresh_only": _boolean,
     "allow_interruptible": _boolean,
+    # Cards that run the tasks' software only through a port (stacks.py); domestic_only implies it.
+    "allow_ports": _boolean,
     # Data kept on the platform's storage (datasets, checkpoints), GB; priced per platform.
     "storage_gb": lambda v, p: _number(v, p, 0, 1e9),
     # The renter's price tier (list, member, student, enterprise); the loader prices with it.

@@ -113,7 +113,13 @@ FIELD_GROUPS: dict[str, tuple[str, ...]] = {
         "tokens",
         "jobs_per_month",
     ),
-    "inference": ("context_len", "concurrent_sequences", "kv_precision", "serving"),
+    "inference": (
+        "context_len",
+        "concurrent_sequences",
+        "kv_precision",
+        "serving",
+        "serving_engine",
+    ),
     # Diffusion models only (the scenario refuses them for a language model).
     "diffusion": ("resolution", "text_encoders", "text_encoder_precision"),
     "fixed": (
@@ -125,6 +131,7 @@ FIELD_GROUPS: dict[str, tuple[str, ...]] = {
         "min_fp64_tflops",
         "needs_rt_cores",
         "needs_nvenc",
+        "portable_code",
     ),
 }
 _GROUP_KINDS: dict[str, frozenset[TaskKind]] = {
