@@ -473,6 +473,8 @@ class Accelerator(CatalogueModel):
         return self.name
 
     def figure_grade(self, figure: str) -> str:
+        if figure == "fp16_tflops" and figure not in self.figure_confidence:
+            figure = "bf16_tflops"  # the same rate where the row gives no FP16 figure of its own
         return str(self.figure_confidence.get(figure, self.confidence))
 
 

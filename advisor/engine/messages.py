@@ -527,6 +527,7 @@ class Code(StrEnum):
     WARN_PRECISION_UNVERIFIED = "warn_precision_unverified"
     WARN_FP8_AS_W8A16 = "warn_fp8_as_w8a16"
     SUGGEST_ALLOW_PORTS = "suggest_allow_ports"
+    WARN_STACK_CC_UNSTATED = "warn_stack_cc_unstated"
     SERVING_ENGINE_NEEDS_SERVING = "serving_engine_needs_serving"
     SERVING_ENGINE_LLM_ONLY = "serving_engine_llm_only"
 
@@ -1545,6 +1546,10 @@ TEMPLATES: dict[Code, str] = {
     ),
     Code.WARN_FP8_AS_W8A16: gettext_noop(
         "%(accelerator)s has no FP8: FP8 weights load as W8A16 through Marlin, with no FP8 speed-up"
+    ),
+    Code.WARN_STACK_CC_UNSTATED: gettext_noop(
+        "%(accelerator)s: compute capability not stated, so %(need)s is assumed to run as on a "
+        "current card"
     ),
     Code.SUGGEST_ALLOW_PORTS: gettext_noop(
         "ports to other compute stacks allowed (vLLM-Ascend, torch_npu, torch_musa…), each named "

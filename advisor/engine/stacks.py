@@ -18,9 +18,11 @@ timed at its FP16 rate and warned (vLLM refuses bf16 below compute capability 8.
 only as W8A16 weights through Marlin on Ampere (vllm-project/vllm
 docs/features/quantization/fp8.md @405f4e1f), and not at all elsewhere.
 
-An offering whose card cannot run a need is left out with the need's rejection code; one that
-runs it only through a port is left out unless the scenario allows ports (`allow_ports`, implied
-by `domestic_only`), and then carries a warning naming the port and what is not verified.
+A CUDA card whose compute capability is not stated is taken as a current card for the rules that
+depend on it, and warned so. An offering whose card cannot run a need is left out with the need's
+rejection code; one that runs it only through a port is left out unless the scenario allows ports
+(`allow_ports`, implied by `domestic_only`), and then carries a warning naming the port and what
+is not verified.
 """
 
 from __future__ import annotations
@@ -154,11 +156,15 @@ class Rule:
         if self.min_cc is None and self.below_cc is None:
             return True
         cc = accel.compute_capability
-        if cc is None:  # a range needs the card's compute capability
-            return False
+        if cc is None:  # not stated: only the open range of current cards, assumed (warned)
+            return self.below_cc is None
         return (self.min_cc is None or cc >= self.min_cc) and (
             self.below_cc is None or cc < self.below_cc
         )
+
+    @property
+    def ranged(self) -> bool:
+        return self.min_cc is not None or self.below_cc is not None
 
 
 @dataclass(frozen=True)
@@ -347,6 +353,8 @@ def warnings(table: Table, s: StackNeeds, accel: AcceleratorSpec) -> tuple[Messa
         if rule is None:
             continue
         need = msg(NEED_LABELS[f.need])
+        if rule.ranged and accel.compute_capability is None:
+            out.append(msg(Code.WARN_STACK_CC_UNSTATED, accelerator=accel.name, need=need))
         if f.verdict is Verdict.PORT:
             limits = tuple(msg(LIMITS[x]) for x in rule.limits)
             out.append(

@@ -291,12 +291,16 @@ def test_fp8_runs_as_w8a16_on_ampere_and_not_before() -> None:
     assert blocked(DEFAULT_TABLE, trained, card("a100-80gb"), False) is Code.REJECT_NO_FP8
 
 
-def test_a_card_without_a_stated_compute_capability_matches_no_ranged_rule() -> None:
-    """A CUDA card whose compute capability is not stated is never assumed recent: the ranged
-    rules do not match it, and a need with only ranged rules does not run there."""
+def test_a_card_without_a_stated_compute_capability_is_taken_as_current_and_warned() -> None:
+    """A CUDA card whose compute capability is not stated (a row added by hand) matches only the
+    open range of current cards, and each such need is warned as assumed."""
     unknown = replace(card("a100-80gb"), compute_capability=None)
-    assert DEFAULT_TABLE.rule(Need.TENSORRT_LLM, unknown) is None
-    assert DEFAULT_TABLE.rule(Need.LLAMA_CPP, unknown) is not None
+    assert DEFAULT_TABLE.rule(Need.TENSORRT_LLM, unknown).verdict is Verdict.RUNS  # type: ignore[union-attr]
+    served = needs(task(kind="inference", model="llama-3.1-8b", serving_engine="tensorrt_llm"))
+    assert blocked(DEFAULT_TABLE, served, unknown, False) is None
+    said = warnings(DEFAULT_TABLE, served, unknown)
+    assert [w.code for w in said] == [Code.WARN_STACK_CC_UNSTATED, Code.WARN_STACK_CC_UNSTATED]
+    assert warnings(DEFAULT_TABLE, served, card("a100-80gb")) == ()
 
 
 # ------------------------------------------------------------------------------- the scenario
