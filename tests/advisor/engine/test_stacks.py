@@ -6,12 +6,16 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
+from datetime import datetime
+from decimal import Decimal
 from typing import Any
 
 import pytest
 
 from advisor.engine import stacks
-from advisor.engine.errors import InvalidWorkload
+from advisor.engine.advise import advise
+from advisor.engine.errors import InvalidWorkload, NoFit
+from advisor.engine.estimate import estimate
 from advisor.engine.hardware import (
     DEFAULT_PATH,
     FP64_CLASSES,
@@ -23,10 +27,12 @@ from advisor.engine.hardware import (
 from advisor.engine.messages import Code
 from advisor.engine.scenario import parse_scenario, scenario_to_dict
 from advisor.engine.stacks import DEFAULT_TABLE, Need, Verdict, blocked, task_needs, warnings
+from advisor.engine.suggest import what_would_fit
 from advisor.engine.timing import tensor_tflops
-from advisor.engine.types import Task
+from advisor.engine.types import OfferingSpec, PriceSpec, Task
 
 ACCELERATORS = load_accelerators()
+NOW = datetime(2026, 10, 2)
 TABLE_PATH = stacks.DEFAULT_PATH
 
 
@@ -367,3 +373,38 @@ def test_an_unknown_serving_engine_is_refused() -> None:
             {"tasks": [{"kind": "inference", "model": "llama-3.1-8b", "serving_engine": "tgi"}]}
         )
     assert caught.value.field == "tasks[0].serving_engine"
+
+
+# ----------------------------------------------------------------------------- the advisor
+
+
+def _offer(oid: str, slug: str, per_hour: str) -> OfferingSpec:
+    price = PriceSpec(
+        unit="hour", amount=Decimal(per_hour), currency="CNY", observed_at=datetime(2026, 9, 30)
+    )
+    return OfferingSpec(
+        id=oid, platform="p", platform_name="P", name=oid, accelerator=card(slug), prices=(price,)
+    )
+
+
+def test_when_only_a_port_would_run_it_what_would_fit_allows_ports() -> None:
+    """A QLoRA with only an Ascend 910B and an MTT S4000 to rent: the S4000 has no bitsandbytes
+    (left out with that reason, even with ports), the 910B runs it only through the bitsandbytes
+    NPU branch: nothing fits, and the change offered is to allow ports, which then answers on
+    the 910B with the port named."""
+    offers = [_offer("ascend", "ascend-910b-64gb", "3.87"), _offer("mtt", "mtt-s4000-48gb", "1.96")]
+    s = parse_scenario({"tasks": [{"kind": "qlora", "model": "qwen2.5-7b", "seq_len": 1024}]})
+    with pytest.raises(NoFit) as caught:
+        advise(s, offers, ACCELERATORS, now=NOW)
+    rejected = dict(caught.value.rejected)
+    assert rejected == {Code.REJECT_STACK_PORT_ONLY: 1, Code.REJECT_STACK_BITSANDBYTES: 1}
+    changes = what_would_fit(
+        s, estimate(s, ACCELERATORS), caught.value.closest_miss, rejected, ACCELERATORS
+    )
+    [allow] = [c for c in changes if c.change.code is Code.SUGGEST_ALLOW_PORTS]
+    assert allow.scenario.constraints.allow_ports
+    advice = advise(allow.scenario, offers, ACCELERATORS, now=NOW)
+    [rec] = advice.recommendations
+    assert rec.offering_id == "ascend"
+    ports = {w.params["port"] for w in rec.warnings if w.code is Code.WARN_STACK_PORT}
+    assert "bitsandbytes NPU branch (LLaMA-Factory)" in ports
