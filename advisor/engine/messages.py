@@ -528,6 +528,7 @@ class Code(StrEnum):
     WARN_FP8_AS_W8A16 = "warn_fp8_as_w8a16"
     SUGGEST_ALLOW_PORTS = "suggest_allow_ports"
     WARN_STACK_CC_UNSTATED = "warn_stack_cc_unstated"
+    WARN_BF16_NO_TENSOR_CORES = "warn_bf16_no_tensor_cores"
     SERVING_ENGINE_NEEDS_SERVING = "serving_engine_needs_serving"
     SERVING_ENGINE_LLM_ONLY = "serving_engine_llm_only"
 
@@ -1546,6 +1547,10 @@ TEMPLATES: dict[Code, str] = {
     ),
     Code.WARN_FP8_AS_W8A16: gettext_noop(
         "%(accelerator)s has no FP8: FP8 weights load as W8A16 through Marlin, with no FP8 speed-up"
+    ),
+    Code.WARN_BF16_NO_TENSOR_CORES: gettext_noop(
+        "%(accelerator)s has neither BF16 nor FP16 tensor cores: %(tasks)s run in FP16 or FP32 "
+        "far below a tensor-core card's rate, and no time is estimated from a BF16 figure"
     ),
     Code.WARN_STACK_CC_UNSTATED: gettext_noop(
         "%(accelerator)s: compute capability not stated, so %(need)s is assumed to run as on a "

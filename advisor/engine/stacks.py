@@ -384,7 +384,9 @@ def warnings(table: Table, s: StackNeeds, accel: AcceleratorSpec) -> tuple[Messa
 def _precision_warnings(s: StackNeeds, accel: AcceleratorSpec) -> list[Message]:
     out: list[Message] = []
     bf16 = accel.precision("bf16")
-    if s.bf16 and bf16 == "none":
+    if s.bf16 and bf16 == "none" and accel.fp16_tflops is None:
+        out.append(msg(Code.WARN_BF16_NO_TENSOR_CORES, accelerator=accel.name, tasks=s.bf16))
+    elif s.bf16 and bf16 == "none":
         out.append(
             msg(
                 Code.WARN_BF16_AS_FP16,
@@ -393,9 +395,9 @@ def _precision_warnings(s: StackNeeds, accel: AcceleratorSpec) -> list[Message]:
                 tflops=accel.fp16_tflops,
             )
         )
-        if s.vllm_bf16:
-            out.append(msg(Code.WARN_VLLM_DTYPE_HALF, accelerator=accel.name, cc=_cc_text(accel)))
-    elif s.bf16 and bf16 != "native":
+    if s.bf16 and bf16 == "none" and s.vllm_bf16:
+        out.append(msg(Code.WARN_VLLM_DTYPE_HALF, accelerator=accel.name, cc=_cc_text(accel)))
+    if s.bf16 and bf16 not in ("native", "none"):
         out.append(msg(Code.WARN_PRECISION_UNVERIFIED, accelerator=accel.name, precision="BF16"))
     fp8 = accel.precision("fp8")
     if s.fp8_served and fp8 == "none" and not _fp8_rejected(s, accel):

@@ -408,3 +408,12 @@ def test_when_only_a_port_would_run_it_what_would_fit_allows_ports() -> None:
     assert rec.offering_id == "ascend"
     ports = {w.params["port"] for w in rec.warnings if w.code is Code.WARN_STACK_PORT}
     assert "bitsandbytes NPU branch (LLaMA-Factory)" in ports
+
+
+def test_a_card_without_tensor_cores_is_warned_without_a_rate() -> None:
+    """Pascal (Quadro P6000) has neither BF16 nor FP16 tensor cores (its FP16 runs at 1/64 of
+    FP32 on GP102): a bf16 LoRA there is warned so, never given an FP16 rate it lacks."""
+    trained = needs(task(kind="lora", model="qwen2.5-7b", attention="eager"))
+    codes = [w.code for w in warnings(DEFAULT_TABLE, trained, card("quadro-p6000-24gb"))]
+    assert Code.WARN_BF16_NO_TENSOR_CORES in codes
+    assert Code.WARN_BF16_AS_FP16 not in codes and Code.WARN_PRECISION_UNVERIFIED not in codes
