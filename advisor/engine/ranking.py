@@ -366,10 +366,10 @@ class Context:
         self.card_needs = needs.needs_of(scenario.tasks)
         self.references = needs.references(scenario.tasks, accelerators)
         # Software (stacks.py): what the tasks need of a card's compute stack, whether a port
-        # may run it (domestic_only implies so), and each card's verdict, by slug.
+        # may run it (domestic_only implies so), and each card's verdict.
         self.stack_needs = stacks.needs_of(scenario.tasks)
         self.allow_ports = self.c.allow_ports or self.c.domestic_only
-        self.stack_misses: dict[str, Code | None] = {}
+        self.stack_misses: dict[AcceleratorSpec, Code | None] = {}
         # Always-on services must not be interrupted: spot capacity only if the user allows it.
         self.no_interruptible = not self.c.allow_interruptible and any(
             not usage.is_job(t) and t.when == When.ALWAYS for t in scenario.tasks
@@ -606,11 +606,11 @@ def constraint_miss(ctx: Context, off: OfferingSpec) -> Code | None:
 
 def stack_miss(ctx: Context, accel: AcceleratorSpec) -> Code | None:
     """Why the tasks' software does not run on `accel` (stacks.blocked), once per card."""
-    if accel.slug not in ctx.stack_misses:
-        ctx.stack_misses[accel.slug] = stacks.blocked(
+    if accel not in ctx.stack_misses:
+        ctx.stack_misses[accel] = stacks.blocked(
             stacks.DEFAULT_TABLE, ctx.stack_needs, accel, ctx.allow_ports
         )
-    return ctx.stack_misses[accel.slug]
+    return ctx.stack_misses[accel]
 
 
 def constraint_terms(ctx: Context) -> tuple[Any, ...]:
