@@ -139,7 +139,7 @@ def test_a_bitsandbytes_qlora_never_gets_an_ascend_card_without_allow_ports() ->
     ]
     assert found, "the seed's Ascend offering runs QLoRA through the port"
     ports = {w.params["port"] for w in found if w.code is Code.WARN_STACK_PORT}
-    assert "bitsandbytes NPU branch (LLaMA-Factory)" in ports
+    assert "bitsandbytes multi-backend-refactor (LLaMA-Factory)" in ports
     # MUSA has no bitsandbytes at all: left out even with ports, with its reason.
     assert ported.advice is not None
     assert ported.advice.rejected[Code.REJECT_STACK_BITSANDBYTES] >= 1

@@ -257,7 +257,7 @@ def test_a_port_is_allowed_only_when_the_scenario_allows_ports() -> None:
     ports = {w.params["port"] for w in said if w.code is Code.WARN_STACK_PORT}
     assert ports == {
         "torch_npu",
-        "bitsandbytes NPU branch (LLaMA-Factory)",
+        "bitsandbytes multi-backend-refactor (LLaMA-Factory)",
         "flash-attn-npu / torch_npu npu_fusion_attention",
     }
     assert all(w.params["stack"] == "CANN" for w in said if w.code is Code.WARN_STACK_PORT)
@@ -407,7 +407,7 @@ def test_when_only_a_port_would_run_it_what_would_fit_allows_ports() -> None:
     [rec] = advice.recommendations
     assert rec.offering_id == "ascend"
     ports = {w.params["port"] for w in rec.warnings if w.code is Code.WARN_STACK_PORT}
-    assert "bitsandbytes NPU branch (LLaMA-Factory)" in ports
+    assert "bitsandbytes multi-backend-refactor (LLaMA-Factory)" in ports
 
 
 def test_a_card_without_tensor_cores_is_warned_without_a_rate() -> None:
