@@ -698,3 +698,24 @@ def test_the_results_open_with_number_one_in_a_sentence_of_the_tables_figures(cl
     assert "; why: Best of " in summary
     html = text(response)
     assert html.index("data-summary") < html.index('id="recs-heading"')
+
+
+def test_the_form_takes_the_software_fields(client, platform, accelerator, source, frozen):
+    """allow_ports (a checkbox), a fixed task's portable_code and an inference task's
+    serving_engine reach the scenario as the contract writes them (README, "The scenario")."""
+    make_offering(platform, accelerator, source, name="card")
+    query = {**FIXED_4, "t0-portable_code": "on", "allow_ports": "on"}
+    scenario = client.get(URL, query).context["form"].scenario()
+    assert scenario["constraints"]["allow_ports"] is True
+    assert scenario["tasks"][0]["portable_code"] is True
+    served = {
+        "tasks": "1",
+        "t0-kind": "inference",
+        "t0-model": "llama-3.1-8b",
+        "t0-serving": "paged",
+        "t0-serving_engine": "sglang",
+        "t0-context_len": "4096",
+        "t0-concurrent_sequences": "1",
+    }
+    scenario = client.get(URL, served).context["form"].scenario()
+    assert scenario["tasks"][0]["serving_engine"] == "sglang"
