@@ -319,6 +319,12 @@ class TaskForm(forms.Form):
     needs_nvenc = forms.BooleanField(
         label=_("Needs a video encoder (NVENC)"), required=False, initial=False
     )
+    portable_code = forms.BooleanField(
+        label=_("Its code runs without CUDA"),
+        required=False,
+        initial=False,
+        help_text=_("OpenCL, CPU or a vendor's build: cards of other compute stacks need no port."),
+    )
     # Schedule.
     when = forms.ChoiceField(label=_("When it runs"), choices=WHEN_CHOICES, initial="always")
     hours_per_month = forms.FloatField(
@@ -384,7 +390,7 @@ class TaskForm(forms.Form):
                 task["reference_accelerator"] = d["reference_accelerator"].strip()
             if d["frames"] is not None and d["scale_by"]:
                 task["scale_by"] = d["scale_by"]
-            for key in ("needs_rt_cores", "needs_nvenc"):
+            for key in ("needs_rt_cores", "needs_nvenc", "portable_code"):
                 if d[key]:
                     task[key] = True
         pasted = d.get("config") is not None
@@ -513,6 +519,11 @@ class ConstraintsForm(forms.Form):
             "not ranked unless ticked."
         ),
     )
+    allow_ports = forms.BooleanField(
+        label=_("Allow ports to other compute stacks (Ascend, Moore Threads...)"),
+        required=False,
+        help_text=_("Each such card is shown with its port and what is not verified."),
+    )
     storage_gb = forms.FloatField(
         label=_("Data kept on storage (GB)"),
         required=False,
@@ -562,6 +573,7 @@ class ConstraintsForm(forms.Form):
         "domestic_only",
         "fresh_only",
         "include_market_statistics",
+        "allow_ports",
     )
 
     @property

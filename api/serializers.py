@@ -70,6 +70,7 @@ GRADED_FIGURES = (
     "vram_gib",
     "memory_bandwidth_gbps",
     "bf16_tflops",
+    "fp16_tflops",
     "fp32_tflops",
     "fp64_tflops",
     "rt_cores",
@@ -241,10 +242,16 @@ class AcceleratorSerializer(serializers.HyperlinkedModelSerializer[Accelerator])
             "vram_gib",
             "memory_bandwidth_gbps",
             "bf16_tflops",
+            "fp16_tflops",
             "fp32_tflops",
             "fp64_tflops",
             "rt_cores",
             "nvenc",
+            "stack",
+            "compute_capability",
+            "precisions",
+            "stack_source",
+            "stack_confidence",
             "nvlink",
             "nvlink_bandwidth_gbps",
             "pcie_gen",
@@ -861,7 +868,8 @@ class TaskSerializer(serializers.Serializer[Any]):
     serving_engine = serializers.ChoiceField(
         choices=scenario.SERVING_ENGINES,
         **OPTIONAL,
-        help_text="Inference: the engine whose published runs set the expected speed: vllm, "
+        help_text="Inference: the engine a language model is served with, whose published runs "
+        "set the expected speed and whose software stacks decide which cards run it: vllm, "
         "sglang, tensorrt_llm, llama_cpp or hf; default vllm (hf with serving hf_generate).",
     )
     vram_gib = serializers.FloatField(**OPTIONAL, help_text='Memory of a "fixed" task.')
@@ -905,6 +913,11 @@ class TaskSerializer(serializers.Serializer[Any]):
     )
     needs_nvenc = serializers.BooleanField(
         **OPTIONAL, help_text="Fixed tasks: leave out cards without a video encoder (NVENC)."
+    )
+    portable_code = serializers.BooleanField(
+        **OPTIONAL,
+        help_text="Fixed tasks: the code runs on any compute stack (default false: CUDA code, "
+        "which runs on non-CUDA cards only through a port, with allow_ports).",
     )
     gpus = serializers.IntegerField(**OPTIONAL, help_text="GPUs the task spans; default 1.")
     when = serializers.ChoiceField(choices=WHENS, **OPTIONAL)
@@ -953,6 +966,12 @@ class ConstraintsSerializer(serializers.Serializer[Any]):
         **OPTIONAL,
         help_text='Rank market floors ("from" prices, a marketplace\'s lowest listed offer) '
         "and statistics (a median) as if bookable (default false: shown, not ranked).",
+    )
+    allow_ports = serializers.BooleanField(
+        **OPTIONAL,
+        help_text="Propose cards that run the tasks' software only through a port to their "
+        "compute stack (vLLM-Ascend, torch_npu, torch_musa...), each warned with the port and "
+        "what is not verified; default false, implied by domestic_only.",
     )
     include_stale = serializers.BooleanField(
         **OPTIONAL, help_text="Deprecated: the opposite of `fresh_only`."

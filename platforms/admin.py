@@ -593,11 +593,14 @@ class AcceleratorAdmin(CatalogueAdminMixin, admin.ModelAdmin[Accelerator]):
         "vram_gib",
         "memory_bandwidth_gbps",
         "bf16_tflops",
+        "fp16_tflops",
+        "stack",
+        "compute_capability",
         "nvlink",
         "domestic",
         "confidence",
     ]
-    list_filter = ["vendor", "nvlink", "domestic", "confidence"]
+    list_filter = ["vendor", "stack", "nvlink", "domestic", "confidence"]
     search_fields = ["name", "slug", "aliases__alias"]
     autocomplete_fields = ["source"]
     inlines = [AliasInline, MigProfileInline]

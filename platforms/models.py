@@ -23,7 +23,7 @@ from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
 from advisor.engine import vocab
-from advisor.engine.hardware import normalise_name
+from advisor.engine.hardware import STACK_NAMES, normalise_name
 
 # The closed sets shared with the engine: derived from advisor/engine/vocab.py with their labels
 # in wording/choices.py, and importable from here as before.
@@ -427,7 +427,9 @@ class Accelerator(CatalogueModel):
     architecture = models.CharField(_("architecture"), max_length=50, blank=True)
     vram_gib = models.DecimalField(_("VRAM (GiB)"), max_digits=7, decimal_places=2)
     memory_bandwidth_gbps = models.FloatField(_("memory bandwidth (GB/s)"), null=True, blank=True)
-    bf16_tflops = models.FloatField(_("dense BF16/FP16 tensor TFLOPS"), null=True, blank=True)
+    bf16_tflops = models.FloatField(_("dense BF16 tensor TFLOPS"), null=True, blank=True)
+    # The FP16 tensor rate: the BF16 rate where both exist; V100 and Turing have FP16 only.
+    fp16_tflops = models.FloatField(_("dense FP16 tensor TFLOPS"), null=True, blank=True)
     fp32_tflops = models.FloatField(_("FP32 TFLOPS"), null=True, blank=True)
     # What fixed tasks (rendering, simulation, video) may need (docs/accelerators.md): dense
     # vector FP64, RT cores and NVENC video-encoder engines; 0 where the card has none, blank
@@ -446,6 +448,23 @@ class Accelerator(CatalogueModel):
         _("confidence"), max_length=12, choices=Confidence.choices, default=Confidence.SECONDARY
     )
     figure_confidence = models.JSONField(_("confidence per figure"), default=dict, blank=True)
+    # The software it runs (docs/accelerators.md, "Compute stacks and precisions"): compute
+    # stack, NVIDIA's compute capability ("8.9"), each precision's support, their sources.
+    stack = models.CharField(
+        _("compute stack"),
+        max_length=12,
+        choices=[(k, v) for k, v in STACK_NAMES.items()],
+        default="cuda",
+    )
+    compute_capability = models.CharField(_("compute capability"), max_length=8, blank=True)
+    precisions = models.JSONField(_("native precisions"), default=dict, blank=True)
+    stack_source = models.TextField(_("sources of the stack and precisions"), blank=True)
+    stack_confidence = models.CharField(
+        _("confidence of the stack and precisions"),
+        max_length=12,
+        choices=Confidence.choices,
+        default=Confidence.UNVERIFIED,
+    )
     mig_slots = models.PositiveSmallIntegerField(_("MIG memory slots"), default=0)
     mig_max_compute = models.PositiveSmallIntegerField(_("MIG compute slices"), default=0)
     source_note = models.TextField(_("sources of the figures"), blank=True)
@@ -483,6 +502,8 @@ class Accelerator(CatalogueModel):
         return self.name
 
     def figure_grade(self, figure: str) -> str:
+        if figure == "fp16_tflops" and figure not in self.figure_confidence:
+            figure = "bf16_tflops"  # the same rate where the row gives no FP16 figure of its own
         return str(self.figure_confidence.get(figure, self.confidence))
 
 

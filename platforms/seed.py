@@ -86,6 +86,19 @@ def _decimal(value: str | None) -> Decimal | None:
     return Decimal(value) if value else None
 
 
+def stack_fields(row: dict[str, Any]) -> dict[str, Any]:
+    """An accelerators.json row's FP16 rate (absent: the BF16 rate), compute stack, compute
+    capability and precisions, as Accelerator's fields."""
+    return {
+        "fp16_tflops": row.get("fp16_tflops", row.get("bf16_tflops")),
+        "stack": row.get("stack") or "cuda",
+        "compute_capability": row.get("compute_capability") or "",
+        "precisions": row.get("precisions") or {},
+        "stack_source": row.get("stack_source", ""),
+        "stack_confidence": row.get("stack_confidence", "unverified"),
+    }
+
+
 def load_accelerators(report: SeedReport, path: Path | None = None) -> dict[str, Accelerator]:
     data = json.loads((path or FIXTURES / "accelerators.json").read_text(encoding="utf-8"))
     source, created = Source.objects.get_or_create(
@@ -106,6 +119,7 @@ def load_accelerators(report: SeedReport, path: Path | None = None) -> dict[str,
                 "vram_gib": Decimal(str(row["vram_gib"])),
                 "memory_bandwidth_gbps": row.get("memory_bandwidth_gbps"),
                 "bf16_tflops": row.get("bf16_tflops"),
+                **stack_fields(row),
                 "fp32_tflops": row.get("fp32_tflops"),
                 "fp64_tflops": row.get("fp64_tflops"),
                 "rt_cores": row.get("rt_cores"),

@@ -130,6 +130,7 @@ def slice_spec(accel: AcceleratorSpec, profile: MigProfile) -> AcceleratorSpec:
         vram_gib=profile.memory_gib,
         memory_bandwidth_gbps=accel.memory_bandwidth_gbps and accel.memory_bandwidth_gbps * memory,
         bf16_tflops=accel.bf16_tflops and accel.bf16_tflops * compute,
+        fp16_tflops=accel.fp16_tflops and accel.fp16_tflops * compute,
         fp32_tflops=accel.fp32_tflops and accel.fp32_tflops * compute,
         fp64_tflops=accel.fp64_tflops and accel.fp64_tflops * compute,
         nvlink=False,

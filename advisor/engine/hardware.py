@@ -21,6 +21,19 @@ from advisor.engine.types import AcceleratorSpec, Confidence, MigProfile
 
 DEFAULT_PATH = Path(__file__).resolve().parents[2] / "fixtures" / "accelerators.json"
 
+# Compute stacks an accelerator row may name, as their vendors write them (docs/accelerators.md,
+# "Compute stacks and precisions"), and the grades of a precision's support.
+STACK_NAMES = {
+    "cuda": "CUDA",
+    "rocm": "ROCm",
+    "cann": "CANN",
+    "musa": "MUSA",
+    "supa": "BIRENSUPA",
+}
+PRECISIONS = ("fp64", "tf32", "bf16", "fp16", "fp8", "fp4", "int8")
+PRECISION_SUPPORT = ("native", "partial", "none", "unverified")
+FP64_CLASSES = ("full", "cut", "consumer", "none", "unverified")
+
 # Catalogues write the same card as "NVIDIA GeForce RTX 4090", "RTX4090" or "rtx_4090": the vendor
 # and brand words carry no information, separators vary.
 _NOISE_PREFIX = re.compile(r"^(nvidia)?(geforce)?")
@@ -59,6 +72,7 @@ def _optional_int(value: Any) -> int | None:
 def accelerator_from_dict(row: Mapping[str, Any]) -> AcceleratorSpec:
     """Build one spec from a row shaped like an entry of fixtures/accelerators.json."""
     mig = row.get("mig")
+    bf16 = row.get("bf16_tflops")
     return AcceleratorSpec(
         slug=str(row["slug"]),
         name=str(row["name"]),
@@ -82,6 +96,11 @@ def accelerator_from_dict(row: Mapping[str, Any]) -> AcceleratorSpec:
         fp64_tflops=_optional_float(row.get("fp64_tflops")),
         rt_cores=_optional_int(row.get("rt_cores")),
         nvenc=_optional_int(row.get("nvenc")),
+        # Absent: the BF16 rate; null: no FP16 tensor rate (Pascal, Maxwell).
+        fp16_tflops=_optional_float(row.get("fp16_tflops", bf16)),
+        stack=str(row.get("stack") or "cuda"),
+        compute_capability=_optional_float(row.get("compute_capability")),
+        precisions=tuple((str(k), str(v)) for k, v in (row.get("precisions") or {}).items()),
     )
 
 

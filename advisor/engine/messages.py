@@ -528,6 +528,60 @@ class Code(StrEnum):
     WARN_SPOT_RATE_ASSUMED = "warn_spot_rate_assumed"
     WARN_SPOT_DEADLINE = "warn_spot_deadline"
     SUGGEST_INTERRUPTIBLE_JOBS = "suggest_interruptible_jobs"
+    # stacks.py: software stacks, ports and precisions (docs/advisor-rules.md, "Software stacks")
+    REJECT_STACK_UNKNOWN = "reject_stack_unknown"
+    REJECT_STACK_PYTORCH = "reject_stack_pytorch"
+    REJECT_STACK_BITSANDBYTES = "reject_stack_bitsandbytes"
+    REJECT_STACK_VLLM = "reject_stack_vllm"
+    REJECT_STACK_SGLANG = "reject_stack_sglang"
+    REJECT_STACK_TENSORRT_LLM = "reject_stack_tensorrt_llm"
+    REJECT_STACK_LLAMA_CPP = "reject_stack_llama_cpp"
+    REJECT_STACK_INT4 = "reject_stack_int4"
+    REJECT_STACK_DIFFUSERS = "reject_stack_diffusers"
+    REJECT_STACK_CUDA_APP = "reject_stack_cuda_app"
+    REJECT_STACK_OPTIX = "reject_stack_optix"
+    REJECT_STACK_FP64 = "reject_stack_fp64"
+    REJECT_STACK_PORT_ONLY = "reject_stack_port_only"
+    REJECT_NO_FP8 = "reject_no_fp8"
+    REJECT_FP64_NOT_STATED = "reject_fp64_not_stated"
+    NEED_PYTORCH = "need_pytorch"
+    NEED_BITSANDBYTES_4BIT = "need_bitsandbytes_4bit"
+    NEED_FLASH_ATTENTION = "need_flash_attention"
+    NEED_VLLM = "need_vllm"
+    NEED_SGLANG = "need_sglang"
+    NEED_TENSORRT_LLM = "need_tensorrt_llm"
+    NEED_LLAMA_CPP = "need_llama_cpp"
+    NEED_INT4_WEIGHTS = "need_int4_weights"
+    NEED_DIFFUSERS = "need_diffusers"
+    NEED_CUDA_APP = "need_cuda_app"
+    NEED_OPTIX = "need_optix"
+    NEED_FP64_CODE = "need_fp64_code"
+    LIMIT_VENDOR_IMAGE = "limit_vendor_image"
+    LIMIT_CUDA_WHEELS = "limit_cuda_wheels"
+    LIMIT_ASCEND_QUANTIZATION = "limit_ascend_quantization"
+    LIMIT_VLLM_MUSA_S4000 = "limit_vllm_musa_s4000"
+    LIMIT_BNB_SOURCE_BUILD = "limit_bnb_source_build"
+    LIMIT_LLAMA_CPP_CANN_TYPES = "limit_llama_cpp_cann_types"
+    LIMIT_NPU_NO_BACKWARD = "limit_npu_no_backward"
+    LIMIT_MUSIFY = "limit_musify"
+    LIMIT_HIP_PORT = "limit_hip_port"
+    LIMIT_UNSOURCED = "limit_unsourced"
+    FALLBACK_LEGACY_TOOLCHAIN = "fallback_legacy_toolchain"
+    FALLBACK_BNB_CUDA12 = "fallback_bnb_cuda12"
+    FALLBACK_SDPA = "fallback_sdpa"
+    FALLBACK_GPTQ_ONLY = "fallback_gptq_only"
+    FALLBACK_ROCM_INT4 = "fallback_rocm_int4"
+    WARN_STACK_PORT = "warn_stack_port"
+    WARN_STACK_FALLBACK = "warn_stack_fallback"
+    WARN_BF16_AS_FP16 = "warn_bf16_as_fp16"
+    WARN_VLLM_DTYPE_HALF = "warn_vllm_dtype_half"
+    WARN_PRECISION_UNVERIFIED = "warn_precision_unverified"
+    WARN_FP8_AS_W8A16 = "warn_fp8_as_w8a16"
+    SUGGEST_ALLOW_PORTS = "suggest_allow_ports"
+    WARN_STACK_CC_UNSTATED = "warn_stack_cc_unstated"
+    WARN_BF16_NO_TENSOR_CORES = "warn_bf16_no_tensor_cores"
+    SERVING_ENGINE_NEEDS_SERVING = "serving_engine_needs_serving"
+    SERVING_ENGINE_LLM_ONLY = "serving_engine_llm_only"
 
 
 TEMPLATES: dict[Code, str] = {
@@ -1581,6 +1635,130 @@ TEMPLATES: dict[Code, str] = {
         "%(factor)s× the expected rate of interruptions; on-demand capacity has no such risk"
     ),
     Code.SUGGEST_INTERRUPTIBLE_JOBS: gettext_noop("interruptible (spot) capacity allowed for jobs"),
+    # stacks.py: software stacks, ports and precisions
+    Code.REJECT_STACK_UNKNOWN: gettext_noop(
+        "no known way to run the task's software on this card's compute stack"
+    ),
+    Code.REJECT_STACK_PYTORCH: gettext_noop("no PyTorch for this card's compute stack"),
+    Code.REJECT_STACK_BITSANDBYTES: gettext_noop(
+        "needs CUDA or ROCm for bitsandbytes 4-bit (QLoRA)"
+    ),
+    Code.REJECT_STACK_VLLM: gettext_noop("vLLM does not run on this card's compute stack"),
+    Code.REJECT_STACK_SGLANG: gettext_noop("SGLang does not run on this card's compute stack"),
+    Code.REJECT_STACK_TENSORRT_LLM: gettext_noop(
+        "TensorRT-LLM needs CUDA on an Ampere or newer NVIDIA GPU"
+    ),
+    Code.REJECT_STACK_LLAMA_CPP: gettext_noop(
+        "llama.cpp has no backend for this card's compute stack"
+    ),
+    Code.REJECT_STACK_INT4: gettext_noop("no int4 (AWQ, GPTQ) kernels for this card"),
+    Code.REJECT_STACK_DIFFUSERS: gettext_noop(
+        "diffusers does not run on this card's compute stack"
+    ),
+    Code.REJECT_STACK_CUDA_APP: gettext_noop("needs CUDA for the task's code"),
+    Code.REJECT_STACK_OPTIX: gettext_noop("needs CUDA and OptiX for rendering"),
+    Code.REJECT_STACK_FP64: gettext_noop("no usable FP64 on this card's compute stack"),
+    Code.REJECT_STACK_PORT_ONLY: gettext_noop(
+        "runs the task's software only through a port to another compute stack (ports not allowed)"
+    ),
+    Code.REJECT_NO_FP8: gettext_noop("no FP8 on this card"),
+    Code.REJECT_FP64_NOT_STATED: gettext_noop(
+        "FP64 rate not stated (an FP64 need is met only by a stated figure)"
+    ),
+    Code.NEED_PYTORCH: gettext_noop("PyTorch"),
+    Code.NEED_BITSANDBYTES_4BIT: gettext_noop("bitsandbytes 4-bit (QLoRA)"),
+    Code.NEED_FLASH_ATTENTION: gettext_noop("FlashAttention"),
+    Code.NEED_VLLM: gettext_noop("vLLM"),
+    Code.NEED_SGLANG: gettext_noop("SGLang"),
+    Code.NEED_TENSORRT_LLM: gettext_noop("TensorRT-LLM"),
+    Code.NEED_LLAMA_CPP: gettext_noop("llama.cpp"),
+    Code.NEED_INT4_WEIGHTS: gettext_noop("int4 weights (AWQ, GPTQ)"),
+    Code.NEED_DIFFUSERS: gettext_noop("diffusers"),
+    Code.NEED_CUDA_APP: gettext_noop("the task's CUDA code"),
+    Code.NEED_OPTIX: gettext_noop("OptiX rendering"),
+    Code.NEED_FP64_CODE: gettext_noop("FP64 code"),
+    Code.LIMIT_VENDOR_IMAGE: gettext_noop(
+        "the vendor's image with its matching driver, toolkit and PyTorch plugin versions"
+    ),
+    Code.LIMIT_CUDA_WHEELS: gettext_noop(
+        "CUDA-only packages (flash-attn, bitsandbytes, FlashInfer, xFormers) missing or replaced by"
+        " vendor kernels"
+    ),
+    Code.LIMIT_ASCEND_QUANTIZATION: gettext_noop(
+        "quantized weights must be made with ModelSlim or compressed-tensors; AWQ checkpoints "
+        "reported failing"
+    ),
+    Code.LIMIT_VLLM_MUSA_S4000: gettext_noop(
+        "vLLM-MUSA's recipes target the S5000 and do not name the S4000; the wheel tested on it is "
+        "vLLM 0.4.2"
+    ),
+    Code.LIMIT_BNB_SOURCE_BUILD: gettext_noop(
+        "bitsandbytes built from its old NPU branch with double quantization off; ms-swift does not"
+        " support QLoRA on NPUs"
+    ),
+    Code.LIMIT_LLAMA_CPP_CANN_TYPES: gettext_noop("only FP16, Q8_0 and Q4_0 weights"),
+    Code.LIMIT_NPU_NO_BACKWARD: gettext_noop(
+        "the NPU attention backend has no backward pass; float64 steps cast to float32"
+    ),
+    Code.LIMIT_MUSIFY: gettext_noop("the CUDA code ported with Moore Threads' musify tools"),
+    Code.LIMIT_HIP_PORT: gettext_noop("the CUDA code ported to HIP"),
+    Code.LIMIT_UNSOURCED: gettext_noop("no source found that this path works"),
+    Code.FALLBACK_LEGACY_TOOLCHAIN: gettext_noop(
+        "end-of-life toolchain: a CUDA 12.x image and PyTorch's cu126 legacy build, whose removal "
+        "is proposed for PyTorch 2.15"
+    ),
+    Code.FALLBACK_BNB_CUDA12: gettext_noop(
+        "bitsandbytes' CUDA 13 wheels start at compute capability 7.5: a CUDA 12.x build"
+    ),
+    Code.FALLBACK_SDPA: gettext_noop(
+        "no FlashAttention-2 below compute capability 8.0: PyTorch SDPA, slower"
+    ),
+    Code.FALLBACK_GPTQ_ONLY: gettext_noop(
+        "AWQ needs compute capability 7.5: GPTQ weights only, on the slow path"
+    ),
+    Code.FALLBACK_ROCM_INT4: gettext_noop(
+        "vLLM marks AWQ, GPTQ and Marlin unsupported on AMD GPUs"
+    ),
+    Code.WARN_STACK_PORT: gettext_noop(
+        "%(accelerator)s runs %(stack)s, not CUDA: %(need)s only through %(port)s; not verified "
+        "here: %(limits)s"
+    ),
+    Code.WARN_STACK_FALLBACK: gettext_noop("%(accelerator)s, %(need)s: %(fallback)s"),
+    Code.WARN_BF16_AS_FP16: gettext_noop(
+        "%(accelerator)s has no BF16: %(tasks)s run in FP16, timed at its FP16 rate (%(tflops)s "
+        "TFLOPS); a model trained in BF16 may overflow in FP16 (NaN, black images), and training "
+        "needs loss scaling"
+    ),
+    Code.WARN_VLLM_DTYPE_HALF: gettext_noop(
+        "vLLM refuses BF16 on %(accelerator)s (compute capability %(cc)s, below 8.0): start it with"
+        " --dtype half"
+    ),
+    Code.WARN_PRECISION_UNVERIFIED: gettext_noop(
+        "%(accelerator)s: native %(precision)s is not verified by a primary source"
+    ),
+    Code.WARN_FP8_AS_W8A16: gettext_noop(
+        "%(accelerator)s has no FP8: FP8 weights load as W8A16 through Marlin, with no FP8 speed-up"
+    ),
+    Code.WARN_BF16_NO_TENSOR_CORES: gettext_noop(
+        "%(accelerator)s has neither BF16 nor FP16 tensor cores: %(tasks)s run in FP16 or FP32 "
+        "far below a tensor-core card's rate, and no time is estimated from a BF16 figure"
+    ),
+    Code.WARN_STACK_CC_UNSTATED: gettext_noop(
+        "%(accelerator)s: compute capability not stated, so %(need)s is assumed to run as on a "
+        "current card"
+    ),
+    Code.SUGGEST_ALLOW_PORTS: gettext_noop(
+        "ports to other compute stacks allowed (vLLM-Ascend, torch_npu, torch_musa…), each named "
+        "with what it leaves unverified"
+    ),
+    Code.SERVING_ENGINE_NEEDS_SERVING: gettext_noop(
+        "serving engine %(engine)s does not go with serving %(serving)s: hf is Hugging Face "
+        "generate (serving hf_generate), the others hold a paged KV cache (serving paged)"
+    ),
+    Code.SERVING_ENGINE_LLM_ONLY: gettext_noop(
+        "a serving engine serves a language model (kind inference); a diffusion model is served "
+        "with diffusers"
+    ),
 }
 
 

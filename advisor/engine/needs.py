@@ -4,8 +4,11 @@ times are scaled from (docs/advisor-rules.md, "Fixed tasks").
 A task may state a minimum FP64 rate (`min_fp64_tflops`: a double-precision CFD code on a
 GeForce card runs at 1/64 of its FP32 rate), RT cores (`needs_rt_cores`: OptiX rendering; no
 A100, H100, H800 or B200 has them) and video encoders (`needs_nvenc`: encoding the render). An
-offering whose card states less is left out with the need's rejection code; one whose card does
-not state the figure is kept, with a warning that the need was not checked.
+offering whose card states less is left out with the need's rejection code. An FP64 need is met
+only by a stated figure: a card that does not state its FP64 rate is left out
+(`reject_fp64_not_stated`; Ascend and MUSA have no usable FP64 path: diffusers PR 10123,
+MooreThreads/torch_musa torch_musa/README.md @8b583b3f). A card that does not state its RT cores
+or encoders is kept, with a warning that the need was not checked.
 """
 
 from __future__ import annotations
@@ -57,13 +60,16 @@ def unmet(needs: Needs, accel: AcceleratorSpec) -> Code | None:
     """The rejection code of the first need `accel` states it cannot meet."""
     for reject, _figure, attribute, least in _checks(needs):
         value = getattr(accel, attribute)
+        if value is None and attribute == "fp64_tflops":
+            return Code.REJECT_FP64_NOT_STATED
         if value is not None and value < least:
             return reject
     return None
 
 
 def unstated(needs: Needs | None, accel: AcceleratorSpec) -> tuple[Message, ...]:
-    """A warning for each need whose figure `accel` does not state."""
+    """A warning for each need whose figure `accel` does not state (FP64 is never unstated
+    here: `unmet` leaves such a card out)."""
     if needs is None:
         return ()
     return tuple(

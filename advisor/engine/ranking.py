@@ -44,7 +44,7 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
-from advisor.engine import hosts, idle, needs, restarts, timing, usage, vocab
+from advisor.engine import hosts, idle, needs, restarts, stacks, timing, usage, vocab
 from advisor.engine.billing import (
     PREPAID_UNITS,
     ZERO,
@@ -388,6 +388,11 @@ class Context:
         self.references = needs.references(scenario.tasks, accelerators)
         # Why spot capacity is left out (spot_refusal), None where it may be used.
         self.no_interruptible = spot_refusal(self.c.allow_interruptible, scenario.tasks)
+        # Software (stacks.py): what the tasks need of a card's compute stack, whether a port
+        # may run it (domestic_only implies so), and each card's verdict.
+        self.stack_needs = stacks.needs_of(scenario.tasks)
+        self.allow_ports = self.c.allow_ports or self.c.domestic_only
+        self.stack_misses: dict[AcceleratorSpec, Code | None] = {}
         self._fits: dict[tuple[Any, ...], Fit] | None = None
         self.accelerators = accelerators
         # (bill, busiest month's bill, usage warnings, each task's busy hours in that month) by
@@ -417,6 +422,7 @@ class Context:
             or self.no_interruptible is not None
             or self.card_needs is not None
             or not self.c.include_market_statistics
+            or bool(self.stack_needs.needs)
         )
         self.rejected: Counter[Code] = Counter()
         self.misses: dict[Code, tuple[float, Message, OfferingSpec]] = {}
@@ -617,8 +623,19 @@ def constraint_miss(ctx: Context, off: OfferingSpec) -> Code | None:
     if off.market_figure and not c.include_market_statistics:
         return Code.REJECT_MARKET_FIGURE
     if ctx.card_needs is not None:
-        return needs.unmet(ctx.card_needs, off.accelerator)
-    return None
+        unmet = needs.unmet(ctx.card_needs, off.accelerator)
+        if unmet is not None:
+            return unmet
+    return stack_miss(ctx, off.accelerator)
+
+
+def stack_miss(ctx: Context, accel: AcceleratorSpec) -> Code | None:
+    """Why the tasks' software does not run on `accel` (stacks.blocked), once per card."""
+    if accel not in ctx.stack_misses:
+        ctx.stack_misses[accel] = stacks.blocked(
+            stacks.DEFAULT_TABLE, ctx.stack_needs, accel, ctx.allow_ports
+        )
+    return ctx.stack_misses[accel]
 
 
 def constraint_terms(ctx: Context) -> tuple[Any, ...]:
@@ -634,6 +651,8 @@ def constraint_terms(ctx: Context) -> tuple[Any, ...]:
         ctx.no_interruptible,
         ctx.card_needs,
         c.include_market_statistics,
+        ctx.stack_needs,
+        ctx.allow_ports,
     )
 
 
@@ -2018,6 +2037,7 @@ def rec_warnings(ctx: Context, c: Candidate) -> tuple[Message, ...]:
         )
     out.extend(c.fit.time_warnings)
     out.extend(needs.unstated(ctx.card_needs, off.accelerator))
+    out.extend(stacks.warnings(stacks.DEFAULT_TABLE, ctx.stack_needs, off.accelerator))
     return tuple(dict.fromkeys(out))
 
 

@@ -267,6 +267,7 @@ _TASK_READERS: dict[str, Callable[[object, str], Any]] = {
     "min_fp64_tflops": lambda v, p: _number(v, p, 0, MAX_TFLOPS, low_open=True),
     "needs_rt_cores": _boolean,
     "needs_nvenc": _boolean,
+    "portable_code": _boolean,
     "gpus": _count(MAX_GPUS),
     "when": _member(When, WHENS),
     "hours_per_month": lambda v, p: _hours_per_month(v, p),
@@ -386,6 +387,7 @@ def _check_task(task: Task, data: Mapping[str, Any], path: str) -> None:
     _check_fixed(task, data, path)
     _check_moe(task, data, path)
     _check_workload(task, data, path)
+    _check_serving_engine(task, path)
     if task.kind in ("full_finetune", "qlora") and task.precision not in TRAINING_PRECISIONS:
         raise InvalidWorkload(
             Code.TRAINING_PRECISION,
@@ -400,6 +402,22 @@ def _check_task(task: Task, data: Mapping[str, Any], path: str) -> None:
     if task.on is not None and "gpus" in data and task.gpus != task.on.count:
         raise InvalidWorkload(
             Code.ON_COUNT_DIFFERS, f"{path}.on.count", count=task.on.count, gpus=task.gpus
+        )
+
+
+def _check_serving_engine(task: Task, path: str) -> None:
+    """A serving engine serves a language model, with its own KV cache (hf: generate's)."""
+    engine = task.serving_engine
+    if engine is None:
+        return
+    if task.kind != TaskKind.INFERENCE or (task.arch is not None and task.arch.family != "llm"):
+        raise InvalidWorkload(Code.SERVING_ENGINE_LLM_ONLY, f"{path}.serving_engine")
+    if (engine == "hf") != (task.serving == "hf_generate"):
+        raise InvalidWorkload(
+            Code.SERVING_ENGINE_NEEDS_SERVING,
+            f"{path}.serving_engine",
+            engine=engine,
+            serving=task.serving,
         )
 
 
@@ -479,6 +497,8 @@ def parse_task(value: object, index: int) -> Task:
         if data.get(key) is not None:
             kwargs[key] = reader(data[key], f"{path}.{key}")
     kwargs["model"], kwargs["arch"] = _model(data, kwargs["kind"], path)
+    if kwargs.get("serving_engine") == "hf" and data.get("serving") is None:
+        kwargs["serving"] = "hf_generate"  # generate's own cache, unless stated otherwise
     if data.get("on") is not None:
         on = _on(data["on"], f"{path}.on", default_count=kwargs.get("gpus", 1))
         kwargs["on"] = on
@@ -521,6 +541,8 @@ _CONSTRAINT_READERS: dict[str, Callable[[object, str], Any]] = {
     "allow_interruptible": _boolean,
     # Rank market floors ("from", the lowest listed offer) and statistics as if bookable.
     "include_market_statistics": _boolean,
+    # Cards that run the tasks' software only through a port (stacks.py); domestic_only implies it.
+    "allow_ports": _boolean,
     # Data kept on the platform's storage (datasets, checkpoints), GB; priced per platform.
     "storage_gb": lambda v, p: _number(v, p, 0, 1e9),
     # The renter's price tier (list, member, student, enterprise); the loader prices with it.

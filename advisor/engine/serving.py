@@ -55,7 +55,7 @@ from advisor.engine.errors import InvalidWorkload
 from advisor.engine.memory import PREFILL_CHUNK_TOKENS, dims_of, kv_bytes_per_token, task_memory
 from advisor.engine.memory_plan import PRECISION_BYTES
 from advisor.engine.messages import Code, Message, Quantity, Unit, fraction, msg
-from advisor.engine.timing import allreduce_anchor, network_busbw
+from advisor.engine.timing import allreduce_anchor, network_busbw, tensor_tflops
 from advisor.engine.types import AcceleratorSpec, Interconnect, ModelArch, Task
 from advisor.engine.vocab import Network
 
@@ -259,11 +259,12 @@ def tensor_peak_tflops(accel: AcceleratorSpec, precision: str) -> float | None:
     """Dense tensor TFLOPS at which a model of `precision` computes on `accel`."""
     if precision == "fp32":
         return accel.fp32_tflops
-    if accel.bf16_tflops is None:
+    peak = tensor_tflops(accel)  # BF16, else FP16 (V100, Turing)
+    if peak is None:
         return None
     if precision == "fp8" and accel.architecture in FP8_ARCHITECTURES:
-        return accel.bf16_tflops * FP8_SPEEDUP
-    return accel.bf16_tflops
+        return peak * FP8_SPEEDUP
+    return peak
 
 
 def _bandwidth(accel: AcceleratorSpec, field: str) -> float:

@@ -10,8 +10,8 @@
 * the closest miss over budget: the budget that admits it (its busiest month, rounded up to a
   whole unit of the currency); past the deadline: the deadline it meets (whole hours, up);
 * each constraint that left offerings out (physical exclusivity, NVLink, domestic accelerators,
-  chosen platforms, fresh prices only, no spot capacity for services or none at all): the
-  scenario without it.
+  chosen platforms, fresh prices only, no spot capacity for services or none at all, no ports
+  to other compute stacks: stacks.py): the scenario without it.
 
 These are candidates: the caller runs each against the catalogue and keeps those that are
 answered with recommendations (advisor/services.py), so a suggestion offered is one that works.
@@ -169,6 +169,12 @@ def _relaxed(scenario: Scenario, rejected: Mapping[Code, int]) -> list[Suggestio
             c.fresh_only,
             Code.SUGGEST_STALE_PRICES,
             {"fresh_only": defaults.fresh_only},
+        ),
+        (
+            Code.REJECT_STACK_PORT_ONLY,
+            not c.allow_ports,
+            Code.SUGGEST_ALLOW_PORTS,
+            {"allow_ports": True},
         ),
         (
             Code.REJECT_INTERRUPTIBLE_SERVICE,

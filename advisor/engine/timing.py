@@ -354,11 +354,17 @@ def training_flops(task: Task) -> float:
     return _flops_per_token(task)[0] * task.tokens
 
 
+def tensor_tflops(accel: AcceleratorSpec) -> float | None:
+    """Dense 16-bit tensor TFLOPS: BF16, or FP16 on a card without BF16 (V100, Turing), which
+    runs a bf16 task in FP16 (stacks.py warns; docs/time-model.md)."""
+    return accel.bf16_tflops if accel.bf16_tflops is not None else accel.fp16_tflops
+
+
 def _peak_tflops(task: Task, accel: AcceleratorSpec) -> float | None:
     # fp32 training runs on the FP32 units; every other precision on dense BF16/FP16 tensor cores.
     if compute_precision(task) == "fp32":
         return accel.fp32_tflops
-    return accel.bf16_tflops
+    return tensor_tflops(accel)
 
 
 # ----------------------------------------------------------------------------- utilisation
@@ -904,7 +910,7 @@ class FixedTimeEstimate:
 
 
 def scale_figure(accel: AcceleratorSpec, scale_by: str) -> float | None:
-    value = getattr(accel, SCALE_FIGURES[scale_by])
+    value = tensor_tflops(accel) if scale_by == "bf16" else getattr(accel, SCALE_FIGURES[scale_by])
     return float(value) if value else None
 
 

@@ -232,6 +232,9 @@ class Task(HashOnce):
     min_fp64_tflops: float | None = None
     needs_rt_cores: bool = False
     needs_nvenc: bool = False
+    # The task's own code runs on any compute stack (OpenCL, CPU, a vendor's build); False: it
+    # is CUDA code, which runs elsewhere only through a port (stacks.py).
+    portable_code: bool = False
     gpus: int = 1
     when: When = When.ALWAYS
     # Services: busy hours a month (None = always on, 720). Jobs (training with `tokens`): the
@@ -264,6 +267,9 @@ class Constraints:
     # Market floors ("from", the lowest listed offer) and statistics (a median) are ranked as if
     # bookable only when asked for (vocab.PriceBasis); by default they are left out.
     include_market_statistics: bool = False
+    # Cards that run the tasks' software only through a port to their stack (vLLM-Ascend,
+    # torch_npu, torch_musa, ...: stacks.py) are proposed only when allowed (or domestic_only).
+    allow_ports: bool = False
     # Data kept on the platform's storage (datasets, checkpoints), GB (1e9 B) as storage is sold;
     # priced with the platform's StoragePriceSpec (billing.storage_monthly_cost).
     storage_gb: float = 0.0
@@ -330,6 +336,18 @@ class AcceleratorSpec(HashOnce):
     fp64_tflops: float | None = None
     rt_cores: int | None = None
     nvenc: int | None = None
+    # Software (docs/accelerators.md, "Compute stacks and precisions"; stacks.py reads them):
+    # `bf16_tflops` is BF16 only, `fp16_tflops` the FP16 tensor rate (V100, Turing: no BF16);
+    # the compute stack (vocab.Stack), NVIDIA's compute capability (None elsewhere) and each
+    # precision's support (vocab.PrecisionSupport; absent = unverified).
+    fp16_tflops: float | None = None
+    stack: str = "cuda"
+    compute_capability: float | None = None
+    precisions: tuple[tuple[str, str], ...] = ()
+
+    def precision(self, name: str) -> str:
+        """This card's support of precision `name` ("unverified" where none is stated)."""
+        return dict(self.precisions).get(name, "unverified")
 
 
 @dataclass(frozen=True)

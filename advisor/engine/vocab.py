@@ -135,6 +135,7 @@ FIELD_GROUPS: dict[str, tuple[str, ...]] = {
         "min_fp64_tflops",
         "needs_rt_cores",
         "needs_nvenc",
+        "portable_code",
     ),
 }
 _GROUP_KINDS: dict[str, frozenset[TaskKind]] = {

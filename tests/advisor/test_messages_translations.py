@@ -111,3 +111,20 @@ def test_an_answer_serialized_in_one_language_reads_as_each_message_alone(langua
         with messages.one_language():
             serialized = MessageSerializer(message).data
     assert serialized == alone
+
+
+def test_a_port_warning_reads_in_chinese_with_its_nested_limits() -> None:
+    """A software-stack warning (advisor/engine/stacks.py) nests the need and each limit it
+    leaves unverified: all of them are rendered in the reader's language, names kept."""
+    from advisor.engine import stacks
+    from advisor.engine.hardware import load_accelerators
+    from advisor.engine.scenario import parse_scenario
+
+    tasks = parse_scenario({"tasks": [{"kind": "qlora", "model": "qwen2.5-7b"}]}).tasks
+    ascend = load_accelerators()["ascend-910b-64gb"]
+    said = stacks.warnings(stacks.DEFAULT_TABLE, stacks.needs_of(tasks), ascend)
+    port = next(w for w in said if w.params["port"] == "torch_npu")
+    with translation.override("zh-hans"):
+        chinese = messages.render(port)
+    assert "只能通过 torch_npu 运行" in chinese and "厂商镜像" in chinese
+    assert "Ascend 910B" in chinese and "CANN" in chinese

@@ -609,3 +609,23 @@ def test_the_advice_json_by_a_kept_serializer_is_a_new_serializers(catalogue, fr
 
     with ThreadPoolExecutor(2) as pool:
         assert list(pool.map(in_thread, reports)) == expected
+
+
+def test_advise_takes_the_software_fields_and_names_a_wrong_engine(anon_client, catalogue, frozen):
+    """serving_engine, portable_code and allow_ports are contract fields (README, "The
+    scenario"): taken, and an engine that does not go with the task is a 400 naming it."""
+    body = {
+        "tasks": [
+            {"kind": "inference", "model": "llama-3.1-8b", "serving_engine": "vllm"},
+            {"kind": "fixed", "name": "render", "vram_gib": 4, "portable_code": True},
+        ],
+        "constraints": {"allow_ports": True},
+    }
+    assert post(anon_client, "/api/v1/advise/", body).status_code in (200, 422)
+    body["tasks"][0]["serving_engine"] = "hf"
+    body["tasks"][0]["serving"] = "paged"
+    response = post(anon_client, "/api/v1/advise/", body)
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert (error["code"], list(error["fields"])) == ("invalid", ["tasks[0].serving_engine"])
+    assert error["message"].startswith("tasks[0].serving_engine: serving engine hf")

@@ -167,21 +167,29 @@ def test_an_accelerator_shows_aliases_mig_profiles_and_the_grade_of_each_figure(
         "vram_gib": "80.00",
         "memory_bandwidth_gbps": 2039.0,
         "bf16_tflops": 312.0,
+        "fp16_tflops": None,
         "fp32_tflops": None,
         "fp64_tflops": None,
         "rt_cores": None,
         "nvenc": None,
+        # A row made by hand states no stack figures: CUDA by default, the rest unverified.
+        "stack": "cuda",
+        "compute_capability": "",
+        "precisions": {},
+        "stack_source": "",
+        "stack_confidence": "unverified",
         "nvlink": True,
         "nvlink_bandwidth_gbps": 600.0,
         "pcie_gen": None,
         "tdp_w": None,
         "domestic": False,
         "confidence": "verified",
-        # Only bf16_tflops has its own grade; the others take the accelerator's.
+        # Only bf16_tflops has its own grade (fp16_tflops takes it); the others the accelerator's.
         "figure_confidence": {
             "vram_gib": "verified",
             "memory_bandwidth_gbps": "verified",
             "bf16_tflops": "secondary",
+            "fp16_tflops": "secondary",  # no grade of its own: the BF16 rate's
             "fp32_tflops": "verified",
             "fp64_tflops": "verified",
             "rt_cores": "verified",

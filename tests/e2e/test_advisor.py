@@ -100,21 +100,22 @@ def test_the_advisor_page_fits_a_375_px_screen(mobile_page):
 
 
 def test_the_billing_chart_marks_the_tables_monthly_figure_for_two_instances(page):
-    """Rendering + simulation: AutoDL's MTT S4000 (its list price of 2026-10-04, libtv 03) needs
-    2 instances, 600 h each at 1.96 CNY/h; the chart's marker reads 2,352.00, the table's figure,
-    not one instance's 1,176.00."""
+    """Rendering + simulation: #2, 算家云's RTX 4090 48GB (its create-instance page, 2026-08-17;
+    #1 is a plan of two legs), needs 2 instances, 600 h each at 2.28 CNY/h; the chart's marker
+    reads 2,736.00, the table's figure, not one instance's 1,368.00."""
     open_preset(page, "Rendering + simulation")
-    first = page.locator("table.recommendations tbody tr").first
-    expect(first.locator("[data-cost]")).to_have_text("2,352.00")
+    rows = page.locator("table.recommendations tbody tr")
+    costs = page.locator("[data-cost]", has_text="2,736.00")
+    expect(rows.filter(has=costs).first).to_be_attached()
     chart = page.locator("#chart-break-even")
     chart.scroll_into_view_if_needed()
     expect(chart.locator(".main-svg").first).to_be_visible()
     page.evaluate(
         """() => {
             const el = document.getElementById("chart-break-even");
-            const i = el.data.findIndex((t) => t.name === "#1 in this scenario");
+            const i = el.data.findIndex((t) => t.name === "#2 in this scenario");
             Plotly.Fx.hover(el, [{curveNumber: i, pointNumber: 0}]);
         }"""
     )
     tooltip = chart.locator(".hoverlayer .hovertext")
-    expect(tooltip.first).to_contain_text("600 h, 2,352.00 CNY")
+    expect(tooltip.first).to_contain_text("600 h, 2,736.00 CNY")

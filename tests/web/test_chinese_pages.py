@@ -74,6 +74,13 @@ NAMES = {
     # Diffusion pipelines, their parts and trainers, and what rendering needs of a card.
     "SD", "UNet", "MMDiT", "VAE", "CLIP", "OpenCLIP", "T5-XXL", "diffusers", "kohya",
     "SimpleTuner", "bitsandbytes", "cuDNN", "GeForce", "RT", "OptiX", "NVENC", "FP64",
+    # Compute stacks, their vendors, ports and kernels (advisor/engine/stacks.py), a CPU maker.
+    "ROCm", "CANN", "MUSA", "BIRENSUPA", "HIP", "OpenCL", "Ascend", "NPU", "AMD", "Intel",
+    "vLLM-Ascend", "vLLM-MUSA", "MATE", "musify", "ModelSlim", "compressed-tensors",
+    "FlashInfer", "xFormers", "flash-attn", "flash-attn-npu", "ms-swift", "Marlin", "AWQ", "GPTQ",
+    "multi-backend-refactor",
+    # vLLM's flag for FP16 (--dtype half), and a float's not-a-number.
+    "dtype", "half", "NaN",
 }  # fmt: skip
 LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]*(?:[./'’+\-][A-Za-z0-9_]+)*")
 # Addresses and file names: autodl.com/home, app.hyper.ai/pricing, api-notes.md.

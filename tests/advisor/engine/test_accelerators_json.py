@@ -65,11 +65,17 @@ KEYS = {
     "figure_confidence",
     "source",
     "mig",
+    "stack",
+    "compute_capability",
+    "precisions",
+    "stack_source",
+    "stack_confidence",
 }
 FIGURES = {
     "vram_gib",
     "memory_bandwidth_gbps",
     "bf16_tflops",
+    "fp16_tflops",
     "fp32_tflops",
     "fp64_tflops",
     "rt_cores",
@@ -103,7 +109,8 @@ def test_every_row_has_the_contract_keys_and_tagged_figures(rows) -> None:
         assert set(row["figure_confidence"].values()) <= TAGS
         for figure in FIGURES:
             tagged = figure in row["figure_confidence"]
-            assert tagged == (row[figure] is not None), (row["slug"], figure)
+            # fp16_tflops is given only where it differs from bf16_tflops (absent: the same).
+            assert tagged == (row.get(figure) is not None), (row["slug"], figure)
 
 
 def test_aliases_are_unique_across_accelerators_after_normalising(rows) -> None:
@@ -129,7 +136,12 @@ def test_bare_names_are_aliases_only_of_their_form_not_stated_rows(rows) -> None
         "a100-memory-not-stated": ("a100-40gb", "a100-80gb"),
         "v100-memory-not-stated": ("v100-16gb", "v100-32gb"),
     }.items():
-        for figure in ("vram_gib", "memory_bandwidth_gbps", "bf16_tflops", "fp32_tflops"):
+        specs = load_accelerators()
+        for figure in ("vram_gib", "memory_bandwidth_gbps", "bf16_tflops", "fp16_tflops"):
+            values = [getattr(specs[form], figure) for form in forms]
+            lowest = None if None in values else min(values)
+            assert getattr(specs[unstated], figure) == lowest, (unstated, figure)
+        for figure in ("fp32_tflops",):
             lowest = min(by_slug[form][figure] for form in forms)
             assert by_slug[unstated][figure] == lowest, (unstated, figure)
 

@@ -115,14 +115,15 @@ def test_data_centre_training_cards_have_neither_rt_cores_nor_encoders() -> None
 
 
 def test_rendering_with_rt_cores_is_not_sent_to_a_card_without_them() -> None:
-    """needs_rt_cores: the A100, H100 and H800 offerings are left out with reject_no_rt_cores,
-    the card without a stated figure (MTT S4000) is kept with a warning."""
-    advice = run(render(needs_rt_cores=True))
-    ids = {r.offering_id for r in advice.recommendations}
-    assert ids == {"4090", "l40s", "mtt"}
-    assert advice.rejected[Code.REJECT_NO_RT_CORES] == 3
-    mtt = next(r for r in advice.recommendations if r.offering_id == "mtt")
-    assert Code.WARN_FIGURE_NOT_STATED in {w.code for w in mtt.warnings}
+    """needs_rt_cores: the A100, H100 and H800 offerings are left out with reject_no_rt_cores;
+    the MTT S4000 (MUSA) with reject_stack_optix: OptiX is NVIDIA's, and Blender's Cycles lists
+    no MUSA backend (docs.blender.org, render/cycles/gpu_rendering.html), even with ports."""
+    for constraints in ({}, {"allow_ports": True}):
+        advice = run(render(needs_rt_cores=True), **constraints)
+        ids = {r.offering_id for r in advice.recommendations}
+        assert ids == {"4090", "l40s"}
+        assert advice.rejected[Code.REJECT_NO_RT_CORES] == 3
+        assert advice.rejected[Code.REJECT_STACK_OPTIX] == 1
 
 
 def test_a_double_precision_simulation_is_not_sent_to_a_geforce_card() -> None:
@@ -136,9 +137,36 @@ def test_a_double_precision_simulation_is_not_sent_to_a_geforce_card() -> None:
 
 
 def test_video_encoding_needs_an_nvenc() -> None:
+    """The MTT S4000, whose encoders are not stated, runs the task's CUDA code only through a
+    port (musify: MooreThreads/torch_musa README.md @8b583b3f): left out by default; with ports
+    allowed it is kept, the port named and its encoders marked not checked."""
     advice = run(render(needs_nvenc=True))
-    assert {r.offering_id for r in advice.recommendations} == {"4090", "l40s", "mtt"}
+    assert {r.offering_id for r in advice.recommendations} == {"4090", "l40s"}
     assert advice.rejected[Code.REJECT_NO_NVENC] == 3
+    assert advice.rejected[Code.REJECT_STACK_PORT_ONLY] == 1
+    ported = run(render(needs_nvenc=True), allow_ports=True)
+    mtt = next(r for r in ported.recommendations if r.offering_id == "mtt")
+    codes = {w.code for w in mtt.warnings}
+    assert {Code.WARN_FIGURE_NOT_STATED, Code.WARN_STACK_PORT} <= codes
+    port = next(w for w in mtt.warnings if w.code is Code.WARN_STACK_PORT)
+    assert port.params["port"] == "musify" and port.params["stack"] == "MUSA"
+
+
+def test_an_fp64_need_is_met_only_by_a_stated_figure() -> None:
+    """min_fp64_tflops: the MTT S4000 states no FP64 rate, so it is left out with
+    reject_fp64_not_stated, ports allowed or not ("not stated" is no pass); torch_musa may run
+    double ops in float (MooreThreads/torch_musa torch_musa/README.md @8b583b3f)."""
+    cfd = render(name="cfd", min_fp64_tflops=0.5, scale_by="fp32")
+    with pytest.raises(AdvisorError) as caught:
+        run(cfd, domestic_only=True)
+    assert dict(caught.value.rejected)[Code.REJECT_FP64_NOT_STATED] == 1  # type: ignore[attr-defined]
+    for constraints in ({}, {"allow_ports": True}):
+        advice = run(cfd, **constraints)
+        assert "mtt" not in {r.offering_id for r in advice.recommendations}
+        assert advice.rejected[Code.REJECT_FP64_NOT_STATED] == 1
+        for rec in advice.recommendations:
+            spec = next(o.accelerator for o in CATALOGUE if o.id == rec.offering_id)
+            assert spec.fp64_tflops is not None and spec.fp64_tflops >= 0.5
 
 
 # ------------------------------------------------------------------------------------- time

@@ -269,7 +269,7 @@ def errors() -> Iterator[AdvisorError]:
     with pytest.raises(AdvisorError) as caught:
         training_time(train, ACCELERATORS["a100-80gb"], 1, "none")  # type: ignore[arg-type]
     yield caught.value
-    no_peak = replace(ACCELERATORS["a100-80gb"], bf16_tflops=None)
+    no_peak = replace(ACCELERATORS["a100-80gb"], bf16_tflops=None, fp16_tflops=None)
     with pytest.raises(AdvisorError) as caught:
         training_time(replace(train, tokens=1e9), no_peak, 1, "none")  # type: ignore[arg-type]
     yield caught.value

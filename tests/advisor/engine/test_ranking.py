@@ -164,7 +164,7 @@ def test_constraints_filter_and_are_counted_by_reason() -> None:
         offer("ok", "ascend-910b-64gb", p, interconnect="nvlink", physically_exclusive=True),
     ]
     s = scenario(
-        fixed("sim", 30),
+        fixed("sim", 30, portable_code=True),
         platforms=("p",),
         domestic_only=True,
         require_nvlink=True,
@@ -180,7 +180,9 @@ def test_constraints_filter_and_are_counted_by_reason() -> None:
         Code.REJECT_NO_CURRENT_PRICE: 1,
         Code.REJECT_NOT_EXCLUSIVE: 1,
     }
-    with_stale = advise(scenario(fixed("sim", 30)), offers[3:4], ACCELERATORS, now=NOW)
+    with_stale = advise(
+        scenario(fixed("sim", 30, portable_code=True)), offers[3:4], ACCELERATORS, now=NOW
+    )
     assert any("stale (93 days old)" in w.english() for w in with_stale.recommendations[0].warnings)
 
 

@@ -170,7 +170,7 @@ def test_time_to_first_token_is_compute_at_the_prefill_mfu_plus_a_weight_read() 
     assert ttft == pytest.approx(flops / (312e12 * serving.PREFILL_MFU) + weights)
     bound = serving.prefill_bound_tokens_per_s(task, card, 1, NONE, 2048)
     assert bound == pytest.approx(2048 / (flops / 312e12))
-    no_peak = replace(card, bf16_tflops=None)
+    no_peak = replace(card, bf16_tflops=None, fp16_tflops=None)
     assert serving.ttft_seconds(task, no_peak, 1, NONE, 2048) is None
 
 

@@ -450,11 +450,13 @@ def test_past_max_group_points_the_chart_has_one_point_per_gpu_across_platforms(
 
 @pytest.mark.parametrize("storage_gb", [0, 200])
 def test_the_billing_chart_meets_the_table_for_two_instances(seed, frozen, storage_gb):
-    """Rendering + simulation on the seed: AutoDL's MTT S4000 at 1.96 CNY/h (its list price of
-    2026-10-04, libtv 03) needs 2 instances, each busy 600 h: 2 × 600 × 1.96 = 2,352.00 a month,
-    as the table says, storage apart (200 GB on AutoDL's data disk: 39.60 more in the table, left
-    out of the chart, whose axis says so). None of the top three has a day or month price, so
-    the best-ranked one that has one (优云智算's RTX 4090 48GB) is charted too."""
+    """Rendering + simulation on the seed: the first single offering is 算家云's RTX 4090 48GB
+    at 2.28 CNY/h (its create-instance page, 2026-08-17; AutoDL's cheaper MTT S4000 runs the
+    tasks' CUDA code only through a port, not allowed here), 2 instances, each busy 600 h:
+    2 × 600 × 2.28 = 2,736.00 a month, as the table says, storage apart (200 GB: 算家云 states
+    no storage price, so the median of those that do, 40.00, is in the table, left out of the
+    chart, whose axis says so). None of the top three has a day or month price, so the
+    best-ranked one that has one (优云智算's RTX 4090 48GB) is charted too."""
     scenario = PRESETS["rendering-simulation"].scenario
     report = advise_scenario(
         {**scenario, "constraints": {"currency": "CNY", "storage_gb": storage_gb}}
@@ -478,13 +480,13 @@ def test_the_billing_chart_meets_the_table_for_two_instances(seed, frozen, stora
     ranked = [r for r in shown if not r.legs]
     top = ranked[0]
     assert (top.platform_name, top.offering_name, top.instances) == (
-        "AutoDL",
-        "Moore Threads MTT S4000 48GB",
+        "算家云 (Suanjiayun)",
+        "RTX 4090 48GB (15 vCPU, 60 GB RAM, 50 GB free data disk)",
         2,
     )
     storage = top.storage_cost or Decimal(0)
-    assert top.monthly_cost - storage == Decimal("2352.00")
-    assert storage == (Decimal("39.60") if storage_gb else 0)
+    assert top.monthly_cost - storage == Decimal("2736.00")
+    assert storage == (Decimal("40.00") if storage_gb else 0)
     for rec in ranked:
         marker = charted[f"#{rec.rank} in this scenario"]
         assert rec.instances == 2

@@ -533,24 +533,21 @@ def test_interruptible_capacity_is_offered_to_user_facing_services_only_when_all
 
 
 def test_storage_is_in_the_cost_and_an_assumed_price_is_marked(client, seed, frozen):
-    """200 GB: AutoDL's data disk is 0.0066 CNY/GB/day = 39.60 a month, on its MTT S4000 at
-    1.96 CNY/h (the list price of 2026-10-04, libtv 03) now the cheapest 48 GB card; 算家云 lists
-    no storage price, so the median of the platforms that do is assumed and marked."""
+    """200 GB: AutoDL's data disk is 0.0066 CNY/GB/day = 39.60 a month, on its L20 48GB at 2.88
+    CNY/h (AutoDL private deployment notes, 2026-09-16), its cheapest 48 GB card that runs CUDA
+    code (its MTT S4000 runs it only through a port, not allowed here); 算家云 lists no storage
+    price, so the median of the platforms that do is assumed and marked."""
     scenario = PRESETS["rendering-simulation"].scenario
     response = get(client, {**scenario, "constraints": {"currency": "CNY", "storage_gb": 200}})
     html = text(response)
     recs = [r["rec"] for r in response.context["rows"]]
-    autodl = recs[0]
-    assert (autodl.platform_name, autodl.offering_name) == (
-        "AutoDL",
-        "Moore Threads MTT S4000 48GB",
-    )
+    autodl = next(r for r in recs if r.platform == "autodl")
+    assert (autodl.platform_name, autodl.offering_name) == ("AutoDL", "L20 48GB")
     assert (autodl.storage_cost, autodl.storage_assumed) == (Decimal("39.60"), False)
-    assert autodl.cost == Decimal("2391.60")  # 2 instances × 600 h × 1.96 + 39.60
+    assert autodl.cost == Decimal("3495.60")  # 2 instances × 600 h × 2.88 + 39.60
     own = row_html(html, autodl)
     assert "incl. storage 39.60" in own and "data-storage-assumed" not in own
-    assumed = next(r for r in recs if r.platform == "suanjiayun")
-    assert assumed.storage_assumed
+    assumed = next(r for r in recs if r.platform == "suanjiayun" and r.storage_assumed)
     assert "data-storage-assumed" in row_html(html, assumed)
 
 
@@ -714,3 +711,24 @@ def test_the_results_open_with_number_one_in_a_sentence_of_the_tables_figures(cl
     assert "; why: Best of " in summary
     html = text(response)
     assert html.index("data-summary") < html.index('id="recs-heading"')
+
+
+def test_the_form_takes_the_software_fields(client, platform, accelerator, source, frozen):
+    """allow_ports (a checkbox), a fixed task's portable_code and an inference task's
+    serving_engine reach the scenario as the contract writes them (README, "The scenario")."""
+    make_offering(platform, accelerator, source, name="card")
+    query = {**FIXED_4, "t0-portable_code": "on", "allow_ports": "on"}
+    scenario = client.get(URL, query).context["form"].scenario()
+    assert scenario["constraints"]["allow_ports"] is True
+    assert scenario["tasks"][0]["portable_code"] is True
+    served = {
+        "tasks": "1",
+        "t0-kind": "inference",
+        "t0-model": "llama-3.1-8b",
+        "t0-serving": "paged",
+        "t0-serving_engine": "sglang",
+        "t0-context_len": "4096",
+        "t0-concurrent_sequences": "1",
+    }
+    scenario = client.get(URL, served).context["form"].scenario()
+    assert scenario["tasks"][0]["serving_engine"] == "sglang"
