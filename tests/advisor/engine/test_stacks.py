@@ -352,9 +352,10 @@ def test_serving_engine_and_allow_ports_round_trip() -> None:
             {"kind": "inference", "model": "sdxl", "serving_engine": "vllm"},
             Code.SERVING_ENGINE_LLM_ONLY,
         ),
+        # On a task that serves nothing, the engine is refused as every serving field is.
         (
             {"kind": "lora", "model": "qwen2.5-7b", "serving_engine": "vllm"},
-            Code.SERVING_ENGINE_LLM_ONLY,
+            Code.SERVING_ONLY_FOR_INFERENCE,
         ),
     ],
 )
