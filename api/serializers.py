@@ -169,6 +169,9 @@ class PlatformSerializer(serializers.HyperlinkedModelSerializer[Platform]):
             "interconnects",
             "physically_exclusive",
             "retention_after_expiry",
+            # Who may rent (null: no source says; the detail's facts do not repeat them).
+            "cn_identity_required",
+            "foreign_cards",
             "offering_count",
             "source",
         ]
@@ -892,6 +895,34 @@ class ConstraintsSerializer(serializers.Serializer[Any]):
         **OPTIONAL,
         help_text="Link speed (Mbit/s) for moving the data between the legs of a plan across "
         "platforms; default 100, stated as an assumption.",
+    )
+    # ---- renters' filters: an offering that does not state what one reads is left out, and
+    # counted, with a reason of its own (README "The scenario").
+    countries = serializers.ListField(
+        child=serializers.CharField(),
+        **OPTIONAL,
+        help_text="ISO 3166-1 alpha-2 codes (CN, US, DE): the offering's region's country, else "
+        "its platform's market's.",
+    )
+    regions = serializers.ListField(
+        child=serializers.CharField(),
+        **OPTIONAL,
+        help_text="Region codes as the platforms name them (us-east-1, eastus), case-blind.",
+    )
+    delivery_forms = serializers.ListField(
+        child=serializers.ChoiceField(choices=DeliveryForm.choices),
+        **OPTIONAL,
+        help_text="The offering's delivery form, else its platform's only one.",
+    )
+    min_vcpus_per_gpu = serializers.FloatField(
+        **OPTIONAL, help_text="Least vCPUs per GPU (the instance's vCPUs over its GPUs)."
+    )
+    min_ram_gib_per_gpu = serializers.FloatField(**OPTIONAL, help_text="Least RAM per GPU, GiB.")
+    min_disk_gb_per_gpu = serializers.FloatField(**OPTIONAL, help_text="Least disk per GPU, GB.")
+    foreign_renter = serializers.BooleanField(
+        **OPTIONAL,
+        help_text="The renter has no mainland Chinese ID card or phone and pays with a card "
+        "issued abroad: only platforms a source says take such a renter.",
     )
 
 

@@ -206,6 +206,12 @@ def _platform(row: dict[str, Any], sources: dict[str, Source], report: SeedRepor
     fields.update(
         {key: row.get(key, "") for key in ("data_retention_zh", "idle_policy_zh", "notes_zh")}
     )
+    # Who may rent, where a source says (null: no source says).
+    renting = row.get("renting") or {}
+    fields.update(
+        {key: renting.get(key) for key in ("cn_identity_required", "foreign_cards")},
+        renting_source=sources[renting["source"]] if renting.get("source") else None,
+    )
     platform, created = Platform.objects.get_or_create(
         slug=row["slug"], defaults={**fields, "source": sources[row["source"]]}
     )
