@@ -310,7 +310,7 @@ def _kept_or_read(kept: dict[int, _R], model: type[_R], pk: int, columns: Sequen
 
 # The columns a listed page shows of each (api/serializers.py: PlatformBriefSerializer,
 # AcceleratorBriefSerializer, SourceBriefSerializer).
-_PLATFORM_COLUMNS = ("slug", "name", "name_en")
+_PLATFORM_COLUMNS = ("slug", "name", "name_en", "region")  # region: the offering's country
 _ACCELERATOR_COLUMNS = ("slug", "name", "vram_gib")
 _SOURCE_COLUMNS = ("title", "kind")
 

@@ -43,6 +43,7 @@ from platforms.models import (
     Source,
     StoragePrice,
 )
+from platforms.renting import country_of
 from platforms.selectors import current_prices_by_unit
 from wording.choices import values
 
@@ -446,6 +447,10 @@ class OfferingSerializer(serializers.ModelSerializer[Offering]):
     )
     price = serializers.SerializerMethodField()
     current_prices = serializers.SerializerMethodField()
+    country = serializers.SerializerMethodField(
+        help_text="ISO 3166-1 alpha-2 code of the offering's region, else of its platform's "
+        "market; null where nothing states it (platforms/renting.py)."
+    )
     source = SourceBriefSerializer()  # type: ignore[assignment]  # a field named like Field.source
 
     class Meta:
@@ -469,6 +474,7 @@ class OfferingSerializer(serializers.ModelSerializer[Offering]):
             "network",
             "network_gbps",
             "region",
+            "country",
             "interruptible",
             "price",
             "current_prices",
@@ -523,6 +529,7 @@ class OfferingSerializer(serializers.ModelSerializer[Offering]):
             "network": _choice(offering.network),
             "network_gbps": _integer(offering.network_gbps),
             "region": _text(offering.region),
+            "country": self.get_country(offering),
             "interruptible": _boolean(offering.interruptible),
             "price": self._fast_price(offering, formats),
             "current_prices": [
@@ -566,6 +573,10 @@ class OfferingSerializer(serializers.ModelSerializer[Offering]):
         return _Formats.for_response(self.context)
 
     @extend_schema_field(ListingPriceSerializer(allow_null=True))
+    def get_country(self, offering: Offering) -> str | None:
+        platform = offering.platform
+        return country_of(platform.slug, platform.region, offering.region) or None
+
     def get_price(self, offering: Offering) -> dict[str, Any] | None:
         # listing_* and price_per_gpu_hour: api/filters.py's annotations, unknown to the model type.
         listing: Any = offering

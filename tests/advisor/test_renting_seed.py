@@ -99,7 +99,10 @@ def test_countries_come_from_the_clouds_regions_and_the_chinese_market(seed, fro
     cn = listed(country="CN")
     chinese = set(Platform.objects.filter(region="cn").values_list("slug", flat=True))
     assert {r["platform"]["slug"] for r in cn} == chinese
-    us = Counter(r["platform"]["slug"] for r in listed(country="US"))
+    us_rows = listed(country="US")
+    assert {r["country"] for r in us_rows} == {"US"}
+    assert {r["country"] for r in cn} == {"CN"}
+    us = Counter(r["platform"]["slug"] for r in us_rows)
     assert set(us) == {"aws", "gcp", "azure"}
     assert all(r["region"].startswith("us-") for r in listed(country="US", platform="aws"))
     # Frankfurt: AWS eu-central-1 and Google Cloud europe-west3 (the clouds' region lists).
