@@ -572,11 +572,12 @@ class OfferingSerializer(serializers.ModelSerializer[Offering]):
     def _formats(self) -> _Formats | None:
         return _Formats.for_response(self.context)
 
-    @extend_schema_field(ListingPriceSerializer(allow_null=True))
+    @extend_schema_field(serializers.CharField(allow_null=True))
     def get_country(self, offering: Offering) -> str | None:
         platform = offering.platform
         return country_of(platform.slug, platform.region, offering.region) or None
 
+    @extend_schema_field(ListingPriceSerializer(allow_null=True))
     def get_price(self, offering: Offering) -> dict[str, Any] | None:
         # listing_* and price_per_gpu_hour: api/filters.py's annotations, unknown to the model type.
         listing: Any = offering

@@ -646,7 +646,7 @@ def renting_miss(c: Constraints, off: OfferingSpec) -> Code | None:
         if least:
             if stated is None:
                 return unknown
-            # A small tolerance: 8 vCPUs on 3 GPUs meet "2.67 per GPU".
+            # Within float rounding: 8 vCPUs on 3 GPUs meet a minimum of 8 / 3 per GPU.
             if stated / off.gpu_count < least - 1e-9:
                 return short
     if c.foreign_renter:
