@@ -27,7 +27,7 @@ from advisor.engine.messages import Code, Message
 from advisor.engine.model_catalogue import MODELS
 from advisor.engine.presets import MODEL_PRESETS
 from advisor.engine.scenario import MAX_TASKS
-from platforms.models import Platform, PriceTier, platform_names
+from platforms.models import DeliveryForm, Platform, PriceTier, platform_names
 from wording import choices, messages
 
 # The closed sets come from advisor/engine/vocab.py, labelled in wording/choices.py.
@@ -461,6 +461,17 @@ class StartForm(forms.Form):
     prefix = "t0"
 
 
+class CodeListField(forms.CharField):
+    """Codes typed in one box, separated by commas or spaces ("CN, US"): a list, each once."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(required=False, max_length=500, **kwargs)
+
+    def to_python(self, value: Any) -> list[str]:  # type: ignore[override]
+        text = super().to_python(value) or ""
+        return list(dict.fromkeys(part for part in re.split(r"[,\s]+", text) if part))
+
+
 class ConstraintsForm(forms.Form):
     """Constraints and objective: unprefixed parameters."""
 
@@ -558,6 +569,36 @@ class ConstraintsForm(forms.Form):
         widget=forms.CheckboxSelectMultiple,
         help_text=_("None ticked: all platforms."),
     )
+    # ---- renters' filters (README "The scenario"): the engine validates them.
+    countries = CodeListField(
+        label=_("Countries"),
+        help_text=_("Two-letter codes, such as CN, US or DE; empty: anywhere."),
+    )
+    regions = CodeListField(
+        label=_("Regions"),
+        help_text=_("Region codes as the platforms name them, such as us-east-1; empty: any."),
+    )
+    delivery_forms = forms.MultipleChoiceField(
+        label=_("Delivery forms"),
+        required=False,
+        choices=DeliveryForm.choices,
+        widget=forms.CheckboxSelectMultiple,
+        help_text=_("None ticked: any."),
+    )
+    min_vcpus_per_gpu = forms.FloatField(
+        label=_("Least vCPUs per GPU"), required=False, min_value=0, **_number()
+    )
+    min_ram_gib_per_gpu = forms.FloatField(
+        label=_("Least RAM per GPU (GiB)"), required=False, min_value=0, **_number()
+    )
+    min_disk_gb_per_gpu = forms.FloatField(
+        label=_("Least disk per GPU (GB)"), required=False, min_value=0, **_number()
+    )
+    foreign_renter = forms.BooleanField(
+        label=_("I rent from abroad (no mainland Chinese ID or phone, a card issued abroad)"),
+        required=False,
+        help_text=_("Only platforms a source says take such a renter."),
+    )
     objective = forms.ChoiceField(
         label=_("Objective"), choices=OBJECTIVE_CHOICES, initial="balanced"
     )
@@ -574,7 +615,11 @@ class ConstraintsForm(forms.Form):
         "fresh_only",
         "include_market_statistics",
         "allow_ports",
+        "foreign_renter",
     )
+    # The renters' filters besides the checkbox, as the engine reads them.
+    RENTING = ("countries", "regions", "delivery_forms")
+    PER_GPU = ("min_vcpus_per_gpu", "min_ram_gib_per_gpu", "min_disk_gb_per_gpu")
 
     @property
     def checkboxes(self) -> list[forms.BoundField]:
@@ -604,6 +649,12 @@ class ConstraintsForm(forms.Form):
                 out[key] = True
         if d["platforms"]:
             out["platforms"] = list(d["platforms"])
+        for key in self.RENTING:
+            if d.get(key):
+                out[key] = list(d[key])
+        for key in self.PER_GPU:
+            if d.get(key):
+                out[key] = d[key]
         return out
 
 
@@ -860,10 +911,13 @@ def scenario_query(scenario: Mapping[str, Any], **extra: str) -> QueryDict:
     constraints = scenario.get("constraints", {})
     query["currency"] = constraints.get("currency", "CNY")
     for key, value in constraints.items():
-        if key == "platforms":
-            query.setlist("platforms", list(value))
+        if key == "platforms" or key == "delivery_forms":
+            query.setlist(key, list(value))
         elif key == "allow_interruptible":  # a choice of three, not a checkbox
             query[key] = "on" if value else "off"
+        elif key in ("countries", "regions"):
+            if value:
+                query[key] = ", ".join(value)
         elif isinstance(value, bool):
             if value:
                 query[key] = "on"

@@ -58,6 +58,7 @@ from advisor.engine.types import (
     ExchangeRateSpec,
     OfferingSpec,
     PriceSpec,
+    RentalFacts,
     Scenario,
     StoragePriceSpec,
 )
@@ -79,6 +80,7 @@ from platforms.models import (
     StoragePrice,
     in_page_language,
 )
+from platforms.renting import country_of
 
 __all__ = [
     "AdviceReport",
@@ -233,6 +235,11 @@ _OFFERING_COLUMNS = (
     "network_gbps",
     "interruptible",
     "region",
+    # rental_facts
+    "vcpus",
+    "ram_gib",
+    "disk_gb",
+    "delivery_form",
 )
 _PRICE_COLUMNS = (
     "offering_id",
@@ -380,6 +387,25 @@ def _offering_spec(
         max_per_host=row["host_max"],
         host_interconnect=vocab.Interconnect(row["host_link"] or vocab.Interconnect.PCIE),
         host_source=in_page_language(row["host_source"] or "", row["host_source_zh"] or ""),
+        rental=rental_facts(row, platform),
+    )
+
+
+def rental_facts(row: dict[str, Any], platform: Platform) -> RentalFacts:
+    """What the renters' filters read of an offering (ranking.renting_miss): its country
+    (platforms.renting), its delivery form (else its platform's, where the platform has only
+    one), the host's vCPUs, RAM and disk as stated (None: not stated, never 0), and who may rent
+    from its platform (None: no source says)."""
+    forms = [row["delivery_form"]] if row["delivery_form"] else list(platform.delivery_forms or [])
+    known = [vocab.DeliveryForm(f) for f in forms if f in vocab.DeliveryForm._value2member_map_]
+    return RentalFacts(
+        country=country_of(platform.slug, platform.region, row["region"]),
+        delivery_forms=tuple(known) if len(known) == 1 else (),
+        vcpus=None if row["vcpus"] is None else float(row["vcpus"]),
+        ram_gib=None if row["ram_gib"] is None else float(row["ram_gib"]),
+        disk_gb=None if row["disk_gb"] is None else float(row["disk_gb"]),
+        cn_identity_required=platform.cn_identity_required,
+        foreign_cards=platform.foreign_cards,
     )
 
 

@@ -9,6 +9,7 @@ GPU-hour.
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
@@ -43,6 +44,7 @@ from platforms.models import (
     BillingUnit,
     Currency,
     CurrentPrice,
+    DeliveryForm,
     Interconnect,
     Offering,
     Platform,
@@ -53,6 +55,7 @@ from platforms.models import (
     price_age_days,
     price_is_stale,
 )
+from platforms.renting import renting_filtered
 from platforms.selectors import unit_tier_order
 
 # Hours in one billing unit, for the SQL price per GPU-hour (a month is 720 h: vocab).
@@ -113,6 +116,12 @@ class _Amount(TypedDict):
 
 
 GIB: _Amount = {"max_digits": 9, "decimal_places": 2, "min_value": Decimal(0), "required": False}
+PER_GPU: _Amount = {
+    "max_digits": 9,
+    "decimal_places": 2,
+    "min_value": Decimal(0),
+    "required": False,
+}
 MONEY: _Amount = {"max_digits": 12, "decimal_places": 4, "min_value": Decimal(0), "required": False}
 
 
@@ -180,7 +189,36 @@ class OfferingQuerySerializer(OfferingUnitSerializer):
         "count, name.",
     )
 
-    MANY = ("accelerator", "platform")
+    # ---- renters' filters (as the advisor's constraints; README "The scenario"): an offering
+    # that does not state what one reads is not listed.
+    country = serializers.ListField(
+        child=serializers.RegexField(r"^[A-Za-z]{2}$", max_length=2),
+        required=False,
+        help_text="ISO 3166-1 alpha-2 code (CN, US): the offering's region's country, else its "
+        "platform's market's; repeat for several.",
+    )
+    region = serializers.ListField(
+        child=serializers.CharField(max_length=64),
+        required=False,
+        help_text="Region code as the platform names it (us-east-1, eastus); repeat for several.",
+    )
+    delivery_form = serializers.ListField(
+        child=serializers.ChoiceField(choices=DeliveryForm.choices),
+        required=False,
+        help_text="The offering's delivery form, else its platform's only one; repeat for several.",
+    )
+    min_vcpus_per_gpu = serializers.DecimalField(
+        **PER_GPU, help_text="Least vCPUs per GPU (the instance's over its GPUs)."
+    )
+    min_ram_gib_per_gpu = serializers.DecimalField(**PER_GPU, help_text="Least RAM per GPU (GiB).")
+    min_disk_gb_per_gpu = serializers.DecimalField(**PER_GPU, help_text="Least disk per GPU (GB).")
+    foreign_renter = serializers.BooleanField(
+        required=False,
+        help_text="true: only platforms a source says take a renter without a mainland Chinese "
+        "ID card or phone who pays with a card issued abroad.",
+    )
+
+    MANY = ("accelerator", "platform", "country", "region", "delivery_form")
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         _check_range(attrs, "vram_min", "vram_max")
@@ -273,7 +311,7 @@ def _kept_or_read(kept: dict[int, _R], model: type[_R], pk: int, columns: Sequen
 
 # The columns a listed page shows of each (api/serializers.py: PlatformBriefSerializer,
 # AcceleratorBriefSerializer, SourceBriefSerializer).
-_PLATFORM_COLUMNS = ("slug", "name", "name_en")
+_PLATFORM_COLUMNS = ("slug", "name", "name_en", "region")  # region: the offering's country
 _ACCELERATOR_COLUMNS = ("slug", "name", "vram_gib")
 _SOURCE_COLUMNS = ("title", "kind")
 
@@ -374,7 +412,29 @@ def filter_offerings(queryset: QuerySet[Offering], query: dict[str, Any]) -> Que
     if "unit" in query:
         conditions["listing_price__isnull"] = False
     # The order is the keyset pagination's (api/pagination.py: offering_order).
-    return queryset.filter(**conditions)
+    return renting_filtered(queryset.filter(**conditions), query)
+
+
+# The list's parameters besides its filters: the keyset pages' (api/pagination.py) and DRF's
+# format override.
+PAGE_PARAMETERS = frozenset({"cursor", "page_size", "page", "format"})
+
+
+def unknown_parameters(params: QueryDict, known: Sequence[str]) -> None:
+    """A 400 naming the first parameter the list does not take (as the advisor refuses a field
+    it does not know), with the nearest it does take where one is close: a misspelt filter
+    would otherwise list every offering, unfiltered."""
+    allowed = set(known) | PAGE_PARAMETERS
+    unknown = sorted(key for key in params if key not in allowed)
+    if not unknown:
+        return
+    close = difflib.get_close_matches(unknown[0], sorted(allowed), n=1)
+    message = (
+        _("Unknown parameter; did you mean '%(suggestion)s'?") % {"suggestion": close[0]}
+        if close
+        else _("Unknown parameter.")
+    )
+    raise serializers.ValidationError({unknown[0]: [message]})
 
 
 class PriceHistoryQuerySerializer(serializers.Serializer[Any]):

@@ -44,6 +44,7 @@ from platforms.models import (
     Source,
     StoragePrice,
 )
+from platforms.renting import country_of
 from platforms.selectors import current_prices_by_unit
 from wording.choices import values
 
@@ -171,6 +172,9 @@ class PlatformSerializer(serializers.HyperlinkedModelSerializer[Platform]):
             "interconnects",
             "physically_exclusive",
             "retention_after_expiry",
+            # Who may rent (null: no source says; the detail's facts do not repeat them).
+            "cn_identity_required",
+            "foreign_cards",
             "offering_count",
             "source",
         ]
@@ -452,6 +456,10 @@ class OfferingSerializer(serializers.ModelSerializer[Offering]):
     )
     price = serializers.SerializerMethodField()
     current_prices = serializers.SerializerMethodField()
+    country = serializers.SerializerMethodField(
+        help_text="ISO 3166-1 alpha-2 code of the offering's region, else of its platform's "
+        "market; null where nothing states it (platforms/renting.py)."
+    )
     source = SourceBriefSerializer()  # type: ignore[assignment]  # a field named like Field.source
 
     class Meta:
@@ -475,6 +483,7 @@ class OfferingSerializer(serializers.ModelSerializer[Offering]):
             "network",
             "network_gbps",
             "region",
+            "country",
             "interruptible",
             "price",
             "current_prices",
@@ -529,6 +538,7 @@ class OfferingSerializer(serializers.ModelSerializer[Offering]):
             "network": _choice(offering.network),
             "network_gbps": _integer(offering.network_gbps),
             "region": _text(offering.region),
+            "country": self.get_country(offering),
             "interruptible": _boolean(offering.interruptible),
             "price": self._fast_price(offering, formats),
             "current_prices": [
@@ -571,6 +581,11 @@ class OfferingSerializer(serializers.ModelSerializer[Offering]):
     @cached_property
     def _formats(self) -> _Formats | None:
         return _Formats.for_response(self.context)
+
+    @extend_schema_field(serializers.CharField(allow_null=True))
+    def get_country(self, offering: Offering) -> str | None:
+        platform = offering.platform
+        return country_of(platform.slug, platform.region, offering.region) or None
 
     @extend_schema_field(ListingPriceSerializer(allow_null=True))
     def get_price(self, offering: Offering) -> dict[str, Any] | None:
@@ -992,6 +1007,34 @@ class ConstraintsSerializer(serializers.Serializer[Any]):
         **OPTIONAL,
         help_text="Link speed (Mbit/s) for moving the data between the legs of a plan across "
         "platforms; default 100, stated as an assumption.",
+    )
+    # ---- renters' filters: an offering that does not state what one reads is left out, and
+    # counted, with a reason of its own (README "The scenario").
+    countries = serializers.ListField(
+        child=serializers.CharField(),
+        **OPTIONAL,
+        help_text="ISO 3166-1 alpha-2 codes (CN, US, DE): the offering's region's country, else "
+        "its platform's market's.",
+    )
+    regions = serializers.ListField(
+        child=serializers.CharField(),
+        **OPTIONAL,
+        help_text="Region codes as the platforms name them (us-east-1, eastus), case-blind.",
+    )
+    delivery_forms = serializers.ListField(
+        child=serializers.ChoiceField(choices=DeliveryForm.choices),
+        **OPTIONAL,
+        help_text="The offering's delivery form, else its platform's only one.",
+    )
+    min_vcpus_per_gpu = serializers.FloatField(
+        **OPTIONAL, help_text="Least vCPUs per GPU (the instance's vCPUs over its GPUs)."
+    )
+    min_ram_gib_per_gpu = serializers.FloatField(**OPTIONAL, help_text="Least RAM per GPU, GiB.")
+    min_disk_gb_per_gpu = serializers.FloatField(**OPTIONAL, help_text="Least disk per GPU, GB.")
+    foreign_renter = serializers.BooleanField(
+        **OPTIONAL,
+        help_text="The renter has no mainland Chinese ID card or phone and pays with a card "
+        "issued abroad: only platforms a source says take such a renter.",
     )
 
 

@@ -71,6 +71,7 @@ from .filters import (
     offerings_listed,
     price_history,
     query_data,
+    unknown_parameters,
 )
 from .pagination import CataloguePagination, OfferingCursorPagination
 from .parsers import StrictJSONParser
@@ -195,6 +196,8 @@ class OfferingViewSet(CatalogueViewSet[Offering]):
             return Offering.objects.all()
         # The list takes every filter; a single offering only the unit of its listed price.
         serializer = OfferingQuerySerializer if self.action == "list" else OfferingUnitSerializer
+        if self.action == "list":
+            unknown_parameters(self.request.query_params, list(serializer().fields))
         query = serializer(data=query_data(self.request.query_params, many=serializer.MANY))
         query.is_valid(raise_exception=True)
         unit = query.validated_data.get("unit", DEFAULT_UNIT)

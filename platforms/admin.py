@@ -557,12 +557,14 @@ class PlatformAdmin(CatalogueAdminMixin, admin.ModelAdmin[Platform]):
         "multi_task",
         "physically_exclusive",
         "retention_after_expiry",
+        "cn_identity_required",
+        "foreign_cards",
         "source",
     ]
-    list_filter = ["multi_task", "physically_exclusive", "region"]
+    list_filter = ["multi_task", "physically_exclusive", "region", "cn_identity_required"]
     search_fields = ["name", "name_en", "slug"]
     prepopulated_fields = {"slug": ["name_en"]}
-    autocomplete_fields = ["source", "spot_interruptions_source"]
+    autocomplete_fields = ["source", "spot_interruptions_source", "renting_source"]
     inlines = [
         BillingRulesInline,
         PlatformFactInline,

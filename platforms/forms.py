@@ -12,7 +12,7 @@ from typing import Any, cast
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
-from .models import BillingUnit, Currency, Interconnect, PriceTier, SharingMode
+from .models import BillingUnit, Currency, DeliveryForm, Interconnect, PriceTier, SharingMode
 
 SORT_CHOICES = [
     ("gpu_hour", _("price per GPU-hour (lowest first)")),
@@ -72,6 +72,40 @@ class ExplorerForm(forms.Form):
     )
     interruptible = forms.ChoiceField(
         label=_("Interruptible"), required=False, choices=INTERRUPTIBLE_CHOICES
+    )
+    # ---- renters' filters (platforms.renting): an offering that does not state what one reads
+    # is not listed.
+    country = forms.RegexField(
+        label=_("Country"),
+        required=False,
+        regex=r"^[A-Za-z]{2}$",
+        max_length=2,
+        help_text=_("A two-letter code, such as CN or US."),
+        error_messages={"invalid": _("A two-letter country code, such as CN or US.")},
+    )
+    region = forms.CharField(
+        label=_("Region"),
+        required=False,
+        max_length=64,
+        help_text=_("As the platform names it, such as us-east-1."),
+    )
+    delivery_form = forms.ChoiceField(
+        label=_("Delivery form"),
+        required=False,
+        choices=_blank(_("any")) + list(DeliveryForm.choices),
+    )
+    min_vcpus_per_gpu = forms.DecimalField(
+        label=_("Least vCPUs per GPU"), required=False, min_value=0, max_digits=8
+    )
+    min_ram_gib_per_gpu = forms.DecimalField(
+        label=_("Least RAM per GPU (GiB)"), required=False, min_value=0, max_digits=8
+    )
+    min_disk_gb_per_gpu = forms.DecimalField(
+        label=_("Least disk per GPU (GB)"), required=False, min_value=0, max_digits=9
+    )
+    foreign_renter = forms.BooleanField(
+        label=_("I rent from abroad (no mainland Chinese ID or phone, a card issued abroad)"),
+        required=False,
     )
     currency = forms.ChoiceField(
         label=_("Show prices in"), required=False, choices=Currency.choices

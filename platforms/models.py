@@ -29,6 +29,7 @@ from advisor.engine.hardware import STACK_NAMES, normalise_name
 # in wording/choices.py, and importable from here as before.
 from wording.choices import BillingUnit as BillingUnit
 from wording.choices import Currency as Currency
+from wording.choices import DeliveryForm as DeliveryForm
 from wording.choices import Interconnect as Interconnect
 from wording.choices import MultiTask as MultiTask
 from wording.choices import Network as Network
@@ -63,13 +64,6 @@ SPOKEN_BY_A_PLATFORM = (
     SourceKind.COMPETITOR_CLAIM,
     SourceKind.DOCUMENTATION,
 )
-
-
-class DeliveryForm(models.TextChoices):
-    BARE_METAL = "bare_metal", _("bare metal")
-    CLOUD_CONTAINER = "cloud_container", _("cloud container")
-    CLOUD_VM = "cloud_vm", _("cloud VM")
-    POOLED_CONTAINER = "pooled_container", _("pooled container")
 
 
 class StorageKind(models.TextChoices):
@@ -273,6 +267,31 @@ class Platform(CatalogueModel):
     )
     retention_after_expiry = models.BooleanField(
         _("keeps data after expiry"), null=True, blank=True
+    )
+    # Who may rent (the advisor's `foreign_renter`, the list's `foreign_renter`): null where no
+    # source says; `renting_source` says who does.
+    cn_identity_required = models.BooleanField(
+        _("requires mainland Chinese identity"),
+        null=True,
+        blank=True,
+        help_text=_(
+            "Signing up or renting needs a mainland Chinese ID card or phone number; empty: no "
+            "source says."
+        ),
+    )
+    foreign_cards = models.BooleanField(
+        _("accepts cards issued abroad"),
+        null=True,
+        blank=True,
+        help_text=_("A card issued outside mainland China can pay; empty: no source says."),
+    )
+    renting_source = models.ForeignKey(
+        Source,
+        on_delete=models.PROTECT,
+        related_name="renting_platforms",
+        verbose_name=_("source on who may rent"),
+        null=True,
+        blank=True,
     )
     data_retention = models.TextField(_("data-retention policy"), blank=True)
     data_retention_zh = models.TextField(_("data-retention policy (Chinese)"), blank=True)
@@ -647,8 +666,10 @@ class Offering(CatalogueModel):
         _("RAM (GiB)"), max_digits=8, decimal_places=1, null=True, blank=True
     )
     disk_gb = models.PositiveIntegerField(_("disk (GB)"), null=True, blank=True)
+    # Blank: not stated (the platform's only delivery form is then the offering's; ranking's
+    # renting filters and the list's `delivery_form` read it so).
     delivery_form = models.CharField(
-        _("delivery form"), max_length=20, choices=DeliveryForm.choices
+        _("delivery form"), max_length=20, choices=DeliveryForm.choices, blank=True
     )
     sharing_mode = models.CharField(
         _("sharing mode"), max_length=12, choices=SharingMode.choices, default=SharingMode.EXCLUSIVE
@@ -728,7 +749,7 @@ class Offering(CatalogueModel):
                 violation_error_message=_("A pooled slice has more than zero memory."),
             ),
             models.CheckConstraint(
-                condition=_choices_check("delivery_form", DeliveryForm),
+                condition=Q(delivery_form="") | _choices_check("delivery_form", DeliveryForm),
                 name="offering_delivery_form_known",
                 violation_error_message=_("Unknown delivery form."),
             ),

@@ -225,6 +225,12 @@ def _platform(row: dict[str, Any], sources: dict[str, Source], report: SeedRepor
     if spot is not None:
         fields["spot_interruptions_per_day"] = spot["per_day"]
         fields["spot_interruptions_source"] = sources[spot["source"]]
+    # Who may rent, where a source says (null: no source says).
+    renting = row.get("renting") or {}
+    fields.update(
+        {key: renting.get(key) for key in ("cn_identity_required", "foreign_cards")},
+        renting_source=sources[renting["source"]] if renting.get("source") else None,
+    )
     platform, created = Platform.objects.get_or_create(
         slug=row["slug"], defaults={**fields, "source": sources[row["source"]]}
     )

@@ -53,6 +53,7 @@ from .models import (
     Source,
     StoragePrice,
 )
+from .renting import PER_GPU, renting_filtered
 
 COMPARISON_ATTRIBUTES = [
     PlatformFact.Attribute.DELIVERY,
@@ -499,7 +500,15 @@ def _explorer_filtered(filters: dict[str, Any], *, counting: bool = False) -> Qu
             offerings = offerings.filter(**{lookup: filters[name]})
     if filters.get("interruptible"):
         offerings = offerings.filter(interruptible=filters["interruptible"] == "yes")
-    return offerings
+    # The renters' filters, as the list API and the advisor read them.
+    renting = {
+        "country": [filters["country"]] if filters.get("country") else [],
+        "region": [filters["region"]] if filters.get("region") else [],
+        "delivery_form": [filters["delivery_form"]] if filters.get("delivery_form") else [],
+        **{key: filters.get(key) for key in PER_GPU},
+        "foreign_renter": filters.get("foreign_renter"),
+    }
+    return renting_filtered(offerings, renting)
 
 
 class _ExplorerPaginator(Paginator):  # type: ignore[type-arg]  # of ids, then offerings

@@ -88,6 +88,12 @@ NETWORK_LABELS: Labels = {
     vocab.Network.EFA: _("AWS EFA"),
     vocab.Network.ETHERNET: _("Ethernet (TCP, no RDMA)"),
 }
+DELIVERY_FORM_LABELS: Labels = {
+    vocab.DeliveryForm.BARE_METAL: _("bare metal"),
+    vocab.DeliveryForm.CLOUD_CONTAINER: _("cloud container"),
+    vocab.DeliveryForm.CLOUD_VM: _("cloud VM"),
+    vocab.DeliveryForm.POOLED_CONTAINER: _("pooled container"),
+}
 TASK_KIND_LABELS: Labels = {
     vocab.TaskKind.FULL_FINETUNE: _("Full fine-tune"),
     vocab.TaskKind.LORA: _("LoRA fine-tune"),
@@ -142,6 +148,7 @@ LABELS: dict[type[StrEnum], Labels] = {
     vocab.MultiTask: MULTI_TASK_LABELS,
     vocab.Interconnect: INTERCONNECT_LABELS,
     vocab.Network: NETWORK_LABELS,
+    vocab.DeliveryForm: DELIVERY_FORM_LABELS,
     vocab.TaskKind: TASK_KIND_LABELS,
     vocab.When: WHEN_LABELS,
     vocab.Isolation: ISOLATION_LABELS,
@@ -162,6 +169,7 @@ ALL_LABELS: dict[str, tuple[type[StrEnum], Labels]] = {
     "MULTI_TASK_LABELS": (vocab.MultiTask, MULTI_TASK_LABELS),
     "INTERCONNECT_LABELS": (vocab.Interconnect, INTERCONNECT_LABELS),
     "NETWORK_LABELS": (vocab.Network, NETWORK_LABELS),
+    "DELIVERY_FORM_LABELS": (vocab.DeliveryForm, DELIVERY_FORM_LABELS),
     "TASK_KIND_LABELS": (vocab.TaskKind, TASK_KIND_LABELS),
     "WHEN_LABELS": (vocab.When, WHEN_LABELS),
     "ISOLATION_LABELS": (vocab.Isolation, ISOLATION_LABELS),
@@ -219,6 +227,7 @@ SharingMode = text_choices(vocab.SharingMode, SHARING_MODE_LABELS)
 MultiTask = text_choices(vocab.MultiTask, MULTI_TASK_LABELS)
 Interconnect = text_choices(vocab.Interconnect, INTERCONNECT_LABELS)
 Network = text_choices(vocab.Network, NETWORK_LABELS)
+DeliveryForm = text_choices(vocab.DeliveryForm, DELIVERY_FORM_LABELS)
 TaskKind = text_choices(vocab.TaskKind, TASK_KIND_LABELS)
 When = text_choices(vocab.When, WHEN_LABELS)
 Isolation = text_choices(vocab.Isolation, ISOLATION_LABELS)

@@ -582,6 +582,30 @@ class Code(StrEnum):
     WARN_BF16_NO_TENSOR_CORES = "warn_bf16_no_tensor_cores"
     SERVING_ENGINE_NEEDS_SERVING = "serving_engine_needs_serving"
     SERVING_ENGINE_LLM_ONLY = "serving_engine_llm_only"
+    # ---- renters' filters: location, delivery form, host resources, who may rent (scenario.py,
+    # ranking.constraint_miss, suggest.py)
+    MUST_BE_COUNTRY_LIST = "must_be_country_list"
+    MUST_BE_REGION_LIST = "must_be_region_list"
+    MUST_BE_DELIVERY_FORM_LIST = "must_be_delivery_form_list"
+    REJECT_NOT_IN_COUNTRIES = "reject_not_in_countries"
+    REJECT_COUNTRY_UNKNOWN = "reject_country_unknown"
+    REJECT_NOT_IN_REGIONS = "reject_not_in_regions"
+    REJECT_REGION_UNKNOWN = "reject_region_unknown"
+    REJECT_NOT_DELIVERY_FORM = "reject_not_delivery_form"
+    REJECT_DELIVERY_FORM_UNKNOWN = "reject_delivery_form_unknown"
+    REJECT_FEW_VCPUS = "reject_few_vcpus"
+    REJECT_VCPUS_UNKNOWN = "reject_vcpus_unknown"
+    REJECT_LITTLE_RAM = "reject_little_ram"
+    REJECT_RAM_UNKNOWN = "reject_ram_unknown"
+    REJECT_LITTLE_DISK = "reject_little_disk"
+    REJECT_DISK_UNKNOWN = "reject_disk_unknown"
+    REJECT_CN_IDENTITY_REQUIRED = "reject_cn_identity_required"
+    REJECT_NO_FOREIGN_CARDS = "reject_no_foreign_cards"
+    REJECT_RENTER_UNKNOWN = "reject_renter_unknown"
+    SUGGEST_ANY_COUNTRY = "suggest_any_country"
+    SUGGEST_ANY_REGION = "suggest_any_region"
+    SUGGEST_ANY_DELIVERY_FORM = "suggest_any_delivery_form"
+    SUGGEST_ANY_HOST_SIZE = "suggest_any_host_size"
 
 
 TEMPLATES: dict[Code, str] = {
@@ -1759,6 +1783,35 @@ TEMPLATES: dict[Code, str] = {
         "a serving engine serves a language model (kind inference); a diffusion model is served "
         "with diffusers"
     ),
+    # ---- renters' filters: location, delivery form, host resources, who may rent
+    Code.MUST_BE_COUNTRY_LIST: gettext_noop(
+        "must be a list of two-letter country codes (ISO 3166-1), such as CN or US"
+    ),
+    Code.MUST_BE_REGION_LIST: gettext_noop("must be a list of region codes, such as us-east-1"),
+    Code.MUST_BE_DELIVERY_FORM_LIST: gettext_noop("must be a list of delivery forms: %(choices)s"),
+    Code.REJECT_NOT_IN_COUNTRIES: gettext_noop("not in the chosen countries"),
+    Code.REJECT_COUNTRY_UNKNOWN: gettext_noop("country not stated"),
+    Code.REJECT_NOT_IN_REGIONS: gettext_noop("not in the chosen regions"),
+    Code.REJECT_REGION_UNKNOWN: gettext_noop("region not stated"),
+    Code.REJECT_NOT_DELIVERY_FORM: gettext_noop("not in the chosen delivery forms"),
+    Code.REJECT_DELIVERY_FORM_UNKNOWN: gettext_noop("delivery form not stated"),
+    Code.REJECT_FEW_VCPUS: gettext_noop("fewer vCPUs per GPU than asked"),
+    Code.REJECT_VCPUS_UNKNOWN: gettext_noop("vCPU count not stated"),
+    Code.REJECT_LITTLE_RAM: gettext_noop("less RAM per GPU than asked"),
+    Code.REJECT_RAM_UNKNOWN: gettext_noop("RAM not stated"),
+    Code.REJECT_LITTLE_DISK: gettext_noop("less disk per GPU than asked"),
+    Code.REJECT_DISK_UNKNOWN: gettext_noop("disk not stated"),
+    Code.REJECT_CN_IDENTITY_REQUIRED: gettext_noop(
+        "sign-up needs a mainland Chinese ID card or phone number (real-name verification)"
+    ),
+    Code.REJECT_NO_FOREIGN_CARDS: gettext_noop("takes no card issued outside mainland China"),
+    Code.REJECT_RENTER_UNKNOWN: gettext_noop(
+        "no source says whether a renter from abroad can sign up and pay"
+    ),
+    Code.SUGGEST_ANY_COUNTRY: gettext_noop("any country, not only %(countries)s"),
+    Code.SUGGEST_ANY_REGION: gettext_noop("any region, not only %(regions)s"),
+    Code.SUGGEST_ANY_DELIVERY_FORM: gettext_noop("any delivery form"),
+    Code.SUGGEST_ANY_HOST_SIZE: gettext_noop("without the vCPU, RAM and disk minimums"),
 }
 
 

@@ -5,7 +5,8 @@ inputs), groups the offerings by ranking's fit key (ranking.fit_key: accelerator
 sharing mode, MIG profile, pooled slice, interconnect and the platform's multi-task granularity),
 and within a group into cells of offerings alike in everything a constraint reads
 (ranking.constraint_miss: platform, physical exclusivity, spot, the card itself, a market
-figure among its prices).
+figure among its prices, and the renters' filters: region, country, delivery form, host
+resources, who may rent).
 
 Per advice, `evaluate` checks each cell's constraints once, and each group's fit, placement and
 time once (with its first eligible offering, as the offering-by-offering loop did); a group that
@@ -167,6 +168,9 @@ class OfferingIndex:
                 off.interruptible,
                 id(off.accelerator),
                 off.market_figure,
+                # ranking.renting_miss
+                off.region,
+                off.rental,
             )
             cell = cells.get(cell_key)
             if cell is None:

@@ -92,6 +92,7 @@ from advisor.engine.serving import (
 )
 from advisor.engine.types import (
     AcceleratorSpec,
+    Constraints,
     ExchangeRateSpec,
     OfferingSpec,
     PriceSpec,
@@ -423,6 +424,7 @@ class Context:
             or self.card_needs is not None
             or not self.c.include_market_statistics
             or bool(self.stack_needs.needs)
+            or renting_filters(self.c)
         )
         self.rejected: Counter[Code] = Counter()
         self.misses: dict[Code, tuple[float, Message, OfferingSpec]] = {}
@@ -622,6 +624,10 @@ def constraint_miss(ctx: Context, off: OfferingSpec) -> Code | None:
     # Market floors and statistics are not offers one can book (vocab.PriceBasis).
     if off.market_figure and not c.include_market_statistics:
         return Code.REJECT_MARKET_FIGURE
+    if renting_filters(c):
+        missed = renting_miss(c, off)
+        if missed is not None:
+            return missed
     if ctx.card_needs is not None:
         unmet = needs.unmet(ctx.card_needs, off.accelerator)
         if unmet is not None:
@@ -636,6 +642,63 @@ def stack_miss(ctx: Context, accel: AcceleratorSpec) -> Code | None:
             stacks.DEFAULT_TABLE, ctx.stack_needs, accel, ctx.allow_ports
         )
     return ctx.stack_misses[accel]
+
+
+# ---- renters' filters: location, delivery form, host resources, who may rent
+
+
+def renting_filters(c: Constraints) -> bool:
+    """Whether any of the renters' filters is set (renting_miss reads them)."""
+    return bool(
+        c.countries
+        or c.regions
+        or c.delivery_forms
+        or c.min_vcpus_per_gpu
+        or c.min_ram_gib_per_gpu
+        or c.min_disk_gb_per_gpu
+        or c.foreign_renter
+    )
+
+
+def renting_miss(c: Constraints, off: OfferingSpec) -> Code | None:
+    """The first renters' filter `off` fails; a fact the offering does not state fails with a
+    reason of its own (an unknown is never read as zero or as a yes)."""
+    facts = off.rental
+    if c.countries:
+        if not facts.country:
+            return Code.REJECT_COUNTRY_UNKNOWN
+        if facts.country not in c.countries:
+            return Code.REJECT_NOT_IN_COUNTRIES
+    if c.regions:
+        if not off.region:
+            return Code.REJECT_REGION_UNKNOWN
+        if off.region.lower() not in c.regions:
+            return Code.REJECT_NOT_IN_REGIONS
+    if c.delivery_forms:
+        if not facts.delivery_forms:
+            return Code.REJECT_DELIVERY_FORM_UNKNOWN
+        if not set(facts.delivery_forms) & set(c.delivery_forms):
+            return Code.REJECT_NOT_DELIVERY_FORM
+    per_gpu = (
+        (c.min_vcpus_per_gpu, facts.vcpus, Code.REJECT_VCPUS_UNKNOWN, Code.REJECT_FEW_VCPUS),
+        (c.min_ram_gib_per_gpu, facts.ram_gib, Code.REJECT_RAM_UNKNOWN, Code.REJECT_LITTLE_RAM),
+        (c.min_disk_gb_per_gpu, facts.disk_gb, Code.REJECT_DISK_UNKNOWN, Code.REJECT_LITTLE_DISK),
+    )
+    for least, stated, unknown, short in per_gpu:
+        if least:
+            if stated is None:
+                return unknown
+            # Within float rounding: 8 vCPUs on 3 GPUs meet a minimum of 8 / 3 per GPU.
+            if stated / off.gpu_count < least - 1e-9:
+                return short
+    if c.foreign_renter:
+        if facts.cn_identity_required:
+            return Code.REJECT_CN_IDENTITY_REQUIRED
+        if facts.foreign_cards is False:
+            return Code.REJECT_NO_FOREIGN_CARDS
+        if facts.cn_identity_required is None or facts.foreign_cards is None:
+            return Code.REJECT_RENTER_UNKNOWN
+    return None
 
 
 def constraint_terms(ctx: Context) -> tuple[Any, ...]:
@@ -653,6 +716,14 @@ def constraint_terms(ctx: Context) -> tuple[Any, ...]:
         c.include_market_statistics,
         ctx.stack_needs,
         ctx.allow_ports,
+        # renting_miss
+        c.countries,
+        c.regions,
+        c.delivery_forms,
+        c.min_vcpus_per_gpu,
+        c.min_ram_gib_per_gpu,
+        c.min_disk_gb_per_gpu,
+        c.foreign_renter,
     )
 
 

@@ -529,6 +529,51 @@ def _platforms(value: object, path: str) -> tuple[str, ...]:
     return tuple(_string(item, f"{path}[{i}]").lower() for i, item in enumerate(value))
 
 
+# ---- renters' filters: location, delivery form, host resources, who may rent
+DELIVERY_FORMS = tuple(vocab.DeliveryForm)
+MAX_REGION = 64
+MAX_HOST_FIGURE = 1e6  # vCPUs, GiB of RAM or GB of disk per GPU
+
+
+def _countries(value: object, path: str) -> tuple[str, ...]:
+    """ISO 3166-1 alpha-2 codes, upper case, each once."""
+    if not isinstance(value, list):
+        raise InvalidWorkload(Code.MUST_BE_COUNTRY_LIST, path)
+    out: list[str] = []
+    for i, item in enumerate(value):
+        code = item.strip().upper() if isinstance(item, str) else ""
+        if len(code) != 2 or not code.isascii() or not code.isalpha():
+            raise InvalidWorkload(Code.MUST_BE_COUNTRY_LIST, f"{path}[{i}]")
+        out.append(code)
+    return tuple(dict.fromkeys(out))
+
+
+def _regions(value: object, path: str) -> tuple[str, ...]:
+    """Region codes as platforms name them, compared lower case."""
+    if not isinstance(value, list):
+        raise InvalidWorkload(Code.MUST_BE_REGION_LIST, path)
+    out: list[str] = []
+    for i, item in enumerate(value):
+        if not isinstance(item, str) or not item.strip() or len(item.strip()) > MAX_REGION:
+            raise InvalidWorkload(Code.MUST_BE_REGION_LIST, f"{path}[{i}]")
+        out.append(item.strip().lower())
+    return tuple(dict.fromkeys(out))
+
+
+def _delivery_forms(value: object, path: str) -> tuple[vocab.DeliveryForm, ...]:
+    if not isinstance(value, list):
+        raise InvalidWorkload(Code.MUST_BE_DELIVERY_FORM_LIST, path, choices=DELIVERY_FORMS)
+    forms = (
+        vocab.DeliveryForm(_choice(item, DELIVERY_FORMS, f"{path}[{i}]"))
+        for i, item in enumerate(value)
+    )
+    return tuple(dict.fromkeys(forms))
+
+
+def _per_gpu(value: object, path: str) -> float:
+    return _number(value, path, 0, MAX_HOST_FIGURE)
+
+
 _CONSTRAINT_READERS: dict[str, Callable[[object, str], Any]] = {
     "budget_per_month": _decimal,
     "currency": _member(Currency, CURRENCIES),
@@ -555,6 +600,15 @@ _CONSTRAINT_READERS: dict[str, Callable[[object, str], Any]] = {
     # run again after an interruption, each a day at most.
     "checkpoint_minutes": lambda v, p: _number(v, p, 0, MAX_SPOT_MINUTES),
     "restart_minutes": lambda v, p: _number(v, p, 0, MAX_SPOT_MINUTES),
+    # ---- renters' filters (README "The scenario"): an offering that does not state what one
+    # reads is left out with a reason of its own.
+    "countries": _countries,
+    "regions": _regions,
+    "delivery_forms": _delivery_forms,
+    "min_vcpus_per_gpu": _per_gpu,
+    "min_ram_gib_per_gpu": _per_gpu,
+    "min_disk_gb_per_gpu": _per_gpu,
+    "foreign_renter": _boolean,
 }
 
 

@@ -196,6 +196,7 @@ def _relaxed(scenario: Scenario, rejected: Mapping[Code, int]) -> list[Suggestio
             {"allow_interruptible": defaults.allow_interruptible},
         ),
     ]
+    options += _renting_relaxed(c, defaults)
     out: list[Suggestion] = []
     for reason, active, code, fields in options:
         if active and rejected.get(reason):
@@ -204,9 +205,58 @@ def _relaxed(scenario: Scenario, rejected: Mapping[Code, int]) -> list[Suggestio
     return out
 
 
+def _renting_relaxed(
+    c: Constraints, defaults: Constraints
+) -> list[tuple[Code, bool, Code, dict[str, object]]]:
+    """The renters' filters (ranking.renting_miss), each dropped where it left offerings out; a
+    renter from abroad is who the renter is, never relaxed."""
+    host: dict[str, object] = {
+        "min_vcpus_per_gpu": defaults.min_vcpus_per_gpu,
+        "min_ram_gib_per_gpu": defaults.min_ram_gib_per_gpu,
+        "min_disk_gb_per_gpu": defaults.min_disk_gb_per_gpu,
+    }
+    sized = bool(c.min_vcpus_per_gpu or c.min_ram_gib_per_gpu or c.min_disk_gb_per_gpu)
+    countries: dict[str, object] = {"countries": defaults.countries}
+    regions: dict[str, object] = {"regions": defaults.regions}
+    forms: dict[str, object] = {"delivery_forms": defaults.delivery_forms}
+    return [
+        (Code.REJECT_NOT_IN_COUNTRIES, bool(c.countries), Code.SUGGEST_ANY_COUNTRY, countries),
+        (Code.REJECT_COUNTRY_UNKNOWN, bool(c.countries), Code.SUGGEST_ANY_COUNTRY, countries),
+        (Code.REJECT_NOT_IN_REGIONS, bool(c.regions), Code.SUGGEST_ANY_REGION, regions),
+        (Code.REJECT_REGION_UNKNOWN, bool(c.regions), Code.SUGGEST_ANY_REGION, regions),
+        (
+            Code.REJECT_NOT_DELIVERY_FORM,
+            bool(c.delivery_forms),
+            Code.SUGGEST_ANY_DELIVERY_FORM,
+            forms,
+        ),
+        (
+            Code.REJECT_DELIVERY_FORM_UNKNOWN,
+            bool(c.delivery_forms),
+            Code.SUGGEST_ANY_DELIVERY_FORM,
+            forms,
+        ),
+        *(
+            (reason, sized, Code.SUGGEST_ANY_HOST_SIZE, host)
+            for reason in (
+                Code.REJECT_FEW_VCPUS,
+                Code.REJECT_VCPUS_UNKNOWN,
+                Code.REJECT_LITTLE_RAM,
+                Code.REJECT_RAM_UNKNOWN,
+                Code.REJECT_LITTLE_DISK,
+                Code.REJECT_DISK_UNKNOWN,
+            )
+        ),
+    ]
+
+
 def _relax_label(code: Code, c: Constraints) -> Message:
     if code is Code.SUGGEST_ALL_PLATFORMS:
         return msg(code, platforms=c.platforms)
+    if code is Code.SUGGEST_ANY_COUNTRY:
+        return msg(code, countries=c.countries)
+    if code is Code.SUGGEST_ANY_REGION:
+        return msg(code, regions=c.regions)
     return msg(code)
 
 

@@ -282,6 +282,18 @@ class Constraints:
     # A plan across platforms keeps the data on both; moving it instead takes storage_gb at this
     # link speed (Mbit/s). None: plans.DEFAULT_TRANSFER_MBPS, stated as an assumption.
     transfer_mbps: float | None = None
+    # Where and how an offering is rented, and by whom (ranking.constraint_miss; README "The
+    # scenario"). Empty or None: no such constraint. An offering that does not state what a
+    # constraint reads is left out with a reason of its own ("... not stated").
+    countries: tuple[str, ...] = ()  # ISO 3166-1 alpha-2, upper case ("CN", "US")
+    regions: tuple[str, ...] = ()  # region codes as platforms name them, lower case
+    delivery_forms: tuple[vocab.DeliveryForm, ...] = ()
+    min_vcpus_per_gpu: float | None = None
+    min_ram_gib_per_gpu: float | None = None
+    min_disk_gb_per_gpu: float | None = None
+    # The renter has no mainland Chinese real-name ID or phone and pays with a card issued abroad:
+    # only platforms that state they accept such a renter.
+    foreign_renter: bool = False
 
 
 @dataclass(frozen=True)
@@ -429,6 +441,28 @@ class BillingRulesSpec:
 
 
 @dataclass(frozen=True)
+class RentalFacts:
+    """Where an offering runs (its region is OfferingSpec.region), how it is handed over, what of
+    the host comes with it and who may rent it: what the location, delivery and renter
+    constraints read (ranking.constraint_miss). None or empty: not stated, never zero."""
+
+    country: str = ""  # ISO 3166-1 alpha-2 of the offering's region, else of its platform's market
+    # The offering's delivery form, else its platform's only one (empty: not stated).
+    delivery_forms: tuple[vocab.DeliveryForm, ...] = ()
+    vcpus: float | None = None  # per instance
+    ram_gib: float | None = None  # per instance
+    disk_gb: float | None = None  # per instance
+    # Signing up or renting on the platform needs a mainland Chinese ID card or phone number
+    # (real-name verification); it accepts cards issued outside mainland China. None: no
+    # source says.
+    cn_identity_required: bool | None = None
+    foreign_cards: bool | None = None
+
+
+NO_RENTAL_FACTS = RentalFacts()
+
+
+@dataclass(frozen=True)
 class OfferingSpec:
     """An instance type a platform rents, flattened for the engine."""
 
@@ -467,6 +501,8 @@ class OfferingSpec:
     # This spec is `host_cards` cards of a one-card offering on one host (hosts.host_variants),
     # billed per card; 0: the offering as listed.
     host_cards: int = 0
+    # Location, delivery form, host resources and who may rent it (the renters' filters).
+    rental: RentalFacts = NO_RENTAL_FACTS
 
     @property
     def market_figure(self) -> bool:

@@ -255,6 +255,15 @@ class Network(StrEnum):
     ETHERNET = "ethernet"  # plain TCP/IP, no RDMA
 
 
+class DeliveryForm(StrEnum):
+    """How an offering is handed to the renter (platforms.models.DeliveryForm holds the same)."""
+
+    BARE_METAL = "bare_metal"
+    CLOUD_CONTAINER = "cloud_container"
+    CLOUD_VM = "cloud_vm"
+    POOLED_CONTAINER = "pooled_container"
+
+
 class PlacementMode(StrEnum):
     """How a task sits on its GPU in a placement."""
 

@@ -493,8 +493,10 @@ def _series_name(price: StoragePrice | IdleModePrice) -> str:
 
 
 def default_delivery_form(platform: Platform) -> str:
+    """A row that states no delivery form: the platform's, where it has only one; else blank (not
+    stated), never a guess."""
     forms = [form for form in platform.delivery_forms or [] if form in choice_values(DeliveryForm)]
-    return forms[0] if forms else DeliveryForm.CLOUD_VM
+    return forms[0] if len(forms) == 1 else ""
 
 
 def _refuse(report: ImportReport, row: OfferRow, reason: str, exc: ValidationError) -> None:

@@ -41,6 +41,9 @@ def test_a_platform_shows_its_facts_with_sources_its_latest_storage_prices_and_o
         "interconnects": ["pcie"],
         "physically_exclusive": None,
         "retention_after_expiry": None,
+        # Who may rent: no source says (null, not false).
+        "cn_identity_required": None,
+        "foreign_cards": None,
         "offering_count": 3,
         "source": SOURCE,
         "stability_claim": "",
@@ -119,6 +122,8 @@ def test_an_offering_shows_its_vram_its_price_in_the_asked_unit_and_every_curren
         "network": "",
         "network_gbps": None,
         "region": "",
+        # No region: the platform's market, "cn" (platforms/renting.py).
+        "country": "CN",
         "interruptible": False,
         # 28000 a month / (720 h × 8 GPUs) = 4.8611 per GPU-hour.
         "price": {

@@ -54,8 +54,9 @@ def test_native_rows_carry_their_own_date_and_source_url(chinese_platforms):
     openbayes = PriceObservation.objects.get(offering__platform__slug="openbayes")
     assert openbayes.observed_at == observed_at_value(DAY_1)
     assert Source.objects.filter(kind="import").count() == 3
-    # Empty delivery form: the platform's first listed form.
-    assert openbayes.offering.delivery_form == "cloud_container"
+    # Empty delivery form on a platform of two forms: not stated (blank), never its first form
+    # as a guess; a platform of one form gives it (test_an_unstated_delivery_form_*).
+    assert openbayes.offering.delivery_form == ""
 
 
 def test_without_a_platform_column_the_platform_option_applies(chinese_platforms):
@@ -319,3 +320,17 @@ def test_a_different_storage_price_for_a_stored_moment_is_an_error(chinese_platf
 
     assert [p.reason for p in report.errors] == ["conflicting price"]
     assert StoragePrice.objects.get().amount == Decimal("0.01")
+
+
+def test_an_unstated_delivery_form_is_the_platforms_only_one(chinese_platforms):
+    """A row without a delivery form: the platform's one form where it has only one (矩池云:
+    containers), else left blank, not stated (OpenBayes: containers and VMs)."""
+    text = f"{HEADER}\nrtx4090-1x,RTX 4090,RTX 4090,1,hour,1.88,CNY\n"
+    assert run(text, "native", chinese_platforms["matpool"]).ok
+    assert run(text, "native", chinese_platforms["openbayes"]).ok
+    forms = dict(
+        Offering.objects.filter(external_id="rtx4090-1x").values_list(
+            "platform__slug", "delivery_form"
+        )
+    )
+    assert forms == {"matpool": "cloud_container", "openbayes": ""}

@@ -37,6 +37,7 @@ from advisor.engine.hardware import load_accelerators
 from advisor.engine.model_catalogue import MODELS
 from advisor.engine.presets import MODEL_PRESETS, PRESET_INFO
 from platforms.models import Accelerator, AcceleratorAlias, MigProfile, Offering, Platform
+from platforms.renting import COUNTRY_OF_REGION, MARKET_COUNTRY
 from tests.conftest import NOW
 
 # Units and technical terms that Chinese technical writing keeps in Latin script, as the Chinese
@@ -173,6 +174,9 @@ def catalogue_names() -> list[str]:
     names.update(MigProfile.objects.values_list("name", flat=True))
     # Regions as the catalogs write them: identifiers (Azure's eastus), not words.
     names.update(Offering.objects.values_list("region", flat=True))
+    # Country codes (ISO 3166-1 alpha-2) the renters' filters take: identifiers, not words.
+    names.update(c for regions in COUNTRY_OF_REGION.values() for c in regions.values())
+    names.update(MARKET_COUNTRY.values())
     names.update(MODEL_PRESETS)
     names.update(info.name for info in PRESET_INFO.values())
     # The model catalogue's models and families, listed in the form by their names.

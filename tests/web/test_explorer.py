@@ -283,3 +283,34 @@ def test_a_price_cut_and_a_new_rate_move_the_rows_of_the_stored_order(client, ca
     )
     services.explorer_keys_refresh()
     assert names(client.get(URL))[:2] == ["4090 pooled 12G", "A100 USD"]
+
+
+@pytest.mark.parametrize(
+    ("params", "expected"),
+    [
+        # Both test platforms are of the Chinese market (Platform.region "cn"): country CN.
+        ({"country": "cn"}, ALL),
+        ({"country": "US"}, set()),
+        ({"delivery_form": "bare_metal"}, {"A100 x8 bare metal"}),
+        ({"delivery_form": "pooled_container"}, {"4090 pooled 12G"}),
+        # 16 vCPUs on one GPU, 64 on eight (8 each); the others state none and are not listed.
+        ({"min_vcpus_per_gpu": "8"}, {"4090 single", "A100 x8 bare metal"}),
+        ({"min_vcpus_per_gpu": "9"}, {"4090 single"}),
+        ({"region": "US-EAST-1"}, {"A100 USD"}),
+        ({"foreign_renter": "on"}, set()),  # no source says for either platform
+    ],
+)
+def test_the_renting_filters_narrow_the_rows(client, catalogue, params, expected):
+    catalogue["single"].vcpus = 16
+    catalogue["single"].save()
+    catalogue["eight"].vcpus = 64
+    catalogue["eight"].save()
+    catalogue["usd"].region = "us-east-1"
+    catalogue["usd"].save()
+    assert set(names(client.get(URL, params))) == expected
+
+
+def test_a_bad_country_is_a_400_on_its_field(client, catalogue):
+    response = client.get(URL, {"country": "China"})
+    assert response.status_code == 400
+    assert "country" in response.context["form"].errors

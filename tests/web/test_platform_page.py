@@ -370,3 +370,17 @@ def test_one_observation_per_series_is_a_list_not_a_chart(client, platform, offe
     body = response.content.decode()
     assert PLOTLY not in body and "data-single-observations" in body
     assert '<details class="history-table" open>' in body
+
+
+def test_the_page_says_who_may_rent_and_unknown_where_no_source_says(client, platform, source):
+    url = reverse("platforms:detail", args=[platform.slug])
+    html = client.get(url).content.decode()
+    assert "Sign-up needs a mainland Chinese ID card or phone</dt><dd>unknown" in html
+    assert "Takes cards issued abroad</dt><dd>unknown" in html
+    platform.cn_identity_required = False
+    platform.foreign_cards = True
+    platform.renting_source = source
+    platform.save()
+    html = client.get(url).content.decode()
+    assert f'ID card or phone</dt><dd>no <small class="muted">({source})</small>' in html
+    assert "Takes cards issued abroad</dt><dd>yes" in html

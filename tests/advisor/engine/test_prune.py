@@ -21,12 +21,13 @@ from advisor.engine.types import (
     Constraints,
     OfferingSpec,
     PriceSpec,
+    RentalFacts,
     Scenario,
     StoragePriceSpec,
     Task,
 )
 from advisor.engine.usage import Usage
-from advisor.engine.vocab import CostBasis, PriceBasis
+from advisor.engine.vocab import CostBasis, DeliveryForm, PriceBasis
 from tests.advisor.engine.price_strategies import RATES, prices
 from tests.advisor.engine.test_advice_properties import ACCELERATORS, NOW, jobs, services
 from tests.conftest import examples
@@ -96,7 +97,18 @@ def catalogue(draw: st.DrawFn) -> list[OfferingSpec]:
                 billing_rules=draw(st.sampled_from(RULES)),
             )
         )
-    return out
+    # The renters' filters' facts (ranking.renting_miss), stated or not.
+    return [replace(o, rental=draw(rentals)) for o in out]
+
+
+rentals = st.builds(
+    RentalFacts,
+    country=st.sampled_from(["", "CN", "US"]),
+    delivery_forms=st.sampled_from([(), (DeliveryForm.BARE_METAL,), (DeliveryForm.CLOUD_VM,)]),
+    vcpus=st.sampled_from([None, 8.0, 32.0]),
+    cn_identity_required=st.sampled_from([None, False, True]),
+    foreign_cards=st.sampled_from([None, True]),
+)
 
 
 scenarios = st.builds(
@@ -128,6 +140,21 @@ scenarios = st.builds(
     st.sampled_from([0.0, 0.0, 10.0]),
     st.booleans(),
 )
+# With the renters' filters now and then (ranking.renting_miss).
+scenarios = st.tuples(
+    scenarios,
+    st.sampled_from(
+        [
+            {},
+            {},
+            {"countries": ("CN",)},
+            {"regions": ("r1",)},
+            {"delivery_forms": (DeliveryForm.BARE_METAL,)},
+            {"min_vcpus_per_gpu": 8.0},
+            {"foreign_renter": True},
+        ]
+    ),
+).map(lambda pair: replace(pair[0], constraints=replace(pair[0].constraints, **pair[1])))
 
 
 def everything(scenario: Scenario, offerings: list[OfferingSpec], limit: int):

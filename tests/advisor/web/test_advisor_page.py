@@ -732,3 +732,36 @@ def test_the_form_takes_the_software_fields(client, platform, accelerator, sourc
     }
     scenario = client.get(URL, served).context["form"].scenario()
     assert scenario["tasks"][0]["serving_engine"] == "sglang"
+
+
+def test_the_renting_filters_round_trip_through_the_form(db):
+    """countries and regions are typed in one box each; delivery forms are ticked; the figures
+    per GPU and the renter from abroad are fields of their own (README "The scenario")."""
+    scenario = {
+        "tasks": [{"kind": "fixed", "vram_gib": 10, "name": "render"}],
+        "constraints": {
+            "currency": "USD",
+            "countries": ["US", "DE"],
+            "regions": ["us-east-1", "eu-central-1"],
+            "delivery_forms": ["bare_metal", "cloud_vm"],
+            "min_vcpus_per_gpu": 8,
+            "min_ram_gib_per_gpu": 32,
+            "min_disk_gb_per_gpu": 100,
+            "foreign_renter": True,
+        },
+        "objective": "cost",
+    }
+    query = scenario_query(scenario)
+    assert query["countries"] == "US, DE" and query.getlist("delivery_forms") == [
+        "bare_metal",
+        "cloud_vm",
+    ]
+    form = ScenarioForm(query, platforms=platform_choices())
+    assert form.is_valid(), form.constraints.errors
+    assert parse_scenario(form.scenario()) == parse_scenario(scenario)
+
+
+def test_a_bad_country_is_shown_on_its_field(client, db):
+    scenario = {"tasks": [{"kind": "fixed", "vram_gib": 10, "name": "render"}]}
+    response = get(client, scenario, countries="China")
+    assert "two-letter country codes" in field_block(text(response), "countries")
