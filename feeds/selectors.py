@@ -8,7 +8,7 @@ from datetime import datetime
 
 from django.db.models import Q
 
-from platforms.models import Platform, PriceObservation, Source
+from platforms.models import Platform, PriceObservation, Source, SourceKind
 from platforms.selectors import latest_seen_prices
 
 from .models import Feed
@@ -92,3 +92,53 @@ def _freshness(latest: PriceObservation | None, feeds: list[Feed]) -> Freshness:
         feed=feed,
         flagged=[f for f in feeds if f.is_flagged],
     )
+
+
+# How a current price was last confirmed (the platform page and the staff's price desk): by a
+# feed's run, by a member of staff (typed, or "still this price" on the price desk), or by an
+# import of a file (the admin's "Import offers", the price desk's pasted table, import_offers, the
+# seed).
+FEED, STAFF, IMPORT = "feed", "staff", "import"
+
+
+@dataclass(frozen=True)
+class Confirmation:
+    # When the price was last confirmed: its last sighting (PriceObservation.last_seen_at).
+    at: datetime
+    how: str  # FEED, STAFF or IMPORT
+    # The staff user who recorded the observation, when one did and no later sighting moved it.
+    by: str = ""
+    feed: Feed | None = None
+
+
+def price_confirmations(prices: Sequence[PriceObservation]) -> dict[int, Confirmation]:
+    """How and when each of `prices` (with their sources and `created_by` read) was last
+    confirmed, by observation pk: one query for the feeds whatever their number.
+
+    A feed's prices point to a source with the feed's URL; a price a feed only saw again keeps its
+    first source but was last seen when the feed's last successful run fetched it (as
+    `platform_freshness` reads it). Otherwise a price seen again after it was recorded was seen by
+    an import (only imports and feeds see prices again), and one never seen again was confirmed by
+    whoever recorded it: a staff user (any source but an import's) or an import."""
+    if not prices:
+        return {}
+    urls = {p.source.url for p in prices if p.source.url}
+    seen = {p.last_seen_at for p in prices}
+    feeds = list(Feed.objects.filter(Q(url__in=urls) | Q(last_success_at__in=seen)))
+    by_url = {f.url: f for f in sorted(feeds, key=lambda f: f.name, reverse=True)}
+    by_run = {f.last_success_at: f for f in feeds if f.last_success_at is not None}
+    found = {}
+    for price in prices:
+        feed = by_url.get(price.source.url) if price.source.url else None
+        feed = feed or by_run.get(price.last_seen_at)
+        user = price.created_by
+        if feed is not None:
+            confirmation = Confirmation(price.last_seen_at, FEED, feed=feed)
+        elif price.last_seen_at > price.observed_at or user is None:
+            confirmation = Confirmation(price.last_seen_at, IMPORT)
+        elif price.source.kind == SourceKind.IMPORT:
+            confirmation = Confirmation(price.last_seen_at, IMPORT, by=user.get_username())
+        else:
+            confirmation = Confirmation(price.last_seen_at, STAFF, by=user.get_username())
+        found[price.pk] = confirmation
+    return found
