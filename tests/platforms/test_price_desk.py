@@ -176,6 +176,46 @@ def test_a_price_is_confirmed_by_staff_by_an_import_or_by_a_feed(db, prices, des
     assert found[old.pk].at == old.last_seen_at
 
 
+def test_still_this_price_on_an_imported_price_is_staff_an_import_by_staff_is_an_import(
+    db, client, desk_user, offering
+):
+    """Both are observations a user recorded from an import's source; an import never records the
+    same price again (docs/native-csv.md), so the one that repeats the price before it is staff
+    confirming it."""
+    imported = services.import_source(
+        label="native CSV", filename="prices.csv", url="", day=timezone.localdate()
+    )
+    now = timezone.now()
+    first = services.price_observation_create(
+        offering=offering,
+        unit="hour",
+        amount=Decimal("2.00"),
+        currency="CNY",
+        source=imported,
+        observed_at=now - timedelta(days=100),
+        created_by=desk_user,
+    )
+    (again,) = services.prices_still_current(observations=[first], by=desk_user)
+    changed = services.price_observation_create(
+        offering=offering,
+        unit="day",
+        amount=Decimal("40"),
+        currency="CNY",
+        source=imported,
+        observed_at=now - timedelta(days=2),
+        created_by=desk_user,
+    )
+    rows = PriceObservation.objects.select_related("source", "created_by")
+    found = price_confirmations(list(rows.filter(pk__in=[first.pk, again.pk, changed.pk])))
+    assert (found[first.pk].how, found[first.pk].by) == (IMPORT, "checker")
+    assert (found[again.pk].how, found[again.pk].by) == (STAFF, "checker")
+    assert (found[changed.pk].how, found[changed.pk].by) == (IMPORT, "checker")
+    # An import that saw the confirmed price again later: confirmed by that import.
+    services.price_observations_seen(observations=[again], seen_at=timezone.now())
+    seen = price_confirmations([rows.get(pk=again.pk)])[again.pk]
+    assert (seen.how, seen.by) == (IMPORT, "")
+
+
 def test_the_platform_page_says_when_and_how_each_price_was_last_confirmed(
     client, desk_user, prices, platform
 ):
