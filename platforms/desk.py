@@ -166,6 +166,7 @@ class PastedPricesForm(forms.Form):
         label=_("page the prices were read from"),
         assume_scheme="https",
         max_length=500,
+        widget=forms.URLInput(attrs={"size": 80}),
         help_text=_("The platform's price page: the desk links to it. A row may give its own."),
     )
     # The digest of what was checked: "apply" writes only a table that was checked unchanged.
