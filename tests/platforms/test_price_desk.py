@@ -331,3 +331,28 @@ def test_a_table_copied_from_a_spreadsheet_is_read(client, desk_user, platform, 
     client.force_login(desk_user)
     report = paste(client, platform, table).context["report"]
     assert report.ok and report.prices_added == 1
+
+
+@pytest.mark.parametrize("n", [3, 30])
+def test_the_desks_queries_do_not_grow_with_its_rows(
+    client, desk_user, platform, accelerator, source, n, django_assert_num_queries
+):
+    """Session and user (2), their permissions (2), the platform chosen (1), the count and the
+    page of prices with their observations, sources, recorders and offerings (2), the feeds
+    that may have confirmed them (1), the platforms the filter lists (1): 9, for 3 rows or
+    30."""
+    now = timezone.now()
+    for i in range(n):
+        services.price_observation_create(
+            offering=make_offering(platform, accelerator, source, name=f"o{i}"),
+            unit="hour",
+            amount=Decimal("1.00"),
+            currency="CNY",
+            source=source,
+            observed_at=now - timedelta(days=i),
+            created_by=desk_user if i % 2 else None,
+        )
+    client.force_login(desk_user)
+    with django_assert_num_queries(9):
+        response = client.get(reverse(DESK), {"platform": platform.pk})
+    assert len(desk_rows(response)) == n
