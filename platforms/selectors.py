@@ -627,13 +627,18 @@ def explorer_page(filters: dict[str, Any], page_number: int | str | None) -> Exp
 
 
 def desk_prices(platform: Platform | None = None) -> QuerySet[CurrentPrice]:
-    """The current prices the staff's price desk lists (all platforms', or one's), the one seen
-    longest ago first, so the stale ones (last seen more than PRICE_STALE_AFTER_DAYS days ago:
-    PriceObservation.is_stale) lead; each with its observation, source, recorder and offering."""
-    rows = CurrentPrice.objects.select_related(
-        "observation__source",
-        "observation__created_by",
-        "offering__platform",
-        "offering__accelerator",
-    ).order_by("observation__last_seen_at", "offering__platform__slug", "offering__name", "pk")
+    """The current prices the staff's price desk lists (of all platforms' listed offerings, or
+    one's), the one seen longest ago first, so the stale ones (last seen more than
+    PRICE_STALE_AFTER_DAYS days ago: PriceObservation.is_stale) lead; each with its observation,
+    source, recorder and offering. An offering no longer listed has nothing to re-check."""
+    rows = (
+        CurrentPrice.objects.filter(offering__is_active=True)
+        .select_related(
+            "observation__source",
+            "observation__created_by",
+            "offering__platform",
+            "offering__accelerator",
+        )
+        .order_by("observation__last_seen_at", "offering__platform__slug", "offering__name", "pk")
+    )
     return rows if platform is None else rows.filter(offering__platform=platform)

@@ -93,6 +93,13 @@ def test_the_platform_filter_leaves_out_other_platforms(client, desk_user, price
     assert len(desk_rows(client.get(reverse(DESK)))) == 3
 
 
+def test_an_offering_no_longer_listed_is_not_on_the_desk(client, desk_user, prices, platform):
+    Offering.objects.filter(pk=prices["old"].offering_id).update(is_active=False)
+    client.force_login(desk_user)
+    rows = desk_rows(client.get(reverse(DESK), {"platform": platform.pk}))
+    assert [row["price"].offering.name for row in rows] == ["older", "fresh"]
+
+
 def test_still_this_price_records_a_new_observation_now_by_that_user(
     client, desk_user, prices, platform
 ):
