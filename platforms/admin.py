@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, cast
 from django import forms
 from django.contrib import admin
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.db.models import Model
+from django.db.models import Model, URLField
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
@@ -28,6 +28,7 @@ from feeds.uploads import FileRefused
 from wording.messages import listed_price, rate_number
 
 from . import services
+from .desk import PriceDeskUrls
 from .importers import FORMAT_LABELS, observed_at_value
 from .importers.registry import PLATFORM_PER_ROW
 from .models import (
@@ -63,6 +64,13 @@ def staff_user(request: HttpRequest) -> User:
 class CatalogueAdminMixin:
     """Every admin write of catalogue data gives the catalogue a new version first, in the
     admin's transaction (services.catalogue_changed): the advisor's kept inputs are rebuilt."""
+
+    def formfield_for_dbfield(self, db_field: Any, request: HttpRequest, **kwargs: Any) -> Any:
+        # A URL typed without its scheme is https (Django 6's default, chosen now: the form of a
+        # model with a URL field, a platform's or a source's, warns otherwise).
+        if isinstance(db_field, URLField):
+            kwargs.setdefault("assume_scheme", "https")
+        return super().formfield_for_dbfield(db_field, request, **kwargs)  # type: ignore[misc]
 
     def save_model(self, request: HttpRequest, obj: Any, form: Any, change: bool) -> None:
         services.catalogue_changed()
@@ -549,7 +557,7 @@ class CreditRateInline(admin.TabularInline[CreditRate, Platform]):
 
 
 @admin.register(Platform)
-class PlatformAdmin(CatalogueAdminMixin, admin.ModelAdmin[Platform]):
+class PlatformAdmin(PriceDeskUrls, CatalogueAdminMixin, admin.ModelAdmin[Platform]):
     list_display = [
         "name",
         "name_en",

@@ -155,7 +155,8 @@ class PlatformOfferings:
 
 def platform_offerings(platform: Platform, limit: int | None = None) -> PlatformOfferings:
     """The first `limit` (default PLATFORM_OFFERINGS) listed offerings of `platform` (by VRAM, GPU
-    count and name) with their current prices (the stored pointers, with sources): three
+    count and name) with their current prices (the stored pointers, with sources and who
+    recorded them: feeds.selectors.price_confirmations reads both): three
     queries, whatever the platform lists or its history holds."""
     limit = PLATFORM_OFFERINGS if limit is None else limit
     listed = Offering.objects.filter(platform=platform, is_active=True)
@@ -165,7 +166,9 @@ def platform_offerings(platform: Platform, limit: int | None = None) -> Platform
         .prefetch_related(
             Prefetch(
                 "current_price_rows",
-                queryset=CurrentPrice.objects.select_related("observation__source"),
+                queryset=CurrentPrice.objects.select_related(
+                    "observation__source", "observation__created_by"
+                ),
                 to_attr="current_price_list",
             )
         )
@@ -630,3 +633,21 @@ def explorer_page(filters: dict[str, Any], page_number: int | str | None) -> Exp
         tier=filters.get("tier") or PriceTier.LIST,
     )
     return ExplorerPage(page, rows, conversion)
+
+
+def desk_prices(platform: Platform | None = None) -> QuerySet[CurrentPrice]:
+    """The current prices the staff's price desk lists (of all platforms' listed offerings, or
+    one's), the one seen longest ago first, so the stale ones (last seen more than
+    PRICE_STALE_AFTER_DAYS days ago: PriceObservation.is_stale) lead; each with its observation,
+    source, recorder and offering. An offering no longer listed has nothing to re-check."""
+    rows = (
+        CurrentPrice.objects.filter(offering__is_active=True)
+        .select_related(
+            "observation__source",
+            "observation__created_by",
+            "offering__platform",
+            "offering__accelerator",
+        )
+        .order_by("observation__last_seen_at", "offering__platform__slug", "offering__name", "pk")
+    )
+    return rows if platform is None else rows.filter(offering__platform=platform)

@@ -326,6 +326,30 @@ def price_observation_create(
 
 
 @transaction.atomic
+def prices_still_current(
+    *, observations: Sequence[PriceObservation], by: User, at: datetime | None = None
+) -> list[PriceObservation]:
+    """Record that each of `observations` still holds (the staff's price desk, "still this
+    price"): a new observation of the same offering, unit, tier, amount and currency from the same
+    source, dated `at` (default now) and recorded by `by`, each through `price_observation_create`
+    (history kept, current prices re-pointed, the catalogue's version moved); all or none."""
+    at = at or timezone.now()
+    return [
+        price_observation_create(
+            offering=observation.offering,
+            unit=observation.unit,
+            amount=observation.amount,
+            currency=observation.currency,
+            tier=observation.tier,
+            source=observation.source,
+            observed_at=at,
+            created_by=by,
+        )
+        for observation in observations
+    ]
+
+
+@transaction.atomic
 def price_observation_update(*, observation: PriceObservation, was: PriceKey | None) -> None:
     """Save a superuser's correction of a past observation (the admin's) and re-point the current
     prices it may move: those of its key before (`was`, None for a new one) and after."""

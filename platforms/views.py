@@ -9,7 +9,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from advisor.snapshot import ALWAYS, Snapshots
-from feeds.selectors import platform_freshness, platforms_freshness
+from feeds.selectors import platform_freshness, platforms_freshness, price_confirmations
 
 from . import charts, selectors
 from . import home as home_facts
@@ -142,5 +142,9 @@ def platform_detail(request: HttpRequest, slug: str) -> HttpResponse:
             "history_figure": charts.price_history_figure(history) if history else None,
             # When prices were last seen and by which feed or source; failing feeds (one query).
             "freshness": platform_freshness(platform, latest),
+            # When and how each listed price was last confirmed (feed, staff, import): one query.
+            "confirmations": price_confirmations(
+                [price for _, prices in listed.offerings for price in prices]
+            ),
         },
     )

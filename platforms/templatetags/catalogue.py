@@ -99,6 +99,12 @@ LONG_CHOICE = 30
 
 
 @register.filter
+def keyed(mapping: Any, key: Any) -> Any:
+    """`mapping[key]`, or None: a value a view computed per object (a price's confirmation)."""
+    return mapping.get(key) if mapping else None
+
+
+@register.filter
 def has_long_choice(bound_field: Any) -> bool:
     """Whether a form field is a select with a choice too long for one grid column."""
     choices = getattr(getattr(bound_field, "field", None), "choices", None)

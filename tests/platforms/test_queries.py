@@ -60,8 +60,9 @@ def test_the_platform_page_query_count_does_not_grow(
     # lists, 5 the first of them, 6 their current prices with sources, 7 how many platforms
     # list each card (the chart's picker), 8 where their history begins, 9 each bucket's last
     # price, 10 its buckets, 11 the sources it cites, 12 the catalogue's version, 13 the current
-    # price seen last (kept at that version), 14 its feeds, 15 its no-GPU-mode price
-    with django_assert_num_queries(15):
+    # price seen last (kept at that version), 14 its feeds, 15 its no-GPU-mode price, 16 the
+    # feeds that confirmed the prices listed (how each was last confirmed)
+    with django_assert_num_queries(16):
         response = client.get(reverse("platforms:detail", args=[platform.slug]))
     assert response.status_code == 200
     assert len(response.context["offerings"]) == n
