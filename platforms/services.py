@@ -341,6 +341,7 @@ def prices_still_current(
             amount=observation.amount,
             currency=observation.currency,
             tier=observation.tier,
+            basis=observation.basis,
             source=observation.source,
             observed_at=at,
             created_by=by,

@@ -128,6 +128,18 @@ def test_still_this_price_records_a_new_observation_now_by_that_user(
     assert current.observation == new
     assert CatalogueVersion.objects.get().number > version
     assert not new.is_stale()
+
+
+def test_still_this_price_keeps_what_the_price_is(client, desk_user, prices, platform):
+    """A market floor confirmed is still a floor, never turned into a bookable offer."""
+    old = prices["old"]
+    PriceObservation.objects.filter(pk=old.pk).update(basis="floor")
+    CurrentPrice.objects.filter(observation=old).update(basis="floor")
+    current = CurrentPrice.objects.get(observation=old)
+    client.force_login(desk_user)
+    client.post(reverse(DESK), {"still": current.pk, "query": f"platform={platform.pk}"})
+    new = old.offering.prices.latest("observed_at")
+    assert new != old and new.basis == "floor"
     # The desk now lists it last, confirmed by the staff user.
     rows = desk_rows(client.get(reverse(DESK), {"platform": platform.pk}))
     assert rows[-1]["price"] == new
