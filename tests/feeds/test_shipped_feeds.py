@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 from django.conf import settings as django_settings
 from django.core.management import call_command
+from django.urls import reverse
 
 from feeds.models import Feed, FeedListing, FeedRun
 from feeds.tasks import run_due_feeds
@@ -229,7 +230,9 @@ def test_the_gcp_feed_prices_a_host_with_its_gpus(seeded, feed_server):
     assert (current.offering.accelerator.slug, current.offering.gpu_count) == ("a100-40gb", 1)
 
 
-def test_offerings_gone_from_a_feed_are_unlisted_with_the_date_never_deleted(seeded, feed_server):
+def test_offerings_gone_from_a_feed_are_unlisted_with_the_date_never_deleted(
+    seeded, feed_server, admin_client
+):
     feed = Feed.objects.get(name="skypilot-lambda")
     full = (DATA / RECORDED[feed.name]).read_bytes()
     kept = b"".join(
@@ -253,6 +256,10 @@ def test_offerings_gone_from_a_feed_are_unlisted_with_the_date_never_deleted(see
     assert {listing.unlisted_at for listing in listings} == {feed.last_success_at}
     assert PriceObservation.objects.filter(offering__in=gone).count() == prices
     assert any("unlisted 17" in line for line in second.summary)
+    page = admin_client.get(
+        reverse("admin:feeds_feedlisting_changelist"), {"unlisted_at__isempty": "0"}
+    ).content.decode()
+    assert page.count("gpu_4x_a100 (") == 17 and "gpu_8x_a100 (" not in page
     # What is still in the file stays listed.
     assert Offering.objects.get(
         platform__slug="lambda", external_id="gpu_8x_a100@europe-central-1"
