@@ -172,7 +172,12 @@ def listings_update(feed: Feed, listed: set[tuple[str, str]], at: datetime) -> t
     """After a run that applied its file: the offerings it lists are listed by the feed as of
     `at`; those an earlier run listed and this one does not are gone from it since `at`, and are
     unlisted (never deleted) unless another feed still lists them; those gone before and back in
-    the file are listed again. Returns (unlisted, listed again)."""
+    the file are listed again. Returns (unlisted, listed again).
+
+    A file that lists no offering at all (a catalog cut to its header upstream) unlists nothing:
+    a cloud does not stop selling every GPU at once."""
+    if not listed:
+        return 0, 0
     wanted: dict[str, list[str]] = {}
     for slug, external_id in listed:
         wanted.setdefault(slug, []).append(external_id)

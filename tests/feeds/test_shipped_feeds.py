@@ -272,6 +272,22 @@ def test_offerings_gone_from_a_feed_are_unlisted_with_the_date_never_deleted(
     assert not FeedListing.objects.filter(feed=feed, unlisted_at__isnull=False).exists()
 
 
+def test_a_file_that_lists_no_offering_unlists_nothing(seeded, feed_server):
+    feed = Feed.objects.get(name="skypilot-lambda")
+    full = (DATA / RECORDED[feed.name]).read_bytes()
+    feed.url = feed_server.serve("/lambda", full)
+    feed.save(update_fields=["url"])
+    call_command("feeds", "run", feed.name)
+    listed = Offering.objects.filter(platform__slug="lambda", is_active=True).count()
+
+    feed_server.serve("/lambda", full.splitlines(keepends=True)[0])  # the header alone
+    call_command("feeds", "run", feed.name)
+
+    assert FeedRun.objects.filter(feed=feed).latest("started_at").status == "succeeded"
+    assert Offering.objects.filter(platform__slug="lambda", is_active=True).count() == listed
+    assert not FeedListing.objects.filter(feed=feed, unlisted_at__isnull=False).exists()
+
+
 def test_the_rates_feed_writes_the_usd_cny_rate_of_its_day(seeded, feed_server):
     serve_recorded(feed_server, ["ecb-rates"])
 
