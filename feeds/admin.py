@@ -19,7 +19,7 @@ from django.utils.translation import gettext_lazy as _
 
 from . import jobs, schedule
 from .liveness import send
-from .models import Feed, FeedRun, ImportJob, Trigger
+from .models import Feed, FeedListing, FeedRun, ImportJob, Trigger
 
 
 class FlaggedFilter(admin.SimpleListFilter):
@@ -232,6 +232,18 @@ class FeedRunAdmin(ReadOnlyAdmin, admin.ModelAdmin[FeedRun]):
             f"{entry.get('error') or gettext('ok')}"
             for entry in run.attempt_log
         )
+
+
+@admin.register(FeedListing)
+class FeedListingAdmin(ReadOnlyAdmin, admin.ModelAdmin[FeedListing]):
+    """The offerings each feed lists, and since when those that left its file are gone (and
+    unlisted): written by the feed's runs only."""
+
+    list_display = ["offering", "feed", "last_listed_at", "unlisted_at"]
+    list_filter = ["feed", ("unlisted_at", admin.EmptyFieldListFilter)]
+    search_fields = ["offering__name", "offering__external_id", "feed__name"]
+    list_select_related = ["feed", "offering", "offering__platform"]
+    fields = readonly_fields = ("feed", "offering", "last_listed_at", "unlisted_at")
 
 
 @admin.register(ImportJob)

@@ -17,8 +17,9 @@ from django.db import models
 from django.utils.translation import gettext_lazy as _
 
 from platforms.importers import FORMAT_LABELS
+from platforms.importers.rates import RATE_FORMAT_LABELS
 from platforms.importers.registry import PLATFORM_PER_ROW
-from platforms.models import Platform
+from platforms.models import Offering, Platform
 
 from . import messages, schedule
 
@@ -26,6 +27,11 @@ FEED_NAME = RegexValidator(
     r"^[A-Za-z0-9][A-Za-z0-9._-]*$",
     _("Letters, digits, '.', '-' and '_' only, starting with a letter or digit."),
 )
+
+
+# What a feed can read: a catalog of offers and prices, or exchange rates (which name no platform).
+FEED_FORMATS = {**FORMAT_LABELS, **RATE_FORMAT_LABELS}
+NO_PLATFORM = PLATFORM_PER_ROW | frozenset(RATE_FORMAT_LABELS)
 
 
 # Bad rows kept with a feed's run or an import job (FeedRun.problems, ImportJob.problems).
@@ -58,7 +64,7 @@ class Feed(models.Model):
     )
     url = models.URLField(_("URL"), max_length=500)
     format = models.CharField(
-        _("format"), max_length=20, choices=sorted(FORMAT_LABELS.items(), key=lambda f: f[0])
+        _("format"), max_length=20, choices=sorted(FEED_FORMATS.items(), key=lambda f: f[0])
     )
     schedule = models.CharField(
         _("schedule"),
@@ -102,8 +108,10 @@ class Feed(models.Model):
             schedule.parse(self.schedule)
         except schedule.ScheduleError as exc:
             errors["schedule"] = str(exc)
-        if self.format and self.format not in PLATFORM_PER_ROW and self.platform_id is None:
+        if self.format and self.format not in NO_PLATFORM and self.platform_id is None:
             errors["platform"] = _("Choose the platform this catalog lists.")
+        if self.format in RATE_FORMAT_LABELS and self.platform_id is not None:
+            errors["platform"] = _("Exchange rates belong to no platform: leave it empty.")
         if self.url and not self.url.lower().startswith(("http://", "https://")):
             errors["url"] = _("Only http and https addresses can be fetched.")
         if errors:
@@ -116,7 +124,11 @@ class Feed(models.Model):
 
     @property
     def format_label(self) -> str:
-        return FORMAT_LABELS.get(self.format, self.format)
+        return FEED_FORMATS.get(self.format, self.format)
+
+    @property
+    def reads_rates(self) -> bool:
+        return self.format in RATE_FORMAT_LABELS
 
 
 class FeedRun(models.Model):
@@ -165,6 +177,37 @@ class FeedRun(models.Model):
     @property
     def finished(self) -> bool:
         return self.status in (RunStatus.SUCCEEDED, RunStatus.FAILED)
+
+
+class FeedListing(models.Model):
+    """An offering a feed's file lists, or listed: when a run last found it there, and since when
+    it is gone. An offering that leaves every feed listing it is not deleted: it is unlisted
+    (`Offering.is_active` off) from `unlisted_at`, with its prices kept as history, and listed
+    again when a later run finds it (feeds.services.listings_update)."""
+
+    feed = models.ForeignKey(
+        Feed, on_delete=models.CASCADE, related_name="listings", verbose_name=_("feed")
+    )
+    offering = models.ForeignKey(
+        Offering, on_delete=models.CASCADE, related_name="feed_listings", verbose_name=_("offering")
+    )
+    last_listed_at = models.DateTimeField(_("last listed at"))
+    unlisted_at = models.DateTimeField(
+        _("gone from the feed since"),
+        null=True,
+        blank=True,
+        help_text=_("Empty while the feed's file lists it."),
+    )
+
+    class Meta:
+        verbose_name = _("offering a feed lists")
+        verbose_name_plural = _("offerings feeds list")
+        constraints = [
+            models.UniqueConstraint(fields=["feed", "offering"], name="feedlisting_one_per_feed")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.feed} {self.offering_id}"
 
 
 class JobStatus(models.TextChoices):

@@ -21,14 +21,16 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from platforms.importers import ImportReport, offers_import
+from platforms.importers.rates import RatesReport, rates_import
 from platforms.importers.registry import FORMATS
-from platforms.models import Platform
+from platforms.models import Offering, Platform
+from platforms.services import catalogue_changed
 
 from . import schedule
 from .fetch import FetchError, fetch
 from .jobs import jobs_tidy
 from .liveness import beating, heard
-from .models import PROBLEMS_KEPT, Feed, FeedRun, RunStatus, Trigger
+from .models import PROBLEMS_KEPT, Feed, FeedListing, FeedRun, RunStatus, Trigger
 
 logger = logging.getLogger(__name__)
 
@@ -112,6 +114,8 @@ def _attempt(run: FeedRun) -> Attempt:
         return _failed(run, at, "not_utf8")
     if not text.strip():
         return _failed(run, at, "empty")
+    if feed.reads_rates:
+        return _rates_attempt(run, at, text)
     if FORMATS[feed.format].line_based and not text.endswith(("\n", "\r")):
         # A CSV cut mid-row can still parse (a price "1.2" for "1.29"): a whole file ends its
         # last line.
@@ -131,6 +135,11 @@ def _attempt(run: FeedRun) -> Attempt:
         )
         _record(run, report)
         if report.applied:
+            unlisted, relisted = listings_update(feed, report.listed, at)
+            run.summary += [
+                f"offerings gone from the feed, unlisted {unlisted}; back in it, listed "
+                f"again {relisted}"
+            ]
             _log(run, at, "")
             run_finish(run, ok=True, seen_at=at)
             return Attempt(ok=True)
@@ -139,6 +148,79 @@ def _attempt(run: FeedRun) -> Attempt:
         return _failed(run, at, "conflict", transient=True)
     first = report.errors[0].located() if report.errors else ""
     return _failed(run, at, "rows", {"count": len(report.errors), "first": first})
+
+
+def _rates_attempt(run: FeedRun, at: datetime, text: str) -> Attempt:
+    """A rate feed's file: its rates written whole (with the run's outcome) or not at all."""
+    feed = run.feed
+    with transaction.atomic():
+        report = rates_import(text=text, fmt=feed.format, filename=feed.name, source_url=feed.url)
+        _record(run, report)
+        if report.applied:
+            _log(run, at, "")
+            run_finish(run, ok=True, seen_at=at)
+            return Attempt(ok=True)
+    first = report.errors[0].located() if report.errors else ""
+    return _failed(run, at, "rows", {"count": len(report.errors), "first": first})
+
+
+# Offerings looked up per query (a catalog lists thousands).
+LOOKUP_BATCH = 500
+
+
+def listings_update(feed: Feed, listed: set[tuple[str, str]], at: datetime) -> tuple[int, int]:
+    """After a run that applied its file: the offerings it lists are listed by the feed as of
+    `at`; those an earlier run listed and this one does not are gone from it since `at`, and are
+    unlisted (never deleted) unless another feed still lists them; those gone before and back in
+    the file are listed again. Returns (unlisted, listed again).
+
+    A file that lists no offering at all (a catalog cut to its header upstream) unlists nothing:
+    a cloud does not stop selling every GPU at once."""
+    if not listed:
+        return 0, 0
+    wanted: dict[str, list[str]] = {}
+    for slug, external_id in listed:
+        wanted.setdefault(slug, []).append(external_id)
+    now_listed: set[int] = set()
+    for slug, external_ids in wanted.items():
+        for start in range(0, len(external_ids), LOOKUP_BATCH):
+            chunk = external_ids[start : start + LOOKUP_BATCH]
+            now_listed.update(
+                Offering.objects.filter(platform__slug=slug, external_id__in=chunk).values_list(
+                    "pk", flat=True
+                )
+            )
+    known = {row.offering_id: row for row in FeedListing.objects.filter(feed=feed)}
+    FeedListing.objects.bulk_create(
+        [
+            FeedListing(feed=feed, offering_id=pk, last_listed_at=at)
+            for pk in now_listed
+            if pk not in known
+        ]
+    )
+    back = [pk for pk in now_listed if pk in known and known[pk].unlisted_at is not None]
+    gone = [pk for pk, row in known.items() if pk not in now_listed and row.unlisted_at is None]
+    again = [pk for pk in now_listed if pk in known]
+    for start in range(0, len(again), LOOKUP_BATCH):
+        FeedListing.objects.filter(
+            feed=feed, offering_id__in=again[start : start + LOOKUP_BATCH]
+        ).update(last_listed_at=at, unlisted_at=None)
+    for start in range(0, len(gone), LOOKUP_BATCH):
+        FeedListing.objects.filter(
+            feed=feed, offering_id__in=gone[start : start + LOOKUP_BATCH]
+        ).update(unlisted_at=at)
+    still_listed = set(
+        FeedListing.objects.filter(offering_id__in=gone, unlisted_at__isnull=True)
+        .exclude(feed=feed)
+        .values_list("offering_id", flat=True)
+    )
+    unlisted = Offering.objects.filter(
+        pk__in=[pk for pk in gone if pk not in still_listed], is_active=True
+    ).update(is_active=False)
+    relisted = Offering.objects.filter(pk__in=back, is_active=False).update(is_active=True)
+    if unlisted or relisted:
+        catalogue_changed()
+    return unlisted, relisted
 
 
 def run_retrying(run: FeedRun) -> None:
@@ -242,7 +324,7 @@ def _reset_counts(run: FeedRun) -> None:
     run.error_code, run.error_params, run.problems, run.summary = "", {}, [], []
 
 
-def _record(run: FeedRun, report: ImportReport) -> None:
+def _record(run: FeedRun, report: ImportReport | RatesReport) -> None:
     run.rows = report.total_rows
     run.created, run.updated, run.unchanged = report.created, report.updated, report.unchanged
     run.skipped = report.skipped_rows

@@ -22,6 +22,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
+from django.dispatch import Signal
 from django.utils import timezone
 
 from .models import (
@@ -42,6 +43,9 @@ from .models import (
 from .services import catalogue_changed, current_prices_advance, explorer_keys_refresh
 
 FIXTURES = Path(settings.BASE_DIR) / "fixtures"
+# Sent at the end of `load_seed` (in its transaction) with `report`: the layers above the
+# catalogue add what they ship (the price feeds: feeds.seed), which this module may not import.
+seed_loaded = Signal()
 # The sourced 2026 price files, in the order they are imported: older observations first, so each
 # later file's prices become history after them (fixtures/prices-2026/README.md).
 PRICE_FILES = (
@@ -459,4 +463,5 @@ def load_seed(catalogue: Path | None = None, accelerators: Path | None = None) -
         )
         report.add("exchange rates", created)
     explorer_keys_refresh()  # the explorer's stored keys convert at the latest rates
+    seed_loaded.send(sender=load_seed, report=report)
     return report

@@ -226,6 +226,10 @@ CELERY_BEAT_SCHEDULE = {
 CELERY_BEAT_SCHEDULE_FILENAME = env(
     "CELERY_BEAT_SCHEDULE_FILENAME", str(BASE_DIR / "var" / "celerybeat-schedule")
 )
+# Whether beat's `run_due_feeds` and `manage.py feeds run` (without a feed's name) start feeds at
+# all: off for `make run` and the tests, so that nothing is fetched there, on in production
+# (config/settings/prod.py). `manage.py feeds run NAME` runs the named feed either way.
+FEEDS_ENABLED = envbool("FEEDS_ENABLED", False)
 # A feed that failed this many runs in a row is flagged in the admin and on its platform's page.
 FEED_FAILURES_BEFORE_FLAG = envint("FEED_FAILURES_BEFORE_FLAG", 3)
 # The whole download's time limit (feeds/fetch.py).

@@ -48,6 +48,9 @@ if not env("CELERY_BROKER_URL"):
         "inside web requests."
     )
 
+# The shipped price feeds (and any added) run on their schedules; FEEDS_ENABLED=false stops them.
+FEEDS_ENABLED = envbool("FEEDS_ENABLED", True)
+
 # HTTPS. Behind a proxy that terminates TLS, X-Forwarded-Proto says whether the client used it.
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 TLS_AT_PROXY = envbool("TLS_AT_PROXY", False)

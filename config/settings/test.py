@@ -33,6 +33,8 @@ GC_GEN0_THRESHOLD = 0
 # Feeds fetch only public addresses: the feed tests' local server allows itself by its address and
 # port (tests/feeds/conftest.py, feed_server); nothing else is allowed here.
 FEED_ALLOWED_HOSTS = []
+# Nothing runs on a schedule; the feed tests' server turns it on for itself (feed_server).
+FEEDS_ENABLED = False
 # Pages as unthrottled as the API here; tests/ops/test_fair_use.py sets the rates it checks.
 PAGE_ANON_RATE = "100000/min"
 PAGE_USER_RATE = "100000/min"

@@ -49,6 +49,9 @@ class ImportReport:
     platform_prices_added: int = 0
     applied: bool = False
     sources: list[Source] = field(default_factory=list)
+    # Every offering the file describes, as (platform slug, external id): what a feed's file
+    # lists, so that a feed run can tell the offerings that left it (feeds.services).
+    listed: set[tuple[str, str]] = field(default_factory=set)
 
     @property
     def ok(self) -> bool:
@@ -56,6 +59,7 @@ class ImportReport:
 
     def add_change(self, change: Change) -> None:
         self.actions[change.action] += 1
+        self.listed.add((change.platform, change.external_id))
         if len(self.changes) < CHANGES_KEPT:
             self.changes.append(change)
 

@@ -110,8 +110,10 @@ class FeedServer:
 def feed_server(settings) -> Iterator[FeedServer]:
     """The server, on loopback: feeds fetch only public addresses, so it is allowed by its address
     and port (FEED_ALLOWED_HOSTS, as an operator allows an internal mirror), and nothing else on
-    this machine is."""
+    this machine is. Feeds run on their schedules here (FEEDS_ENABLED, off elsewhere in the
+    tests)."""
     server = FeedServer()
+    settings.FEEDS_ENABLED = True
     settings.FEED_ALLOWED_HOSTS = [f"127.0.0.1:{server.httpd.server_address[1]}"]
     server.thread.start()
     try:

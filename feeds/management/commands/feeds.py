@@ -3,8 +3,9 @@
     feeds add NAME --format FORMAT --url URL [--platform SLUG] [--schedule 1d] [--disabled]
     feeds list                     every feed with its last run
     feeds run [NAME] [--all]       run here and now, without a worker (cron, tests): NAME (even
-                                   when disabled), else every enabled feed that is due (--all:
-                                   every enabled feed)
+                                   when disabled, and with FEEDS_ENABLED off), else every enabled
+                                   feed that is due (--all: every enabled feed), which needs
+                                   FEEDS_ENABLED on
 
 `run` exits 1 when a run failed, 2 on a usage mistake (unknown feed or platform, bad option).
 """
@@ -13,13 +14,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.utils import timezone
 
 from feeds import services
-from feeds.models import Feed, FeedRun, RunStatus, Trigger
-from platforms.importers import FORMAT_LABELS
+from feeds.models import FEED_FORMATS, Feed, FeedRun, RunStatus, Trigger
 from platforms.models import Platform
 
 USAGE_ERROR = 2
@@ -32,11 +33,11 @@ class Command(BaseCommand):
         actions = parser.add_subparsers(dest="action", required=True)
         add = actions.add_parser("add", help="add a feed")
         add.add_argument("name", help="a name for the feed: letters, digits, '.', '-', '_'")
-        add.add_argument("--format", required=True, choices=sorted(FORMAT_LABELS))
+        add.add_argument("--format", required=True, choices=sorted(FEED_FORMATS))
         add.add_argument("--url", required=True, help="http(s) address of the file")
         add.add_argument(
             "--platform",
-            help="slug of the platform the file lists (native CSV and JSON: optional)",
+            help="slug of the platform the file lists (native CSV and JSON: optional; rates: none)",
         )
         add.add_argument(
             "--schedule", default="1d", help="30m, 6h, 1d or a crontab ('0 3 * * *'); default 1d"
@@ -111,7 +112,13 @@ class Command(BaseCommand):
                 if feed.is_flagged
                 else ""
             )
-            platform = feed.platform.slug if feed.platform else "(per row)"
+            platform = (
+                feed.platform.slug
+                if feed.platform
+                else "(exchange rates)"
+                if feed.reads_rates
+                else "(per row)"
+            )
             next_run = _when(feed.next_run_at) if feed.next_run_at else "due now"
             self.stdout.write(
                 f"{feed.name}  {platform}  {feed.format}  {feed.url}  every {feed.schedule}  "
@@ -128,6 +135,11 @@ class Command(BaseCommand):
             if feed is None:
                 raise CommandError(f"No feed named {options['name']!r}.", returncode=USAGE_ERROR)
             feeds = [feed]
+        elif not settings.FEEDS_ENABLED:
+            self.stdout.write(
+                "feeds are off here (FEEDS_ENABLED is false): name a feed to run it anyway"
+            )
+            return
         elif options["all"]:
             feeds = list(Feed.objects.filter(enabled=True))
         else:
