@@ -453,6 +453,8 @@ def _check_moe(task: Task, data: Mapping[str, Any], path: str) -> None:
         raise InvalidWorkload(Code.MOE_IMPLEMENTATION_NEEDS_MOE, f"{path}.moe_implementation")
     if task.moe_implementation == "expert_parallel" and task.gpus < 2:
         raise InvalidWorkload(Code.EXPERT_PARALLEL_NEEDS_GPUS, f"{path}.moe_implementation")
+
+
 def _check_workload(task: Task, data: Mapping[str, Any], path: str) -> None:
     """The workload's fields belong to inference tasks; stated lengths fit the context (one
     stated alone leaves at least a token of the context for the other)."""
