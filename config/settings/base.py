@@ -323,6 +323,13 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # Three fields are named "basis": what a cost covers, what a price is, where a model's
+    # parameter count comes from; each choice set gets a name of its own in the schema.
+    "ENUM_NAME_OVERRIDES": {
+        "CostBasisEnum": "advisor.engine.vocab.CostBasis",
+        "PriceBasisEnum": "platforms.models.PriceBasis",
+        "ModelCountBasisEnum": ["preset", "counted", "published"],
+    },
 }
 
 # CORS is off unless origins are named.
