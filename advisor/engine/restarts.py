@@ -103,16 +103,19 @@ def with_restarts(
     if work_hours <= 0 or rate_per_hour <= 0:
         return Restarted(max(work_hours, 0.0), 0.0)
     tau = work_hours if checkpoint_hours <= 0 else min(checkpoint_hours, work_hours)
-    segments = work_hours / tau
     # expm1 keeps the small-rate case exact to the last digit.
     # (Capped where it would overflow: a segment that long is never finished anyway.)
     exponent = min(rate_per_hour * tau, _MAX_EXPONENT)
     per_segment = math.expm1(exponent)
-    interruptions = segments * per_segment
     # (W / tau)(e^x - 1) / rate = W (e^x - 1) / x with x = rate * tau: exactly W as x -> 0, also
     # where x is too small for expm1 to tell from 0.
     stretch = per_segment / exponent if per_segment > 0 else 1.0
-    return Restarted(work_hours * stretch + interruptions * restart_hours, interruptions)
+    # (W / tau)(e^x - 1) interruptions, written W rate (e^x - 1) / x so that a checkpoint
+    # interval too short to divide by still gives W rate, its limit.
+    interruptions = work_hours * rate_per_hour * stretch
+    # No restart time adds nothing, even where the interruptions overflow (inf × 0 is not 0).
+    restarting = interruptions * restart_hours if restart_hours > 0 else 0.0
+    return Restarted(work_hours * stretch + restarting, interruptions)
 
 
 __all__ = [

@@ -56,7 +56,9 @@ def cut_price(api: APIClient, recommendation, factor: str) -> None:
 
 
 def key_of(rec) -> str:
-    return f"{rec.platform}/{rec.offering_id}x{rec.instances}"
+    """What the watch compares of a #1: its offering and instances, or each leg's of a plan."""
+    legs = rec.legs or (rec,)
+    return "+".join(f"{leg.platform}/{leg.offering_id}x{leg.instances}" for leg in legs)
 
 
 def watch_by_post(client: Client, answer, **fields) -> Watch:

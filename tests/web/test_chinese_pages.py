@@ -72,6 +72,8 @@ NAMES = {
     "Hugging", "Face", "Trainer", "TRL", "PEFT", "LLaMA-Factory", "Liger", "torchtune", "Unsloth",
     "CCE", "FusedLinearCrossEntropy", "CEWithChunkedOutputLoss", "vLLM", "SGLang", "SDPA",
     "RMSNorm", "MLP", "Megatron-LM", "TensorRT-LLM", "generate", "eager", "Eager", "PyTorch",
+    # How a mixture of experts runs its experts (advisor/engine/timing.py): trainers and kernels.
+    "Transformers", "Megatron", "GEMM",
     # Diffusion pipelines, their parts and trainers, and what rendering needs of a card.
     "SD", "UNet", "MMDiT", "VAE", "CLIP", "OpenCLIP", "T5-XXL", "diffusers", "kohya",
     "SimpleTuner", "bitsandbytes", "cuDNN", "GeForce", "RT", "OptiX", "NVENC", "FP64",

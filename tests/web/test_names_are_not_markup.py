@@ -118,7 +118,8 @@ def test_the_advisor_csv_writes_no_cell_a_spreadsheet_would_run(client, hostile_
     first = dict(zip(header, body[0], strict=True))
     assert first["offering"] == "'" + FORMULA
     assert first["platform"] == "'+1+cmd|' /C calc'!A0"
-    assert first["placement"].startswith("'" + FORMULA + " → ")
+    # A single offering's placement starts with the task's name, escaped; a plan's with its leg.
+    assert first["placement"].startswith(("'" + FORMULA + " → ", "leg 1: " + FORMULA + " → "))
 
 
 def test_the_platform_price_chart_shows_offering_and_source_names_as_text(
