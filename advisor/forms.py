@@ -71,7 +71,7 @@ LORA_TARGET_CHOICES = [
 ]
 # A mixture of experts' training (docs/time-model.md, "Mixture of experts").
 MOE_IMPLEMENTATION_CHOICES = [
-    ("", _("Default: Transformers' loop over the experts")),
+    ("", _("Default: a loop over the experts")),
     ("grouped_gemm", _("Grouped GEMM kernels")),
     ("expert_parallel", _("Expert parallelism (Megatron)")),
 ]
@@ -87,7 +87,7 @@ WORKLOAD_CHOICES = [
     ("batch", _("Batch generation (500 in, 2,000 out)")),
 ]
 SERVING_ENGINE_CHOICES = [
-    ("", _("Default: vLLM, or Hugging Face with its generate")),
+    ("", _("Default (vLLM; HF for generate)")),
     ("vllm", "vLLM"),
     ("sglang", "SGLang"),
     ("tensorrt_llm", "TensorRT-LLM"),

@@ -74,6 +74,8 @@ NAMES = {
     "RMSNorm", "MLP", "Megatron-LM", "TensorRT-LLM", "generate", "eager", "Eager", "PyTorch",
     # How a mixture of experts runs its experts (advisor/engine/timing.py): trainers and kernels.
     "Transformers", "Megatron", "GEMM",
+    # Hugging Face, as the serving engine's choice abbreviates it.
+    "HF",
     # Diffusion pipelines, their parts and trainers, and what rendering needs of a card.
     "SD", "UNet", "MMDiT", "VAE", "CLIP", "OpenCLIP", "T5-XXL", "diffusers", "kohya",
     "SimpleTuner", "bitsandbytes", "cuDNN", "GeForce", "RT", "OptiX", "NVENC", "FP64",
