@@ -602,6 +602,10 @@ class Code(StrEnum):
     REJECT_CN_IDENTITY_REQUIRED = "reject_cn_identity_required"
     REJECT_NO_FOREIGN_CARDS = "reject_no_foreign_cards"
     REJECT_RENTER_UNKNOWN = "reject_renter_unknown"
+    # A renter paying in USD told who may rent a platform in mainland China (ranking.py)
+    WARN_RENTER_ABROAD_UNKNOWN = "warn_renter_abroad_unknown"
+    WARN_RENTER_NEEDS_CN_IDENTITY = "warn_renter_needs_cn_identity"
+    WARN_RENTER_CARDS_UNVERIFIED = "warn_renter_cards_unverified"
     SUGGEST_ANY_COUNTRY = "suggest_any_country"
     SUGGEST_ANY_REGION = "suggest_any_region"
     SUGGEST_ANY_DELIVERY_FORM = "suggest_any_delivery_form"
@@ -1807,6 +1811,18 @@ TEMPLATES: dict[Code, str] = {
     Code.REJECT_NO_FOREIGN_CARDS: gettext_noop("takes no card issued outside mainland China"),
     Code.REJECT_RENTER_UNKNOWN: gettext_noop(
         "no source says whether a renter from abroad can sign up and pay"
+    ),
+    Code.WARN_RENTER_ABROAD_UNKNOWN: gettext_noop(
+        "%(platform)s rents in mainland China, and no source says whether a renter from abroad "
+        "can sign up (real-name verification) and pay there: check before booking, or ask for "
+        "platforms that take a renter from abroad"
+    ),
+    Code.WARN_RENTER_NEEDS_CN_IDENTITY: gettext_noop(
+        "%(platform)s requires a mainland Chinese ID card or phone number to rent"
+    ),
+    Code.WARN_RENTER_CARDS_UNVERIFIED: gettext_noop(
+        "%(platform)s accepts identity documents from abroad, but no source says it takes a "
+        "card issued outside mainland China"
     ),
     Code.SUGGEST_ANY_COUNTRY: gettext_noop("any country, not only %(countries)s"),
     Code.SUGGEST_ANY_REGION: gettext_noop("any region, not only %(regions)s"),

@@ -105,6 +105,7 @@ from advisor.engine.vocab import (
     TRAINING_KINDS,
     BillingUnit,
     CostBasis,
+    Currency,
     Interconnect,
     Objective,
     PlacementMode,
@@ -2065,6 +2066,23 @@ def _break_even_reason(c: Candidate) -> list[Message]:
     return out
 
 
+def renter_warnings(c: Constraints, off: OfferingSpec) -> tuple[Message, ...]:
+    """Who may rent a platform in mainland China, told to a renter who pays in USD and has not
+    asked for `foreign_renter` (which leaves out every platform no source speaks for): what the
+    platform's sources say of its real-name verification and the cards it takes, or that none
+    says anything. Nothing where a source says it takes a renter from abroad."""
+    if c.foreign_renter or c.currency != Currency.USD or off.rental.country != "CN":
+        return ()
+    facts = off.rental
+    if facts.cn_identity_required:
+        return (msg(Code.WARN_RENTER_NEEDS_CN_IDENTITY, platform=off.platform_name),)
+    if facts.cn_identity_required is None:
+        return (msg(Code.WARN_RENTER_ABROAD_UNKNOWN, platform=off.platform_name),)
+    if facts.foreign_cards is not True:
+        return (msg(Code.WARN_RENTER_CARDS_UNVERIFIED, platform=off.platform_name),)
+    return ()
+
+
 def rec_warnings(ctx: Context, c: Candidate) -> tuple[Message, ...]:
     off = c.offering
     out = list(c.fit.placement.warnings)
@@ -2079,6 +2097,7 @@ def rec_warnings(ctx: Context, c: Candidate) -> tuple[Message, ...]:
             out.append(
                 msg(Code.WARN_STALE_PRICE, unit=BillingUnit(p.unit), age=Quantity(age, Unit.DAYS))
             )
+    out.extend(renter_warnings(ctx.c, off))
     if off.retention_after_expiry is False:
         out.append(msg(Code.WARN_NO_RETENTION))
     if off.interruptible:

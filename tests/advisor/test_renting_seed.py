@@ -127,3 +127,34 @@ def test_a_vcpu_minimum_counts_the_offerings_that_state_none(seed, frozen):
         assert offering.vcpus >= 8 * offering.gpu_count
     rows = listed(min_vcpus_per_gpu="8")
     assert rows and all(r["vcpus"] is not None and r["vcpus"] >= 8 * r["gpu_count"] for r in rows)
+
+
+def _codes(rec) -> set[Code]:
+    return {w.code for w in rec.warnings}
+
+
+@pytest.mark.django_db
+def test_a_renter_paying_in_usd_is_told_who_may_rent_a_chinese_platform(seed, frozen):
+    """Before: a USD renter got AutoDL #1 with no word on Chinese real-name registration. Now a
+    renter who pays in USD and has not asked for `foreign_renter` is told, on every offering of
+    a platform in mainland China, what its sources say: AutoDL's identity check accepts
+    overseas passports while no source says it takes a foreign card; of the others no source
+    says anything. A renter paying in CNY, and an offering outside China, get neither."""
+    scenario = {"tasks": [TUNE], "constraints": {"currency": "USD", "platforms": ["autodl"]}}
+    [first, *_] = advise_scenario(scenario, now=NOW).advice.recommendations
+    assert Code.WARN_RENTER_CARDS_UNVERIFIED in _codes(first)
+    assert Code.WARN_RENTER_ABROAD_UNKNOWN not in _codes(first)
+
+    scenario["constraints"]["platforms"] = ["matpool"]
+    [first, *_] = advise_scenario(scenario, now=NOW).advice.recommendations
+    assert Code.WARN_RENTER_ABROAD_UNKNOWN in _codes(first)
+
+    scenario["constraints"]["platforms"] = ["aws"]
+    recommendations = advise_scenario(scenario, now=NOW).advice.recommendations
+    assert recommendations
+    told = {Code.WARN_RENTER_ABROAD_UNKNOWN, Code.WARN_RENTER_CARDS_UNVERIFIED}
+    assert all(not _codes(r) & told for r in recommendations)
+
+    scenario["constraints"] = {"currency": "CNY", "platforms": ["autodl", "matpool"]}
+    recommendations = advise_scenario(scenario, now=NOW).advice.recommendations
+    assert all(not _codes(r) & told for r in recommendations)
