@@ -85,6 +85,7 @@ def plan_legs(plan: Plan) -> list[dict[str, Any]]:
             "platform": leg.platform_name,
             "offering": leg.offering_name,
             "offering_id": leg.offering_id,
+            "url": leg.offering_url,
             "gpus": ngettext("%(n)s GPU", "%(n)s GPUs", leg.gpus) % {"n": leg.gpus},
             "unit": unit_label(leg),
             "tasks": _(", ").join(messages.texts(leg.task_labels())),

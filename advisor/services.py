@@ -11,7 +11,8 @@ prices (the stored pointers) and their sources (4), exchange rates (1), storage 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from urllib.parse import urlsplit
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from decimal import Decimal
@@ -224,6 +225,7 @@ _OFFERING_COLUMNS = (
     "accelerator__slug",
     "source__kind",
     "source__speaker__name",
+    "source__url",
     "name",
     "name_zh",
     "gpu_count",
@@ -329,6 +331,7 @@ def offering_specs(
         prices = defaultdict(list, {pk: _tier_prices(group, tier) for pk, group in prices.items()})
     cited = Source.objects.in_bulk({p["source_id"] for group in prices.values() for p in group})
     sources = {pk: (str(source), source.kind) for pk, source in cited.items()}
+    urls = {pk: source.url for pk, source in cited.items() if source.url}
     stale_before = vocab.stale_before(now, settings.PRICE_STALE_AFTER_DAYS)
     return [
         _offering_spec(
@@ -339,6 +342,7 @@ def offering_specs(
             sources,
             stale_before,
             rules_of[row["platform_id"]],
+            urls,
         )
         for row in rows
     ]
@@ -352,8 +356,10 @@ def _offering_spec(
     sources: Mapping[int, tuple[str, str]],
     stale_before: datetime,
     rules: BillingRulesSpec | None = None,
+    urls: Mapping[int, str] | None = None,
 ) -> OfferingSpec:
     accelerator = accelerators[row["accelerator__slug"]]
+    cited = [(urls or {}).get(p["source_id"], "") for p in prices.get(row["pk"], ())]
     nvlink = row["interconnect"] == "nvlink"
     return OfferingSpec(
         id=row["pk"],
@@ -388,7 +394,31 @@ def _offering_spec(
         host_interconnect=vocab.Interconnect(row["host_link"] or vocab.Interconnect.PCIE),
         host_source=in_page_language(row["host_source"] or "", row["host_source_zh"] or ""),
         rental=rental_facts(row, platform),
+        url=booking_url(platform.website, [*cited, row["source__url"] or ""]),
     )
+
+
+def _host(url: str) -> str:
+    """The host of an http(s) URL without a leading "www.", lower case ("" for anything else)."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return ""
+    return parts.hostname.lower().removeprefix("www.")
+
+
+def booking_url(website: str, cited: Sequence[str]) -> str:
+    """Where a renter books an offering: the first page its sources cite on its platform's own
+    site (the price list its current price was read from, or the offering's page), else the
+    platform's site; "" when the platform states none. A page elsewhere (a catalog on GitHub,
+    a third party's survey) is a source, not a place to book."""
+    site = _host(website)
+    if not site:
+        return ""
+    for url in cited:
+        host = _host(url)
+        if host and (host == site or host.endswith("." + site)):
+            return url
+    return website
 
 
 def rental_facts(row: dict[str, Any], platform: Platform) -> RentalFacts:

@@ -467,6 +467,12 @@ class TaskShareSerializer(serializers.Serializer[Any]):
     base = serializers.BooleanField(help_text="The prepaid base (else the metered rest).")
 
 
+BOOKING_URL = (
+    "Where to book it: its page or price list on its platform's own site where a source cites "
+    'one, else the platform\'s site; "" when the platform states none.'
+)
+
+
 class LegSerializer(serializers.Serializer[Any]):
     """One offering of a plan, with its billing plan, the tasks it runs and what it costs."""
 
@@ -474,6 +480,7 @@ class LegSerializer(serializers.Serializer[Any]):
     platform_name = serializers.CharField()
     offering_id = serializers.IntegerField()
     offering = serializers.CharField(source="offering_name")
+    url = serializers.CharField(source="offering_url", help_text=BOOKING_URL)
     accelerator = serializers.CharField()
     instances = serializers.IntegerField()
     gpus_per_instance = serializers.IntegerField()
@@ -512,6 +519,7 @@ class RecommendationSerializer(serializers.Serializer[Any]):
     rank = serializers.IntegerField()
     offering_id = serializers.IntegerField()
     offering = serializers.CharField(source="offering_name")
+    url = serializers.CharField(source="offering_url", help_text=BOOKING_URL)
     platform = serializers.CharField()
     platform_name = serializers.CharField()
     accelerator = serializers.CharField()

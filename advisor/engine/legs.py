@@ -105,6 +105,8 @@ class Leg:
     job_cost_high: Decimal | None = None
     # The card's name, for sentences (`accelerator` is its slug, for data).
     accelerator_name: str = ""
+    # Where to book it (OfferingSpec.url).
+    offering_url: str = ""
 
     @property
     def gpus(self) -> int:

@@ -194,6 +194,8 @@ class Recommendation:
     legs: tuple[Leg, ...] = ()
     # The card's name, for sentences (`accelerator` is its slug, for data).
     accelerator_name: str = ""
+    # Where to book it (OfferingSpec.url); a plan's first leg's, each leg has its own.
+    offering_url: str = ""
 
 
 @dataclass(frozen=True)
@@ -1661,6 +1663,7 @@ def recommend(
         platform_name=off.platform_name,
         accelerator=off.accelerator.slug,
         accelerator_name=off.accelerator.name,
+        offering_url=off.url,
         instances=c.bill.instances,
         gpus_per_instance=off.gpu_count,
         plan=plan,

@@ -503,6 +503,9 @@ class OfferingSpec:
     host_cards: int = 0
     # Location, delivery form, host resources and who may rent it (the renters' filters).
     rental: RentalFacts = NO_RENTAL_FACTS
+    # Where a renter books it: its page, or its price list, on its platform's own site where a
+    # source cites one, else the platform's site ("": none stated).
+    url: str = ""
 
     @property
     def market_figure(self) -> bool:

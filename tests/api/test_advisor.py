@@ -273,6 +273,8 @@ def test_advice_is_exactly_this_body(anon_client, openapi, catalogue, frozen):
                 "rank": 1,
                 "offering_id": pk,
                 "offering": "A100 x8",
+                # The test platform states no website, so there is no page to book it on.
+                "url": "",
                 "platform": "bigcloud",
                 "platform_name": "大云 (Big Cloud)",
                 "accelerator": "a100-80gb",
@@ -423,6 +425,7 @@ def test_advice_is_exactly_this_body(anon_client, openapi, catalogue, frozen):
                         "platform_name": "大云 (Big Cloud)",
                         "offering_id": pk,
                         "offering": "A100 x8",
+                        "url": "",
                         "accelerator": "a100-80gb",
                         "instances": 1,
                         "gpus_per_instance": 8,
