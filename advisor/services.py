@@ -12,11 +12,11 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from urllib.parse import urlsplit
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any, cast
+from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.core.signals import request_finished
