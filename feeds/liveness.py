@@ -56,13 +56,18 @@ def beating(key: str) -> Iterator[None]:
     ttl = settings.WORKER_LOST_AFTER_S
 
     def beat() -> None:
-        while True:
-            with contextlib.suppress(Exception):  # a cache outage must not stop the work
-                backend.set(key, time.time(), ttl)
-            if stop.wait(every):
-                return
+        with contextlib.suppress(Exception):  # a cache outage must not stop the work
+            backend.set(key, time.time(), ttl)
 
-    thread = threading.Thread(target=beat, name=f"heartbeat {key}", daemon=True)
+    # The first beat before the block runs, so the work is never seen unheard at its start (a
+    # thread's first beat could come after a check); then one every WORKER_HEARTBEAT_S.
+    beat()
+
+    def keep_beating() -> None:
+        while not stop.wait(every):
+            beat()
+
+    thread = threading.Thread(target=keep_beating, name=f"heartbeat {key}", daemon=True)
     thread.start()
     try:
         yield
