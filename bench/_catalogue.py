@@ -247,12 +247,12 @@ def _point_current_prices(connection) -> None:
 
     quote = connection.ops.quote_name
     current, prices = CurrentPrice._meta.db_table, PriceObservation._meta.db_table
-    columns = "offering_id, unit, tier, observation_id, amount, currency, observed_at"
+    columns = "offering_id, unit, tier, observation_id, amount, currency, observed_at, basis"
     with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute(f"DELETE FROM {quote(current)}")
         cursor.execute(
             f"INSERT INTO {quote(current)} ({columns}) "
-            f"SELECT offering_id, unit, tier, id, amount, currency, observed_at FROM ("
+            f"SELECT offering_id, unit, tier, id, amount, currency, observed_at, basis FROM ("
             f"  SELECT *, ROW_NUMBER() OVER ("
             f"    PARTITION BY offering_id, unit, tier ORDER BY observed_at DESC"
             f"  ) AS newest FROM {quote(prices)}"
@@ -275,6 +275,7 @@ def _insert_prices(connection, table, groups, source_id, now) -> int:
         "source_id",
         "created_at",
         "tier",
+        "basis",
     )
     quote = connection.ops.quote_name
     names = ", ".join(quote(c) for c in columns)
@@ -284,7 +285,7 @@ def _insert_prices(connection, table, groups, source_id, now) -> int:
             with cursor.cursor.copy(f"COPY {quote(table)} ({names}) FROM STDIN") as copy:
                 for group in groups:
                     for row in group:
-                        copy.write_row((*row, source_id, now, "list"))
+                        copy.write_row((*row, source_id, now, "list", "offer"))
                         count += 1
             return count
         # SQLite stores aware datetimes as naive UTC text; write them the way Django would.
@@ -295,7 +296,7 @@ def _insert_prices(connection, table, groups, source_id, now) -> int:
         for group in groups:
             for offering, unit, amount, currency, observed, seen in group:
                 row = (offering, unit, str(amount), currency, when(observed), when(seen))
-                batch.append((*row, source_id, created, "list"))
+                batch.append((*row, source_id, created, "list", "offer"))
                 if len(batch) >= BATCH:
                     cursor.executemany(sql, batch)
                     count += len(batch)
